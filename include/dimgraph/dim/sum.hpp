@@ -1,0 +1,183 @@
+// Concatenation of dims (a + b) in normal form, and run grouping shared by the algebra.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/dim/forms.hpp"
+
+namespace dimgraph::detail {
+
+// Runs of a list: element i joins element i + 1 where join[i]. start[g] is the first
+// element of run g; start[count] is the list size.
+template <std::size_t N>
+struct runs {
+  std::array<std::size_t, N + 1> start{};
+  std::size_t count = 0;
+};
+template <std::size_t N>
+constexpr runs<N> find_runs(const std::array<bool, N>& join) {
+  runs<N> r;
+  for (std::size_t i = 0; i < N; ++i)
+    if (i == 0 || !join[i - 1]) r.start[r.count++] = i;
+  r.start[r.count] = N;
+  return r;
+}
+
+template <class... As, class... Bs>
+constexpr std::array<bool, sizeof...(As)> pairwise_same(type_list<As...>, type_list<Bs...>) {
+  return {std::is_same_v<As, Bs>...};
+}
+// join[i] is true when neighbours i and i + 1 have the same key (keys has n entries).
+template <class Keys>
+constexpr auto neighbours_same() {
+  if constexpr (Keys::size < 2) return std::array<bool, Keys::size>{};
+  else {
+    auto pairs = pairwise_same(pop_back_t<Keys>{}, pop_front_t<Keys>{});
+    std::array<bool, Keys::size> join{};
+    for (std::size_t i = 0; i + 1 < Keys::size; ++i) join[i] = pairs[i];
+    return join;
+  }
+}
+
+// merge_units_t<Terms>: adjacent terms with the same unit become one: k1*u + k2*u = (k1+k2)*u.
+template <class Terms>
+struct merge_units;
+template <class... Ts>
+struct merge_units<type_list<Ts...>> {
+  static constexpr std::size_t coefs[] = {coef_v<Ts>..., 0};
+  static constexpr auto r = find_runs(neighbours_same<type_list<unit_t<Ts>...>>());
+  static constexpr std::size_t run_coef(std::size_t g) {
+    std::size_t k = 0;
+    for (std::size_t i = r.start[g]; i < r.start[g + 1]; ++i) k += coefs[i];
+    return k;
+  }
+  template <std::size_t... Gs>
+  static auto build(std::index_sequence<Gs...>)
+      -> type_list<make_term_t<run_coef(Gs), unit_t<at_t<r.start[Gs], type_list<Ts...>>>>...>;
+  using type = decltype(build(std::make_index_sequence<r.count>{}));
+};
+template <class Terms>
+using merge_units_t = typename merge_units<Terms>::type;
+
+// Matching a list of terms inside another, where the end term of the pattern may
+// take only part of a term's coefficient: the part left over is the residual.
+template <class Pattern, class Terms, std::size_t At, bool PartialAtEnd>
+constexpr bool terms_match() {
+  constexpr std::size_t m = Pattern::size;
+  if constexpr (m == 0 || At + m > Terms::size) {
+    return false;
+  } else {
+    constexpr std::size_t p = PartialAtEnd ? m - 1 : 0;  // the partial position
+    using pat = at_t<p, Pattern>;
+    using got = at_t<At + p, Terms>;
+    if constexpr (!std::is_same_v<unit_t<pat>, unit_t<got>> || coef_v<pat> > coef_v<got>) {
+      return false;
+    } else if constexpr (PartialAtEnd) {
+      return std::is_same_v<slice_t<0, m - 1, Pattern>, slice_t<At, At + m - 1, Terms>>;
+    } else {
+      return std::is_same_v<slice_t<1, m, Pattern>, slice_t<At + 1, At + m, Terms>>;
+    }
+  }
+}
+// The residual term list (empty or one term) of a partial match.
+template <class Pat, class Got, bool Left = (coef_v<Pat> < coef_v<Got>)>
+struct residual_terms {
+  using type = type_list<>;
+};
+template <class Pat, class Got>
+struct residual_terms<Pat, Got, true> {
+  using type = type_list<make_term_t<coef_v<Got> - coef_v<Pat>, unit_t<Got>>>;
+};
+template <class Pat, class Got>
+using residual_terms_t = typename residual_terms<Pat, Got>::type;
+
+// (a - b) + b == a and b + sub_left(b, a) == a: an opaque difference cancels against
+// the terms it removed when they follow (precede) it again.
+template <class T>
+inline constexpr bool is_difference_v = false;
+template <class A, class B>
+inline constexpr bool is_difference_v<dim_difference<A, B>> = true;
+template <class B, class A>
+inline constexpr bool is_difference_v<dim_left_difference<B, A>> = true;
+
+template <std::size_t I, class Terms, class T = at_t<I, Terms>>
+struct cancel_at {
+  static constexpr bool ok = false;
+};
+template <std::size_t I, class Terms, class A, class B>
+struct cancel_at<I, Terms, dim_difference<A, B>> {
+  using tb = terms_t<B>;
+  static constexpr bool ok = terms_match<tb, Terms, I + 1, true>();
+  static auto spliced() {
+    constexpr std::size_t end = I + tb::size;  // index of the partially matched term
+    return concat_t<slice_t<0, I, Terms>, terms_t<A>, residual_terms_t<back_t<tb>, at_t<end, Terms>>,
+                    slice_t<end + 1, Terms::size, Terms>>{};
+  }
+};
+template <std::size_t I, class Terms, class B, class A>
+struct cancel_at<I, Terms, dim_left_difference<B, A>> {
+  using tb = terms_t<B>;
+  static constexpr bool ok = I >= tb::size && terms_match<tb, Terms, I - tb::size, false>();
+  static auto spliced() {
+    constexpr std::size_t begin = I - tb::size;  // index of the partially matched term
+    return concat_t<slice_t<0, begin, Terms>, residual_terms_t<front_t<tb>, at_t<begin, Terms>>,
+                    terms_t<A>, slice_t<I + 1, Terms::size, Terms>>{};
+  }
+};
+
+template <class Terms>
+struct normalize_terms;
+template <class Terms>
+using normalize_terms_t = typename normalize_terms<Terms>::type;
+
+template <class Terms, class Is = std::make_index_sequence<Terms::size>>
+struct first_cancel;
+template <class Terms, std::size_t... Is>
+struct first_cancel<Terms, std::index_sequence<Is...>> {
+  static constexpr std::size_t value = [] {
+    constexpr bool ok[] = {cancel_at<Is, Terms>::ok..., false};
+    for (std::size_t i = 0; i < sizeof...(Is); ++i)
+      if (ok[i]) return i;
+    return sizeof...(Is);
+  }();
+};
+
+template <class... Ts>
+constexpr bool any_difference(type_list<Ts...>) {
+  return (is_difference_v<Ts> || ...);
+}
+
+template <class Terms>
+constexpr auto normalize_terms_fn() {
+  using merged = merge_units_t<Terms>;
+  if constexpr (!any_difference(merged{})) {
+    return merged{};
+  } else {
+    constexpr std::size_t i = first_cancel<merged>::value;
+    if constexpr (i == merged::size) return merged{};
+    else return normalize_terms_t<decltype(cancel_at<i, merged>::spliced())>{};
+  }
+}
+template <class Terms>
+struct normalize_terms {
+  using type = decltype(normalize_terms_fn<Terms>());
+};
+
+// plus_t<X, Y>: the normal form of X + Y for normal X and Y.
+template <class X, class Y>
+using plus_t = from_terms_t<normalize_terms_t<concat_t<terms_t<X>, terms_t<Y>>>>;
+
+// sum_of_t<Xs...>: X0 + X1 + ... (left to right).
+template <class X>
+struct sum_acc {
+  using type = X;
+};
+template <class X, class Y>
+sum_acc<plus_t<X, Y>> operator+(sum_acc<X>, sum_acc<Y>);
+template <class... Xs>
+using sum_of_t = typename decltype((sum_acc<const_dim<0>>{} + ... + sum_acc<Xs>{}))::type;
+
+}  // namespace dimgraph::detail
