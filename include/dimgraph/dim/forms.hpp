@@ -33,9 +33,15 @@ struct dim_prod : dim_expr_base {};
 template <class... Terms>
 struct dim_sum : dim_expr_base {};
 template <class A, class B>
-struct dim_quotient : dim_expr_base {};
+struct dim_quotient : dim_expr_base {
+  using dividend = A;
+  using divisor = B;
+};
 template <class B, class A>
-struct dim_left_quotient : dim_expr_base {};
+struct dim_left_quotient : dim_expr_base {
+  using dividend = A;
+  using divisor = B;
+};
 template <class A, class B>
 struct dim_difference : dim_expr_base {};
 template <class B, class A>
@@ -61,6 +67,14 @@ template <class T>
 inline constexpr bool is_sum_v = false;
 template <class... Ts>
 inline constexpr bool is_sum_v<dim_sum<Ts...>> = true;
+template <class T>
+inline constexpr bool is_quotient_form_v = false;
+template <class A, class B>
+inline constexpr bool is_quotient_form_v<dim_quotient<A, B>> = true;
+template <class T>
+inline constexpr bool is_left_quotient_form_v = false;
+template <class B, class A>
+inline constexpr bool is_left_quotient_form_v<dim_left_quotient<B, A>> = true;
 template <class T>
 inline constexpr bool is_prod_v = false;
 template <class... Fs>

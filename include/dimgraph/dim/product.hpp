@@ -57,7 +57,7 @@ constexpr bool factor_divides() {
 template <class Pattern, class Factors, std::size_t At, bool PartialAtEnd>
 constexpr bool factors_match() {
   constexpr std::size_t m = Pattern::size;
-  if constexpr (m == 0 || At + m > Factors::size) {
+  if constexpr (m == 0 || At > Factors::size || At + m > Factors::size) {  // At may have wrapped below 0
     return false;
   } else {
     constexpr std::size_t p = PartialAtEnd ? m - 1 : 0;
@@ -145,7 +145,7 @@ constexpr auto normalize_factors() {
   } else if constexpr (const_before_sum<folded>()) {
     // k * S is S repeated k times: 2 * (a + b) == a + b + a + b.
     using repeated = from_terms_t<
-        normalize_terms_t<repeat_t<const_value_v<at_t<n - 2, folded>>, terms_t<back_t<folded>>>>>;
+        merge_units_t<repeat_t<const_value_v<at_t<n - 2, folded>>, terms_t<back_t<folded>>>>>;
     return std::type_identity<times_t<from_factors_t<slice_t<0, n - 2, folded>>, repeated>>{};
   } else {
     return std::type_identity<from_factors_t<folded>>{};
@@ -167,6 +167,13 @@ struct distribute<type_list<Ts...>, Y> {
 };
 
 template <class X, class Y>
+constexpr bool junction_cancels() {
+  using fs = concat_t<factors_t<X>, factors_t<Y>>;
+  constexpr std::size_t n = factors_t<X>::size;
+  return cancel_factor_at<n - 1, fs>::ok || cancel_factor_at<n, fs>::ok;
+}
+
+template <class X, class Y>
 constexpr auto times_fn() {
   using zero = const_dim<0>;
   using one = const_dim<1>;
@@ -176,6 +183,12 @@ constexpr auto times_fn() {
     return std::type_identity<Y>{};
   } else if constexpr (std::is_same_v<Y, one>) {
     return std::type_identity<X>{};
+  } else if constexpr (junction_cancels<X, Y>()) {
+    // Before distributing a sum: (a / (b + c)) * (b + c) == a, (b + c) * div_left(b + c, a) == a.
+    using fs = concat_t<factors_t<X>, factors_t<Y>>;
+    constexpr std::size_t at = cancel_factor_at<factors_t<X>::size - 1, fs>::ok ? factors_t<X>::size - 1
+                                                                                 : factors_t<X>::size;
+    return cancel_factor_at<at, fs>::result();
   } else if constexpr (is_sum_v<X>) {
     return std::type_identity<typename distribute<terms_t<X>, Y>::type>{};
   } else if constexpr (ends_with_sum<X>()) {

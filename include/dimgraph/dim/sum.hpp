@@ -67,7 +67,7 @@ using merge_units_t = typename merge_units<Terms>::type;
 template <class Pattern, class Terms, std::size_t At, bool PartialAtEnd>
 constexpr bool terms_match() {
   constexpr std::size_t m = Pattern::size;
-  if constexpr (m == 0 || At + m > Terms::size) {
+  if constexpr (m == 0 || At > Terms::size || At + m > Terms::size) {  // At may have wrapped below 0
     return false;
   } else {
     constexpr std::size_t p = PartialAtEnd ? m - 1 : 0;  // the partial position
@@ -94,81 +94,12 @@ struct residual_terms<Pat, Got, true> {
 template <class Pat, class Got>
 using residual_terms_t = typename residual_terms<Pat, Got>::type;
 
-// (a - b) + b == a and b + sub_left(b, a) == a: an opaque difference cancels against
-// the terms it removed when they follow (precede) it again.
-template <class T>
-inline constexpr bool is_difference_v = false;
-template <class A, class B>
-inline constexpr bool is_difference_v<dim_difference<A, B>> = true;
-template <class B, class A>
-inline constexpr bool is_difference_v<dim_left_difference<B, A>> = true;
-
-template <std::size_t I, class Terms, class T = at_t<I, Terms>>
-struct cancel_at {
-  static constexpr bool ok = false;
-};
-template <std::size_t I, class Terms, class A, class B>
-struct cancel_at<I, Terms, dim_difference<A, B>> {
-  using tb = terms_t<B>;
-  static constexpr bool ok = terms_match<tb, Terms, I + 1, true>();
-  static auto spliced() {
-    constexpr std::size_t end = I + tb::size;  // index of the partially matched term
-    return concat_t<slice_t<0, I, Terms>, terms_t<A>, residual_terms_t<back_t<tb>, at_t<end, Terms>>,
-                    slice_t<end + 1, Terms::size, Terms>>{};
-  }
-};
-template <std::size_t I, class Terms, class B, class A>
-struct cancel_at<I, Terms, dim_left_difference<B, A>> {
-  using tb = terms_t<B>;
-  static constexpr bool ok = I >= tb::size && terms_match<tb, Terms, I - tb::size, false>();
-  static auto spliced() {
-    constexpr std::size_t begin = I - tb::size;  // index of the partially matched term
-    return concat_t<slice_t<0, begin, Terms>, residual_terms_t<front_t<tb>, at_t<begin, Terms>>,
-                    terms_t<A>, slice_t<I + 1, Terms::size, Terms>>{};
-  }
-};
-
-template <class Terms>
-struct normalize_terms;
-template <class Terms>
-using normalize_terms_t = typename normalize_terms<Terms>::type;
-
-template <class Terms, class Is = std::make_index_sequence<Terms::size>>
-struct first_cancel;
-template <class Terms, std::size_t... Is>
-struct first_cancel<Terms, std::index_sequence<Is...>> {
-  static constexpr std::size_t value = [] {
-    constexpr bool ok[] = {cancel_at<Is, Terms>::ok..., false};
-    for (std::size_t i = 0; i < sizeof...(Is); ++i)
-      if (ok[i]) return i;
-    return sizeof...(Is);
-  }();
-};
-
-template <class... Ts>
-constexpr bool any_difference(type_list<Ts...>) {
-  return (is_difference_v<Ts> || ...);
-}
-
-template <class Terms>
-constexpr auto normalize_terms_fn() {
-  using merged = merge_units_t<Terms>;
-  if constexpr (!any_difference(merged{})) {
-    return merged{};
-  } else {
-    constexpr std::size_t i = first_cancel<merged>::value;
-    if constexpr (i == merged::size) return merged{};
-    else return normalize_terms_t<decltype(cancel_at<i, merged>::spliced())>{};
-  }
-}
-template <class Terms>
-struct normalize_terms {
-  using type = decltype(normalize_terms_fn<Terms>());
-};
-
-// plus_t<X, Y>: the normal form of X + Y for normal X and Y.
+// plus_t<X, Y>: the normal form of X + Y for normal X and Y. Both are normal, so
+// only the two terms at the junction can merge. An opaque difference is an atom
+// here: (t - 2) + 2 stays as it is (cancelling it would break associativity with
+// merged coefficients, e.g. 2 * (t - 2) + 2).
 template <class X, class Y>
-using plus_t = from_terms_t<normalize_terms_t<concat_t<terms_t<X>, terms_t<Y>>>>;
+using plus_t = from_terms_t<merge_units_t<concat_t<terms_t<X>, terms_t<Y>>>>;
 
 // sum_of_t<Xs...>: X0 + X1 + ... (left to right).
 template <class X>
