@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
 #include "dimgraph/dim/forms.hpp"
 
@@ -82,7 +83,7 @@ struct describer<dim_floordiv<A, K>> {
 // The dim in the algebra's notation: tags by name, constants by value.
 template <dimension D>
 std::string describe() {
-  return detail::describer<D>::text();
+  return detail::describer<std::remove_cvref_t<D>>::text();
 }
 
 }  // namespace dimgraph

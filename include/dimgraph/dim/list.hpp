@@ -12,7 +12,8 @@ namespace dimgraph {
 // An ordered list of distinct dims. Error: a dim that appears twice.
 template <class... Ds>
 struct dim_list {
-  static_assert((dimension<Ds> && ...), "dimgraph: dim_list: an element is not a dim");
+  static_assert(((dimension<Ds> && std::is_same_v<Ds, std::remove_cvref_t<Ds>>) && ...),
+                "dimgraph: dim_list: an element is not a dim (or is cv-qualified)");
   static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
                 "dimgraph: dim_list: a tag appears more than once");
   static constexpr std::size_t size = sizeof...(Ds);

@@ -25,9 +25,9 @@ namespace dimgraph {
 
 namespace detail {
 
-// A stand-in result after a reported error, so one mistake gives one message.
+// A stand-in result after a reported error (static size 0), so one mistake gives one message.
 struct invalid_dim : dim_expr_base {
-  static constexpr interval bounds = interval::empty();
+  static constexpr interval bounds = interval::exactly(0);
   static constexpr std::string_view name = "<invalid>";
   static constexpr dim_kind kind = dim_kind::spatial;
 };
@@ -44,15 +44,17 @@ constexpr bool removal_possible() {
 }  // namespace detail
 
 // Concatenation: [a..., b...]. size(a + b) = size(a) + size(b).
+// (Return types are deduced so that overload resolution on unrelated operands never
+// looks inside the algebra.)
 template <dimension A, dimension B>
-constexpr detail::plus_t<A, B> operator+(A, B) {
-  return {};
+constexpr auto operator+(A, B) {
+  return detail::plus_t<A, B>{};
 }
 
 // Merge, a major: index (i, j) -> i * size(b) + j. size(a * b) = size(a) * size(b).
 template <dimension A, dimension B>
-constexpr detail::times_t<A, B> operator*(A, B) {
-  return {};
+constexpr auto operator*(A, B) {
+  return detail::times_t<A, B>{};
 }
 
 // Exact split off a trailing factor: a == (a / b) * b.

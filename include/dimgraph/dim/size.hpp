@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "dimgraph/dim/forms.hpp"
 
@@ -78,7 +79,7 @@ constexpr dim_kind kind_from_mask(unsigned mask) {
 
 // The interval of extents a dim can have.
 template <dimension D>
-inline constexpr interval bounds_v = detail::bounds_of<D>::value;
+inline constexpr interval bounds_v = detail::bounds_of<std::remove_cvref_t<D>>::value;
 
 template <dimension D>
 inline constexpr bool is_static_v = bounds_v<D>.is_static();
@@ -95,6 +96,6 @@ inline constexpr std::size_t static_size_v = static_size<D>();
 // A tag's kind; a derived dim has the kind all its tags share (constants alone are
 // feature-like), and spatial when its tags' kinds differ.
 template <dimension D>
-inline constexpr dim_kind kind_v = detail::kind_from_mask(detail::kinds_of<D>::value);
+inline constexpr dim_kind kind_v = detail::kind_from_mask(detail::kinds_of<std::remove_cvref_t<D>>::value);
 
 }  // namespace dimgraph

@@ -67,12 +67,13 @@ template <class T>
 inline constexpr bool is_tag_v =
     std::is_base_of_v<dim_tag_base, T> && std::is_same_v<T, std::remove_cvref_t<T>>;
 
-// Any dim: a tag or a result of the dim algebra.
+// Any dim: a tag or a result of the dim algebra (cv-qualifiers and references are
+// ignored, so decltype of a constexpr dim variable works everywhere).
 template <class T>
-concept dimension = std::is_base_of_v<dim_expr_base, T> && std::is_same_v<T, std::remove_cvref_t<T>>;
+concept dimension = std::is_base_of_v<dim_expr_base, std::remove_cvref_t<T>>;
 
 // Dim equality is type identity: the algebra's result types are canonical.
 template <class A, class B>
-inline constexpr bool same_dim_v = std::is_same_v<A, B>;
+inline constexpr bool same_dim_v = std::is_same_v<std::remove_cvref_t<A>, std::remove_cvref_t<B>>;
 
 }  // namespace dimgraph

@@ -91,7 +91,7 @@ struct runtime_sizer<dim_floordiv<A, K>> {
 // does not divide or a removed part is larger than the dim.
 template <dimension D, class TagExtent>
 constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
-  return detail::runtime_sizer<D>::get(tag_extent);
+  return detail::runtime_sizer<std::remove_cvref_t<D>>::get(tag_extent);
 }
 
 }  // namespace dimgraph
