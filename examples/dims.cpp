@@ -7,13 +7,13 @@
 
 namespace dg = dimgraph;
 
-struct Time : dg::dim<"time"> {};                      // dynamic
-struct Heads : dg::dim<"heads", 8> {};                 // static
+struct Time : dg::dim<"time"> {};       // dynamic
+struct Heads : dg::dim<"heads", 8> {};  // static
 struct HeadDim : dg::dim<"head_dim", 64> {};
 struct Key : dg::dim<"key", 512> {};
 struct Value : dg::dim<"value", 512> {};
-struct KeyTotal : dg::dim<"key_total", 512> {};        // all heads' keys, split per head
-struct Beam : dg::dim<"beam", dg::range{1, 8}> {};     // an interval
+struct KeyTotal : dg::dim<"key_total", 512> {};     // all heads' keys, split per head
+struct Beam : dg::dim<"beam", dg::range{1, 8}> {};  // an interval
 
 constexpr Time time_;
 constexpr Heads heads;
@@ -32,12 +32,13 @@ constexpr auto padded = dg::c<2> + time_ + dg::c<2>;
 constexpr auto per_head = key_total / heads;
 
 // The algebra's laws, checked where they are used:
-static_assert(dg::same_dim_v<decltype(model / head_dim), Heads>);              // (a * b) / b == a
-static_assert(dg::same_dim_v<decltype(dg::div_left(heads, model)), HeadDim>);  // div_left(a, a * b) == b
-static_assert(dg::same_dim_v<decltype(key + key + value), decltype(qkv)>);     // a + a == 2 * a
+static_assert(dg::same_dim_v<decltype(model / head_dim), Heads>);  // (a * b) / b == a
+static_assert(
+    dg::same_dim_v<decltype(dg::div_left(heads, model)), HeadDim>);  // div_left(a, a * b) == b
+static_assert(dg::same_dim_v<decltype(key + key + value), decltype(qkv)>);  // a + a == 2 * a
 static_assert(dg::same_dim_v<decltype(qkv - value), decltype(dg::c<2> * key)>);
 static_assert(dg::same_dim_v<decltype(dg::sub_left(dg::c<2>, padded) - dg::c<2>), Time>);
-static_assert(dg::same_dim_v<decltype(per_head * heads), KeyTotal>);           // (a / b) * b == a
+static_assert(dg::same_dim_v<decltype(per_head * heads), KeyTotal>);  // (a / b) * b == a
 static_assert(!dg::same_dim_v<decltype(dg::c<2> * key), decltype(key * dg::c<2>)>);
 static_assert(dg::static_size_v<decltype(model)> == 512);
 static_assert(dg::static_size_v<decltype(qkv)> == 1536);
@@ -66,6 +67,7 @@ int main() {
   show("beam x heads", Beam{} * heads);
   // A dynamic extent becomes known at run time: the padded length of 25 frames.
   auto extent = [](auto) { return std::size_t{25}; };
-  std::cout << "  padded length for time = 25: " << dg::runtime_size<decltype(padded)>(extent) << '\n';
+  std::cout << "  padded length for time = 25: " << dg::runtime_size<decltype(padded)>(extent)
+            << '\n';
   return dg::runtime_size<decltype(padded)>(extent) == 29 ? 0 : 1;
 }

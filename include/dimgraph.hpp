@@ -15,3 +15,6 @@
 
 #include "dimgraph/shape/error.hpp"
 #include "dimgraph/shape/extent.hpp"
+#include "dimgraph/shape/shape.hpp"
+
+#include "dimgraph/tensor/tensor.hpp"

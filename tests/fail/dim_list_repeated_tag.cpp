@@ -11,4 +11,6 @@ constexpr auto size = dg::dim_list<Time, Feature, Time>::size;
 constexpr auto size = dg::dim_list<Time, Feature>::size;
 #endif
 
-int main() { return static_cast<int>(size) - 2; }
+int main() {
+  return static_cast<int>(size) - 2;
+}

@@ -9,4 +9,6 @@ struct Beam : dg::dim<"beam", dg::range{8, 1}> {};
 struct Beam : dg::dim<"beam", dg::range{1, 8}> {};
 #endif
 
-int main() { return dg::bounds_v<Beam>.hi == 8 ? 0 : 1; }
+int main() {
+  return dg::bounds_v<Beam>.hi == 8 ? 0 : 1;
+}

@@ -12,4 +12,6 @@ using per_head = decltype(KeyTotal{} / Heads{});
 using per_head = decltype(KeyTotal{} / Pairs{});
 #endif
 
-int main() { return dg::static_size_v<per_head> == 3 ? 0 : 1; }
+int main() {
+  return dg::static_size_v<per_head> == 3 ? 0 : 1;
+}

@@ -29,8 +29,8 @@ struct at;
 template <std::size_t I, class... Ts>
 struct at<I, type_list<Ts...>> {
   static_assert(I < sizeof...(Ts), "dimgraph: internal: index out of range");
-  using type = typename decltype(select_indexed<I>(
-      indexer<std::index_sequence_for<Ts...>, Ts...>{}))::type;
+  using type =
+      typename decltype(select_indexed<I>(indexer<std::index_sequence_for<Ts...>, Ts...>{}))::type;
 };
 template <std::size_t I, class List>
 using at_t = typename at<I, List>::type;
@@ -71,7 +71,8 @@ constexpr std::size_t index_of_impl() {
 template <class T, class List>
 struct index_of;
 template <class T, class... Ts>
-struct index_of<T, type_list<Ts...>> : std::integral_constant<std::size_t, index_of_impl<T, Ts...>()> {};
+struct index_of<T, type_list<Ts...>>
+    : std::integral_constant<std::size_t, index_of_impl<T, Ts...>()> {};
 template <class T, class List>
 inline constexpr std::size_t index_of_v = index_of<T, List>::value;
 

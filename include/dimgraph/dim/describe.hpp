@@ -50,32 +50,44 @@ struct describer<dim_prod<Fs...>> {
 template <class A, class B>
 struct describer<dim_quotient<A, B>> {
   static constexpr int level = level_split;
-  static std::string text() { return describe_at<A>(level_atom) + "/" + describe_at<B>(level_atom); }
+  static std::string text() {
+    return describe_at<A>(level_atom) + "/" + describe_at<B>(level_atom);
+  }
 };
 template <class A, class B>
 struct describer<dim_difference<A, B>> {
   static constexpr int level = level_sum;
-  static std::string text() { return describe_at<A>(level_atom) + "-" + describe_at<B>(level_atom); }
+  static std::string text() {
+    return describe_at<A>(level_atom) + "-" + describe_at<B>(level_atom);
+  }
 };
 template <class B, class A>
 struct describer<dim_left_quotient<B, A>> {
   static constexpr int level = level_atom;
-  static std::string text() { return "div_left(" + describer<B>::text() + "," + describer<A>::text() + ")"; }
+  static std::string text() {
+    return "div_left(" + describer<B>::text() + "," + describer<A>::text() + ")";
+  }
 };
 template <class B, class A>
 struct describer<dim_left_difference<B, A>> {
   static constexpr int level = level_atom;
-  static std::string text() { return "sub_left(" + describer<B>::text() + "," + describer<A>::text() + ")"; }
+  static std::string text() {
+    return "sub_left(" + describer<B>::text() + "," + describer<A>::text() + ")";
+  }
 };
 template <class A, std::size_t K>
 struct describer<dim_ceildiv<A, K>> {
   static constexpr int level = level_atom;
-  static std::string text() { return "ceildiv(" + describer<A>::text() + "," + std::to_string(K) + ")"; }
+  static std::string text() {
+    return "ceildiv(" + describer<A>::text() + "," + std::to_string(K) + ")";
+  }
 };
 template <class A, std::size_t K>
 struct describer<dim_floordiv<A, K>> {
   static constexpr int level = level_atom;
-  static std::string text() { return "floordiv(" + describer<A>::text() + "," + std::to_string(K) + ")"; }
+  static std::string text() {
+    return "floordiv(" + describer<A>::text() + "," + std::to_string(K) + ")";
+  }
 };
 
 }  // namespace detail

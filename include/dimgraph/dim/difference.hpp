@@ -23,7 +23,8 @@ struct difference {
   struct no_candidate_terms {};
   static auto pick() {
     using c = decltype(candidate());
-    if constexpr (std::is_same_v<c, no_candidate_terms>) return std::type_identity<dim_difference<X, B>>{};
+    if constexpr (std::is_same_v<c, no_candidate_terms>)
+      return std::type_identity<dim_difference<X, B>>{};
     else if constexpr (std::is_same_v<plus_t<typename c::type, B>, X>) return c{};
     else return std::type_identity<dim_difference<X, B>>{};
   }
@@ -41,13 +42,15 @@ struct left_difference {
   static auto candidate() {
     if constexpr (std::is_same_v<B, const_dim<0>>) return std::type_identity<X>{};
     else if constexpr (tb::size <= tx::size && terms_match<tb, tx, 0, true>())
-      return std::type_identity<from_terms_t<concat_t<
-          residual_terms_t<back_t<tb>, at_t<tb::size - 1, tx>>, slice_t<tb::size, tx::size, tx>>>>{};
+      return std::type_identity<
+          from_terms_t<concat_t<residual_terms_t<back_t<tb>, at_t<tb::size - 1, tx>>,
+                                slice_t<tb::size, tx::size, tx>>>>{};
     else return no_candidate_terms{};
   }
   static auto pick() {
     using c = decltype(candidate());
-    if constexpr (std::is_same_v<c, no_candidate_terms>) return std::type_identity<dim_left_difference<B, X>>{};
+    if constexpr (std::is_same_v<c, no_candidate_terms>)
+      return std::type_identity<dim_left_difference<B, X>>{};
     else if constexpr (std::is_same_v<plus_t<B, typename c::type>, X>) return c{};
     else return std::type_identity<dim_left_difference<B, X>>{};
   }

@@ -81,10 +81,9 @@ constexpr interval exact_div(interval a, interval b) {
   if (a.is_empty() || b.is_empty() || b.hi == 0) return interval::empty();
   std::size_t b_lo = std::max<std::size_t>(b.lo, 1);
   // A divisor of x >= 1 is at most x, so a non-zero x gives a quotient >= 1.
-  std::size_t lo = a.lo == 0 ? 0
-                   : b.hi == unbounded
-                       ? 1
-                       : std::max<std::size_t>(1, a.lo / b.hi + (a.lo % b.hi != 0));
+  std::size_t lo = a.lo == 0           ? 0
+                   : b.hi == unbounded ? 1
+                                       : std::max<std::size_t>(1, a.lo / b.hi + (a.lo % b.hi != 0));
   std::size_t hi = a.hi == unbounded ? unbounded : a.hi / b_lo;
   return {lo, hi};
 }

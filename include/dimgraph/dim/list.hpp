@@ -12,7 +12,7 @@ namespace dimgraph {
 // An ordered list of distinct dims. Error: a dim that appears twice.
 template <class... Ds>
 struct dim_list {
-  static_assert(((dimension<Ds> && std::is_same_v<Ds, std::remove_cvref_t<Ds>>) && ...),
+  static_assert(((dimension<Ds> && std::is_same_v<Ds, std::remove_cvref_t<Ds>>)&&...),
                 "dimgraph: dim_list: an element is not a dim (or is cv-qualified)");
   static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
                 "dimgraph: dim_list: a tag appears more than once");
@@ -79,8 +79,8 @@ using list_difference_t = detail::dims_of_t<
 
 // The dims of L1 that L2 has too, in L1's order.
 template <class L1, class L2>
-using list_intersection_t = detail::dims_of_t<
-    detail::filter_t<detail::in_list<L2>::template pred, detail::types_of_t<L1>>>;
+using list_intersection_t =
+    detail::dims_of_t<detail::filter_t<detail::in_list<L2>::template pred, detail::types_of_t<L1>>>;
 
 template <class L1, class L2>
 inline constexpr bool list_is_subset_v = list_difference_t<L1, L2>::size == 0;

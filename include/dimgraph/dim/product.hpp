@@ -21,29 +21,37 @@ template <std::size_t K>
 inline constexpr std::size_t const_value_v<const_dim<K>> = K;
 
 // Adjacent constants fold: a * 2 * 3 == a * 6.
+template <class... Fs>
+inline constexpr auto const_runs_v = [] {
+  constexpr bool is_const[] = {is_const_v<Fs>..., false};
+  std::array<bool, sizeof...(Fs)> join{};
+  for (std::size_t i = 0; i + 1 < sizeof...(Fs); ++i) join[i] = is_const[i] && is_const[i + 1];
+  return find_runs(join);
+}();
+template <class... Fs>
+constexpr std::size_t const_run_value(std::size_t g) {
+  constexpr std::size_t values[] = {const_value_v<Fs>..., 1};
+  constexpr auto r = const_runs_v<Fs...>;
+  std::size_t k = 1;
+  for (std::size_t i = r.start[g]; i < r.start[g + 1]; ++i) k *= values[i];
+  return k;
+}
+template <std::size_t G, class... Fs>
+using const_run_t =
+    std::conditional_t<(const_runs_v<Fs...>.start[G + 1] - const_runs_v<Fs...>.start[G] > 1),
+                       const_dim<const_run_value<Fs...>(G)>,
+                       at_t<const_runs_v<Fs...>.start[G], type_list<Fs...>>>;
+template <class List, class Gs>
+struct fold_consts_build;
+template <class... Fs, std::size_t... Gs>
+struct fold_consts_build<type_list<Fs...>, std::index_sequence<Gs...>> {
+  using type = type_list<const_run_t<Gs, Fs...>...>;
+};
 template <class Factors>
 struct fold_consts;
 template <class... Fs>
-struct fold_consts<type_list<Fs...>> {
-  static constexpr std::size_t values[] = {const_value_v<Fs>..., 1};
-  static constexpr auto r = [] {
-    constexpr bool is_const[] = {is_const_v<Fs>..., false};
-    std::array<bool, sizeof...(Fs)> join{};
-    for (std::size_t i = 0; i + 1 < sizeof...(Fs); ++i) join[i] = is_const[i] && is_const[i + 1];
-    return find_runs(join);
-  }();
-  static constexpr std::size_t run_value(std::size_t g) {
-    std::size_t k = 1;
-    for (std::size_t i = r.start[g]; i < r.start[g + 1]; ++i) k *= values[i];
-    return k;
-  }
-  template <std::size_t G>
-  using run_t = std::conditional_t<(r.start[G + 1] - r.start[G] > 1), const_dim<run_value(G)>,
-                                   at_t<r.start[G], type_list<Fs...>>>;
-  template <std::size_t... Gs>
-  static auto build(std::index_sequence<Gs...>) -> type_list<run_t<Gs>...>;
-  using type = decltype(build(std::make_index_sequence<r.count>{}));
-};
+struct fold_consts<type_list<Fs...>>
+    : fold_consts_build<type_list<Fs...>, std::make_index_sequence<const_runs_v<Fs...>.count>> {};
 template <class Factors>
 using fold_consts_t = typename fold_consts<Factors>::type;
 
@@ -51,21 +59,22 @@ using fold_consts_t = typename fold_consts<Factors>::type;
 // when a constant, may take only a divisor of a constant: the quotient is the residual.
 template <class Pat, class Got>
 constexpr bool factor_divides() {
-  if constexpr (is_const_v<Pat> && is_const_v<Got>) return const_value_v<Got> % const_value_v<Pat> == 0;
+  if constexpr (is_const_v<Pat> && is_const_v<Got>)
+    return const_value_v<Got> % const_value_v<Pat> == 0;
   else return std::is_same_v<Pat, Got>;
 }
 template <class Pattern, class Factors, std::size_t At, bool PartialAtEnd>
 constexpr bool factors_match() {
   constexpr std::size_t m = Pattern::size;
-  if constexpr (m == 0 || At > Factors::size || At + m > Factors::size) {  // At may have wrapped below 0
+  if constexpr (m == 0 || At > Factors::size ||
+                At + m > Factors::size) {  // At may have wrapped below 0
     return false;
   } else {
     constexpr std::size_t p = PartialAtEnd ? m - 1 : 0;
     if constexpr (!factor_divides<at_t<p, Pattern>, at_t<At + p, Factors>>()) return false;
     else if constexpr (PartialAtEnd)
       return std::is_same_v<slice_t<0, m - 1, Pattern>, slice_t<At, At + m - 1, Factors>>;
-    else
-      return std::is_same_v<slice_t<1, m, Pattern>, slice_t<At + 1, At + m, Factors>>;
+    else return std::is_same_v<slice_t<1, m, Pattern>, slice_t<At + 1, At + m, Factors>>;
   }
 }
 template <class Pat, class Got>
@@ -186,8 +195,9 @@ constexpr auto times_fn() {
   } else if constexpr (junction_cancels<X, Y>()) {
     // Before distributing a sum: (a / (b + c)) * (b + c) == a, (b + c) * div_left(b + c, a) == a.
     using fs = concat_t<factors_t<X>, factors_t<Y>>;
-    constexpr std::size_t at = cancel_factor_at<factors_t<X>::size - 1, fs>::ok ? factors_t<X>::size - 1
-                                                                                 : factors_t<X>::size;
+    constexpr std::size_t at = cancel_factor_at<factors_t<X>::size - 1, fs>::ok
+                                   ? factors_t<X>::size - 1
+                                   : factors_t<X>::size;
     return cancel_factor_at<at, fs>::result();
   } else if constexpr (is_sum_v<X>) {
     return std::type_identity<typename distribute<terms_t<X>, Y>::type>{};

@@ -51,8 +51,7 @@ constexpr auto parse_quotient() {
       return prepend_parsed<typename one::type>(parse_quotient<Terms, B, P + 1>());
     else if constexpr (block_at<Terms, B, P>())
       return prepend_parsed<const_dim<1>>(parse_quotient<Terms, B, P + terms_t<B>::size>());
-    else
-      return no_candidate{};
+    else return no_candidate{};
   }
 }
 
@@ -108,15 +107,19 @@ constexpr auto quotient_rule() {
     else return no_candidate{};
   } else if constexpr (Rule == 4) {  // P * S / B == P * (S / B)
     if constexpr (ends_with_sum<X>())
-      return found_if_split<quotient<back_t<fx>, B>>() |
-             [](auto s) { return std::type_identity<times_t<from_factors_t<pop_back_t<fx>>, typename decltype(s)::type>>{}; };
+      return found_if_split<quotient<back_t<fx>, B>>() | [](auto s) {
+        return std::type_identity<
+            times_t<from_factors_t<pop_back_t<fx>>, typename decltype(s)::type>>{};
+      };
     else return no_candidate{};
   } else if constexpr (Rule == 5) {  // X / div_left(b, X) == b
     if constexpr (is_left_quotient_form_v<B>) {
-      if constexpr (std::is_same_v<typename B::dividend, X>) return std::type_identity<typename B::divisor>{};
+      if constexpr (std::is_same_v<typename B::dividend, X>)
+        return std::type_identity<typename B::divisor>{};
       else  // R * a / div_left(b, a) == R * b
-        return found_if_split<quotient<X, typename B::dividend>>() |
-               [](auto r) { return std::type_identity<times_t<typename decltype(r)::type, typename B::divisor>>{}; };
+        return found_if_split<quotient<X, typename B::dividend>>() | [](auto r) {
+          return std::type_identity<times_t<typename decltype(r)::type, typename B::divisor>>{};
+        };
     } else {
       return no_candidate{};
     }
@@ -127,7 +130,8 @@ constexpr auto quotient_rule() {
       if constexpr (inner::opaque || std::is_same_v<typename inner::type, const_dim<1>>)
         return no_candidate{};
       else
-        return std::type_identity<typename quotient<typename inner::type, from_factors_t<pop_back_t<fb>>>::type>{};
+        return std::type_identity<
+            typename quotient<typename inner::type, from_factors_t<pop_back_t<fb>>>::type>{};
     } else {
       return no_candidate{};
     }
@@ -160,14 +164,17 @@ constexpr auto left_quotient_rule() {
       constexpr std::size_t n = tx::size, k = B::value;
       if constexpr (n % k == 0) return std::type_identity<from_terms_t<slice_t<0, n / k, tx>>>{};
       else if constexpr ((n - 1) % k == 0)
-        return std::type_identity<from_terms_t<concat_t<slice_t<0, (n - 1) / k, tx>, type_list<back_t<tx>>>>>{};
+        return std::type_identity<
+            from_terms_t<concat_t<slice_t<0, (n - 1) / k, tx>, type_list<back_t<tx>>>>>{};
       else return no_candidate{};
     } else {
       return no_candidate{};
     }
-  } else if constexpr (Rule == 3 || Rule == 4) {  // (b1 + ... + bn) * Q: Q from the first or last block
+  } else if constexpr (Rule == 3 ||
+                       Rule == 4) {  // (b1 + ... + bn) * Q: Q from the first or last block
     if constexpr (is_sum_v<X> && is_sum_v<B>) {
-      if constexpr (Rule == 3) return found_if_split<left_quotient<front_t<terms_t<B>>, front_t<terms_t<X>>>>();
+      if constexpr (Rule == 3)
+        return found_if_split<left_quotient<front_t<terms_t<B>>, front_t<terms_t<X>>>>();
       else return found_if_split<left_quotient<back_t<terms_t<B>>, back_t<terms_t<X>>>>();
     } else {
       return no_candidate{};
@@ -176,17 +183,20 @@ constexpr auto left_quotient_rule() {
     if constexpr (ends_with_sum<X>() && fb::size >= fx::size) {
       constexpr std::size_t p = fx::size - 1;
       if constexpr (std::is_same_v<slice_t<0, p, fb>, slice_t<0, p, fx>>)
-        return found_if_split<left_quotient<from_factors_t<slice_t<p, fb::size, fb>>, back_t<fx>>>();
+        return found_if_split<
+            left_quotient<from_factors_t<slice_t<p, fb::size, fb>>, back_t<fx>>>();
       else return no_candidate{};
     } else {
       return no_candidate{};
     }
   } else if constexpr (Rule == 6) {  // div_left(X / b, X) == b;  div_left(a / b, a * R) == b * R
     if constexpr (is_quotient_form_v<B>) {
-      if constexpr (std::is_same_v<typename B::dividend, X>) return std::type_identity<typename B::divisor>{};
+      if constexpr (std::is_same_v<typename B::dividend, X>)
+        return std::type_identity<typename B::divisor>{};
       else
-        return found_if_split<left_quotient<typename B::dividend, X>>() |
-               [](auto r) { return std::type_identity<times_t<typename B::divisor, typename decltype(r)::type>>{}; };
+        return found_if_split<left_quotient<typename B::dividend, X>>() | [](auto r) {
+          return std::type_identity<times_t<typename B::divisor, typename decltype(r)::type>>{};
+        };
     } else {
       return no_candidate{};
     }
@@ -196,7 +206,8 @@ constexpr auto left_quotient_rule() {
       if constexpr (inner::opaque || std::is_same_v<typename inner::type, const_dim<1>>)
         return no_candidate{};
       else
-        return std::type_identity<typename left_quotient<from_factors_t<pop_front_t<fb>>, typename inner::type>::type>{};
+        return std::type_identity<
+            typename left_quotient<from_factors_t<pop_front_t<fb>>, typename inner::type>::type>{};
     } else {
       return no_candidate{};
     }
@@ -243,8 +254,8 @@ template <class B, class X>
 struct left_quotient {
   using candidate = decltype(left_quotient_candidate<B, X>());
   static constexpr bool opaque = std::is_same_v<candidate, no_candidate>;
-  using type =
-      typename std::conditional_t<opaque, std::type_identity<dim_left_quotient<B, X>>, candidate>::type;
+  using type = typename std::conditional_t<opaque, std::type_identity<dim_left_quotient<B, X>>,
+                                           candidate>::type;
 };
 // left_quotient_t<B, X>: div_left(B, X), the part left when the leading factor B is split off.
 template <class B, class X>

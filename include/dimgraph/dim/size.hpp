@@ -96,6 +96,7 @@ inline constexpr std::size_t static_size_v = static_size<D>();
 // A tag's kind; a derived dim has the kind all its tags share (constants alone are
 // feature-like), and spatial when its tags' kinds differ.
 template <dimension D>
-inline constexpr dim_kind kind_v = detail::kind_from_mask(detail::kinds_of<std::remove_cvref_t<D>>::value);
+inline constexpr dim_kind kind_v =
+    detail::kind_from_mask(detail::kinds_of<std::remove_cvref_t<D>>::value);
 
 }  // namespace dimgraph

@@ -43,22 +43,29 @@ constexpr auto neighbours_same() {
 }
 
 // merge_units_t<Terms>: adjacent terms with the same unit become one: k1*u + k2*u = (k1+k2)*u.
+template <class... Ts>
+inline constexpr auto unit_runs_v = find_runs(neighbours_same<type_list<unit_t<Ts>...>>());
+template <class... Ts>
+constexpr std::size_t unit_run_coef(std::size_t g) {
+  constexpr std::size_t coefs[] = {coef_v<Ts>..., 0};
+  constexpr auto r = unit_runs_v<Ts...>;
+  std::size_t k = 0;
+  for (std::size_t i = r.start[g]; i < r.start[g + 1]; ++i) k += coefs[i];
+  return k;
+}
+template <class List, class Gs>
+struct merge_units_build;
+template <class... Ts, std::size_t... Gs>
+struct merge_units_build<type_list<Ts...>, std::index_sequence<Gs...>> {
+  using type =
+      type_list<make_term_t<unit_run_coef<Ts...>(Gs),
+                            unit_t<at_t<unit_runs_v<Ts...>.start[Gs], type_list<Ts...>>>>...>;
+};
 template <class Terms>
 struct merge_units;
 template <class... Ts>
-struct merge_units<type_list<Ts...>> {
-  static constexpr std::size_t coefs[] = {coef_v<Ts>..., 0};
-  static constexpr auto r = find_runs(neighbours_same<type_list<unit_t<Ts>...>>());
-  static constexpr std::size_t run_coef(std::size_t g) {
-    std::size_t k = 0;
-    for (std::size_t i = r.start[g]; i < r.start[g + 1]; ++i) k += coefs[i];
-    return k;
-  }
-  template <std::size_t... Gs>
-  static auto build(std::index_sequence<Gs...>)
-      -> type_list<make_term_t<run_coef(Gs), unit_t<at_t<r.start[Gs], type_list<Ts...>>>>...>;
-  using type = decltype(build(std::make_index_sequence<r.count>{}));
-};
+struct merge_units<type_list<Ts...>>
+    : merge_units_build<type_list<Ts...>, std::make_index_sequence<unit_runs_v<Ts...>.count>> {};
 template <class Terms>
 using merge_units_t = typename merge_units<Terms>::type;
 
@@ -67,7 +74,8 @@ using merge_units_t = typename merge_units<Terms>::type;
 template <class Pattern, class Terms, std::size_t At, bool PartialAtEnd>
 constexpr bool terms_match() {
   constexpr std::size_t m = Pattern::size;
-  if constexpr (m == 0 || At > Terms::size || At + m > Terms::size) {  // At may have wrapped below 0
+  if constexpr (m == 0 || At > Terms::size ||
+                At + m > Terms::size) {  // At may have wrapped below 0
     return false;
   } else {
     constexpr std::size_t p = PartialAtEnd ? m - 1 : 0;  // the partial position

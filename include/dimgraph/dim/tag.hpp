@@ -31,8 +31,7 @@ constexpr interval size_to_interval(S size) {
                   "dimgraph: dim: a size is an integer, a dg::range{lo, hi} or omitted (dynamic)");
     if constexpr (std::is_signed_v<S>)
       return size < 0 ? interval::empty() : interval::exactly(static_cast<std::size_t>(size));
-    else
-      return interval::exactly(static_cast<std::size_t>(size));
+    else return interval::exactly(static_cast<std::size_t>(size));
   }
 }
 

@@ -23,17 +23,23 @@ struct runtime_sizer {  // a tag
 template <std::size_t K>
 struct runtime_sizer<const_dim<K>> {
   template <class F>
-  static constexpr std::size_t get(const F&) { return K; }
+  static constexpr std::size_t get(const F&) {
+    return K;
+  }
 };
 template <class... Ts>
 struct runtime_sizer<dim_sum<Ts...>> {
   template <class F>
-  static constexpr std::size_t get(const F& f) { return (runtime_sizer<Ts>::get(f) + ...); }
+  static constexpr std::size_t get(const F& f) {
+    return (runtime_sizer<Ts>::get(f) + ...);
+  }
 };
 template <class... Fs>
 struct runtime_sizer<dim_prod<Fs...>> {
   template <class F>
-  static constexpr std::size_t get(const F& f) { return (runtime_sizer<Fs>::get(f) * ...); }
+  static constexpr std::size_t get(const F& f) {
+    return (runtime_sizer<Fs>::get(f) * ...);
+  }
 };
 
 template <class D, class A, class B>
@@ -59,9 +65,9 @@ struct removal_sizer {
   static constexpr std::size_t get(const F& f) {
     std::size_t a = runtime_sizer<A>::get(f), b = runtime_sizer<B>::get(f);
     if (a < b)
-      throw shape_error("sub", "dim '" + describe<D>() + "': extent " + std::to_string(a) + " of '" +
-                                   describe<A>() + "' is smaller than extent " + std::to_string(b) +
-                                   " of '" + describe<B>() + "'");
+      throw shape_error("sub", "dim '" + describe<D>() + "': extent " + std::to_string(a) +
+                                   " of '" + describe<A>() + "' is smaller than extent " +
+                                   std::to_string(b) + " of '" + describe<B>() + "'");
     return a - b;
   }
 };
@@ -81,7 +87,9 @@ struct runtime_sizer<dim_ceildiv<A, K>> {
 template <class A, std::size_t K>
 struct runtime_sizer<dim_floordiv<A, K>> {
   template <class F>
-  static constexpr std::size_t get(const F& f) { return runtime_sizer<A>::get(f) / K; }
+  static constexpr std::size_t get(const F& f) {
+    return runtime_sizer<A>::get(f) / K;
+  }
 };
 
 }  // namespace detail

@@ -25,10 +25,10 @@ constexpr bool table() {
   static_assert(eq<_2 * a + a, dg::c<3> * a>);
   static_assert(!eq<_2 * a, a * _2>);
   static_assert(eq<(a + b) * c, a * c + b * c>);
-  static_assert(eq<a * b + b, (a + dg::c<1>) * b>);
-  static_assert(!eq<c * (a + b), c * a + c * b>);
-  static_assert(eq<(_2 * a) * _3, _2 * (a * _3)>);
-  static_assert(!eq<_2 * (a * _3), a * dg::c<6>>);
+  static_assert(eq<a * b + b, (a + dg::c<1>)*b>);
+  static_assert(!eq<c*(a + b), c * a + c * b>);
+  static_assert(eq<(_2 * a) * _3, _2*(a * _3)>);
+  static_assert(!eq<_2*(a * _3), a * dg::c<6>>);
   static_assert(eq<(a * b) / b, a>);
   static_assert(!eq<(b * a) / b, a>);
   static_assert(eq<dg::div_left(b, b * a), a>);

@@ -17,13 +17,15 @@ template <class... Xs>
 struct samples {};
 
 // Pairs range over all samples; triples over a smaller set (compile time is cubic).
-using pair_samples = samples<A, B, C, dg::const_dim<2>, decltype(A{} + B{}), decltype(dg::c<2> * A{}),
-                            decltype(A{} * B{}), decltype(A{} * dg::c<3>), decltype(dg::c<2> + A{}),
-                            decltype(A{} - dg::c<1>), decltype(A{} / B{}), decltype(B{} * (A{} + C{})),
-                            decltype(dg::div_left(C{}, A{}))>;
-using triple_samples = samples<A, B, dg::const_dim<2>, decltype(A{} + B{}), decltype(dg::c<2> * A{}),
-                               decltype(A{} * dg::c<3>), decltype(A{} - dg::c<1>), decltype(A{} / B{}),
-                               decltype(B{} * (A{} + C{}))>;
+using pair_samples =
+    samples<A, B, C, dg::const_dim<2>, decltype(A{} + B{}), decltype(dg::c<2> * A{}),
+            decltype(A{} * B{}), decltype(A{} * dg::c<3>), decltype(dg::c<2> + A{}),
+            decltype(A{} - dg::c<1>), decltype(A{} / B{}), decltype(B{} * (A{} + C{})),
+            decltype(dg::div_left(C{}, A{}))>;
+using triple_samples =
+    samples<A, B, dg::const_dim<2>, decltype(A{} + B{}), decltype(dg::c<2> * A{}),
+            decltype(A{} * dg::c<3>), decltype(A{} - dg::c<1>), decltype(A{} / B{}),
+            decltype(B{} * (A{} + C{}))>;
 
 template <class X, class Y, class Z>
 constexpr bool associative() {

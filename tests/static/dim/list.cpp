@@ -17,7 +17,8 @@ static_assert(L::size == 3);
 static_assert(dg::list_contains_v<L, AB> && !dg::list_contains_v<L, C>);
 static_assert(dg::list_index_of_v<L, A> == 0 && dg::list_index_of_v<L, AB> == 2);
 
-static_assert(std::is_same_v<dg::list_concat_t<dg::dim_list<A>, dg::dim_list<B, C>>, dg::dim_list<A, B, C>>);
+static_assert(
+    std::is_same_v<dg::list_concat_t<dg::dim_list<A>, dg::dim_list<B, C>>, dg::dim_list<A, B, C>>);
 static_assert(std::is_same_v<dg::list_union_t<dg::dim_list<C, A>, dg::dim_list<B, A, D>>,
                              dg::dim_list<C, A, B, D>>);
 static_assert(std::is_same_v<dg::list_difference_t<dg::dim_list<A, B, C, D>, dg::dim_list<D, B>>,

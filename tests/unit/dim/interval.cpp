@@ -129,8 +129,10 @@ TEST_CASE("interval: an unbounded top stays unbounded, and 0 * unbounded is 0") 
   CHECK(dg::intersect(from3, dg::interval{0, 4}) == dg::interval{3, 4});
   CHECK(dg::hull(from3, dg::interval{1, 1}) == dg::interval{1, dg::unbounded});
   CHECK(dg::ceildiv(from3, 2) == dg::interval{2, dg::unbounded});
-  CHECK(dg::interval{dg::unbounded - 1, dg::unbounded - 1}.contains(dg::interval{dg::unbounded - 1, dg::unbounded - 1}));
-  CHECK((dg::interval{dg::unbounded - 1, dg::unbounded - 1} + dg::interval{5, 5}).hi == dg::unbounded);
+  CHECK(dg::interval{dg::unbounded - 1, dg::unbounded - 1}.contains(
+      dg::interval{dg::unbounded - 1, dg::unbounded - 1}));
+  CHECK((dg::interval{dg::unbounded - 1, dg::unbounded - 1} + dg::interval{5, 5}).hi ==
+        dg::unbounded);
   CHECK(!from3.is_bounded());
   CHECK(from3.contains(std::size_t{1000000}));
   CHECK(!from3.contains(std::size_t{2}));

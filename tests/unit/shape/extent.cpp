@@ -57,15 +57,19 @@ TEST_CASE("runtime_size: a dynamic split divides or throws shape_error naming th
   CHECK(dg::runtime_size<decltype(Time{} / Heads{})>(e) == 6);
   CHECK(dg::runtime_size<decltype(dg::div_left(Heads{}, Time{}))>(e) == 6);
   e.by_name["heads"] = 5;
-  const std::string msg = message_of([&] { (void)dg::runtime_size<decltype(Time{} / Heads{})>(e); });
-  CHECK(msg == "dimgraph: split: dim 'time/heads': extent 24 of 'time' is not divisible by extent 5 of 'heads'");
+  const std::string msg =
+      message_of([&] { (void)dg::runtime_size<decltype(Time{} / Heads{})>(e); });
+  CHECK(msg ==
+        "dimgraph: split: dim 'time/heads': extent 24 of 'time' is not divisible by extent 5 of "
+        "'heads'");
   e.by_name["heads"] = 0;
   CHECK_THROWS_AS((void)dg::runtime_size<decltype(Time{} / Heads{})>(e), dg::shape_error);
 }
 
 TEST_CASE("runtime_size: removing more than the dim has throws shape_error") {
   extents e{{{"time", 3}}};
-  const std::string msg = message_of([&] { (void)dg::runtime_size<decltype(Time{} - dg::c<5>)>(e); });
+  const std::string msg =
+      message_of([&] { (void)dg::runtime_size<decltype(Time{} - dg::c<5>)>(e); });
   CHECK(msg == "dimgraph: sub: dim 'time-5': extent 3 of 'time' is smaller than extent 5 of '5'");
   static_assert(std::is_base_of_v<dg::error, dg::shape_error>);
   static_assert(std::is_base_of_v<dg::error, dg::index_error>);

@@ -1,0 +1,90 @@
+# Runs one compile-fail case (see dimgraph_add_fail_tests in dimgraphTestHelpers.cmake).
+#   cmake -DCOMPILER=<c++> -DCOMPILER_ID=<GNU|Clang> -DSOURCE=<case.cpp> -DMODE=<fail|control>
+#         -DINCLUDE_DIR=<dir> [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] -P run_fail_test.cmake
+# MODE=fail:    compiles with -DDIMGRAPH_FAIL; passes if that fails with the expected text.
+# MODE=control: compiles without it; passes if that succeeds.
+
+foreach(_var COMPILER SOURCE MODE INCLUDE_DIR)
+  if(NOT DEFINED ${_var})
+    message(FATAL_ERROR "run_fail_test.cmake: ${_var} is not set")
+  endif()
+endforeach()
+
+# The expected text: the rest of the first line starting with "// expect: ".
+# (Read as text, not as a CMake list, so that the message may contain any character.)
+file(READ "${SOURCE}" _head_of_source LIMIT 4096)
+if(NOT _head_of_source MATCHES "(^|\n)// expect: ([^\r\n]*)")
+  message(FATAL_ERROR "${SOURCE}: missing '// expect: <message>' in its first lines")
+endif()
+string(STRIP "${CMAKE_MATCH_2}" _expect)
+if(_expect STREQUAL "")
+  message(FATAL_ERROR "${SOURCE}: the '// expect:' line is empty")
+endif()
+
+set(_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -fdiagnostics-color=never)
+if(COMPILER_ID STREQUAL "GNU")
+  list(APPEND _flags -fmessage-length=0)
+endif()
+list(APPEND _flags "-I${INCLUDE_DIR}")
+string(REPLACE "|" ";" _system_dirs "${SYSTEM_INCLUDE_DIRS}")
+foreach(_dir IN LISTS _system_dirs)
+  list(APPEND _flags -isystem "${_dir}")
+endforeach()
+if(MODE STREQUAL "fail")
+  list(APPEND _flags -DDIMGRAPH_FAIL)
+elseif(NOT MODE STREQUAL "control")
+  message(FATAL_ERROR "run_fail_test.cmake: MODE must be fail or control, not '${MODE}'")
+endif()
+
+set(_command "${COMPILER}" ${_flags} "${SOURCE}")
+execute_process(
+  COMMAND "${CMAKE_COMMAND}" -E env LC_ALL=C ${_command}
+  RESULT_VARIABLE _result
+  OUTPUT_VARIABLE _output
+  ERROR_VARIABLE _output)
+
+# The first lines of the compiler output, for the report of a failing case.
+function(_head text count out)
+  set(_head "")
+  set(_rest "${text}")
+  foreach(_i RANGE 1 ${count})
+    string(FIND "${_rest}" "\n" _pos)
+    if(_pos EQUAL -1)
+      string(APPEND _head "${_rest}")
+      set(_rest "")
+      break()
+    endif()
+    math(EXPR _next "${_pos} + 1")
+    string(SUBSTRING "${_rest}" 0 ${_next} _line)
+    string(APPEND _head "${_line}")
+    string(SUBSTRING "${_rest}" ${_next} -1 _rest)
+  endforeach()
+  if(NOT _rest STREQUAL "")
+    string(APPEND _head "[... compiler output truncated after ${count} lines ...]\n")
+  endif()
+  set(${out} "${_head}" PARENT_SCOPE)
+endfunction()
+
+# Reports go to stderr unformatted (message() without a mode), then the test fails.
+string(REPLACE ";" " " _command_line "${_command}")
+if(MODE STREQUAL "fail")
+  if(_result EQUAL 0)
+    message("${_command_line}\n${_output}")
+    message(FATAL_ERROR "compiled, but must fail with: ${_expect}")
+  endif()
+  string(FIND "${_output}" "${_expect}" _pos)
+  if(_pos EQUAL -1)
+    _head("${_output}" 60 _shown)
+    message("${_command_line}\n${_shown}")
+    message(FATAL_ERROR "failed to compile as it must, but the output above lacks the "
+                        "expected text: ${_expect}")
+  endif()
+  message("fails as expected with: ${_expect}")
+else()
+  if(NOT _result EQUAL 0)
+    _head("${_output}" 60 _shown)
+    message("${_command_line}\n${_shown}")
+    message(FATAL_ERROR "the control (without DIMGRAPH_FAIL) must compile, but does not")
+  endif()
+  message("control compiles")
+endif()

@@ -1,0 +1,157 @@
+// dimgraph::shape: a dim list plus the run-time extents of its non-static dims.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include "dimgraph/dim/describe.hpp"
+#include "dimgraph/dim/list.hpp"
+#include "dimgraph/dim/size.hpp"
+#include "dimgraph/shape/error.hpp"
+
+namespace dimgraph {
+
+// An extent given by tag: dg::extent<Time>(25).
+template <class D>
+struct extent_arg {
+  std::size_t value;
+};
+template <dimension D>
+constexpr extent_arg<std::remove_cvref_t<D>> extent(std::size_t n) {
+  return {n};
+}
+
+namespace detail {
+
+// "time[25]" for a run-time extent, "feature=512" for a static one.
+template <class D>
+std::string dim_with_extent(std::size_t n) {
+  return describe<D>() + (is_static_v<D> ? "=" : "[") + std::to_string(n) +
+         (is_static_v<D> ? "" : "]");
+}
+
+inline std::string interval_text(interval i) {
+  return "[" + std::to_string(i.lo) + ", " + (i.is_bounded() ? std::to_string(i.hi) : "inf") + "]";
+}
+
+// Checks an extent entering through `op` against D's interval.
+template <class D>
+constexpr std::size_t checked_extent(const char* op, std::size_t n) {
+  if (!bounds_v<D>.contains(n))
+    throw shape_error(op, "dim '" + describe<D>() + "' cannot have extent " + std::to_string(n) +
+                              ": its size is " + interval_text(bounds_v<D>));
+  return n;
+}
+
+}  // namespace detail
+
+// The extents of Ds... . Static dims cost nothing: only the others are stored.
+// Shape rule: none (a shape is what rules act on). Error: an extent outside its
+// dim's interval (shape_error), a missing or repeated extent argument (compile time).
+template <class... Ds>
+class shape {
+ public:
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t rank = sizeof...(Ds);
+
+ private:
+  static constexpr std::array<bool, rank> dynamic_{!is_static_v<Ds>...};
+  static constexpr std::size_t count_dynamic() {
+    std::size_t n = 0;
+    for (bool d : dynamic_) n += d;
+    return n;
+  }
+  // slot_[i]: where dim i's extent is stored, for dynamic dims.
+  static constexpr std::array<std::size_t, rank> slot_ = [] {
+    std::array<std::size_t, rank> s{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < rank; ++i) s[i] = dynamic_[i] ? n++ : 0;
+    return s;
+  }();
+
+ public:
+  static constexpr std::size_t dynamic_count = count_dynamic();
+  static constexpr bool is_static = dynamic_count == 0;
+
+  // A static shape needs no extents.
+  constexpr shape()
+    requires is_static
+  = default;
+
+  // Every non-static dim's extent, by tag, in any order; static dims may be given
+  // too (they must then match).
+  template <class... Ts>
+    requires(sizeof...(Ts) > 0)
+  explicit constexpr shape(extent_arg<Ts>... given) {
+    static_assert((list_contains_v<dims, Ts> && ...),
+                  "dimgraph: shape: an extent is given for a dim the shape does not have");
+    static_assert(detail::first_duplicate_v<detail::type_list<Ts...>> == sizeof...(Ts),
+                  "dimgraph: shape: an extent is given twice");
+    static_assert(((is_static_v<Ds> || detail::contains_v<Ds, detail::type_list<Ts...>>)&&...),
+                  "dimgraph: shape: a non-static dim has no extent");
+    (set_checked<Ts>("shape", given.value), ...);
+  }
+
+  // Extents by position, for code that builds shapes from other shapes.
+  static constexpr shape from_extents(const std::array<std::size_t, rank>& ext,
+                                      const char* op = "shape") {
+    shape s(uninitialized{});
+    std::size_t i = 0;
+    ((s.template set_checked<Ds>(op, ext[i++])), ...);
+    return s;
+  }
+
+  template <class D>
+  constexpr std::size_t extent() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the shape has no such dim");
+    constexpr std::size_t i = list_index_of_v<dims, std::remove_cvref_t<D>>;
+    if constexpr (!dynamic_[i]) return bounds_v<D>.lo;
+    else return extents_[slot_[i]];
+  }
+  constexpr std::size_t extent(std::size_t i) const {
+    constexpr std::array<std::size_t, rank + 1> fixed{bounds_v<Ds>.lo..., 0};
+    return dynamic_[i] ? extents_[slot_[i]] : fixed[i];
+  }
+  constexpr std::array<std::size_t, rank> extents() const {
+    std::array<std::size_t, rank> e{};
+    for (std::size_t i = 0; i < rank; ++i) e[i] = extent(i);
+    return e;
+  }
+  // The number of elements.
+  constexpr std::size_t size() const {
+    std::size_t n = 1;
+    for (std::size_t i = 0; i < rank; ++i) n *= extent(i);
+    return n;
+  }
+
+  friend constexpr bool operator==(const shape& a, const shape& b) {
+    return a.extents_ == b.extents_;
+  }
+
+ private:
+  struct uninitialized {};
+  explicit constexpr shape(uninitialized) {}
+
+  template <class D>
+  constexpr void set_checked(const char* op, std::size_t n) {
+    constexpr std::size_t i = list_index_of_v<dims, D>;
+    detail::checked_extent<D>(op, n);
+    if constexpr (dynamic_[i]) extents_[slot_[i]] = n;
+  }
+
+  [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};
+};
+
+// The text of a shape: "[batch[2], time[25], feature=512]".
+template <class... Ds>
+std::string to_string(const shape<Ds...>& s) {
+  std::string out = "[";
+  std::size_t i = 0;
+  ((out += (i ? ", " : "") + detail::dim_with_extent<Ds>(s.extent(i)), ++i), ...);
+  return out + "]";
+}
+
+}  // namespace dimgraph

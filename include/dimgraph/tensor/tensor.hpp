@@ -1,0 +1,292 @@
+// dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
+#pragma once
+
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/shape/shape.hpp"
+#include "dimgraph/tensor/index_arg.hpp"
+#include "dimgraph/tensor/storage.hpp"
+
+namespace dimgraph {
+
+template <class T, class... Ds>
+class tensor_view;
+
+namespace detail {
+
+template <std::size_t R>
+using strides_t = std::array<std::ptrdiff_t, R>;
+
+// Row-major strides: the last dim is contiguous.
+template <std::size_t R>
+constexpr strides_t<R> row_major_strides(const std::array<std::size_t, R>& ext) {
+  strides_t<R> s{};
+  std::ptrdiff_t step = 1;
+  for (std::size_t i = R; i-- > 0;) {
+    s[i] = step;
+    step *= static_cast<std::ptrdiff_t>(ext[i]);
+  }
+  return s;
+}
+
+template <class T>
+struct is_tensor_like : std::false_type {};
+
+// A view without dim D: the same memory, D fixed at index i.
+template <class D, class T, class... Ds>
+struct drop_dim_view;
+template <class D, class T, class... Ds>
+using drop_dim_view_t = typename drop_dim_view<D, T, Ds...>::type;
+
+template <class D, class T, class... Ds>
+struct drop_dim_view {
+  template <class... Kept>
+  static tensor_view<T, Kept...> make(type_list<Kept...>);
+  template <class X>
+  struct keep : std::bool_constant<!std::is_same_v<X, D>> {};
+  using type = decltype(make(filter_t<keep, type_list<Ds...>>{}));
+};
+
+}  // namespace detail
+
+// What tensor and tensor_view share: extents, strides, access by position and by tag.
+// Derived provides data(), shape() and strides().
+template <class Derived, class T, class... Ds>
+class tensor_access {
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+  using dims = dim_list<Ds...>;
+  using shape_type = shape<Ds...>;
+  static constexpr std::size_t rank = sizeof...(Ds);
+
+  template <class D>
+  std::size_t extent() const {
+    return self().shape().template extent<D>();
+  }
+  std::size_t size() const { return self().shape().size(); }
+  template <class D>
+  std::ptrdiff_t stride() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>, "dimgraph: stride: the tensor has no such dim");
+    return self().strides()[list_index_of_v<dims, std::remove_cvref_t<D>>];
+  }
+
+  // The element at positions is... in the listed dim order (unchecked).
+  template <std::integral... Is>
+    requires(sizeof...(Is) == rank)
+  decltype(auto) operator()(Is... is) {
+    return derived().data()[offset({static_cast<std::size_t>(is)...})];
+  }
+  template <std::integral... Is>
+    requires(sizeof...(Is) == rank)
+  decltype(auto) operator()(Is... is) const {
+    return self().data()[offset({static_cast<std::size_t>(is)...})];
+  }
+
+  // The element at the given position of every dim, by tag, in any order (checked:
+  // index_error). x.at(dg::at<Time>(3), dg::at<Feature>(0))
+  template <class... As>
+  decltype(auto) at(at_arg<As>... a) {
+    return derived().data()[checked_offset(a...)];
+  }
+  template <class... As>
+  decltype(auto) at(at_arg<As>... a) const {
+    return self().data()[checked_offset(a...)];
+  }
+
+  // A view without dim D, fixed at index i (checked: index_error). x[dg::at<Time>(3)]
+  template <class D>
+  auto operator[](at_arg<D> a) {
+    return drop(derived().data(), a);
+  }
+  template <class D>
+  auto operator[](at_arg<D> a) const {
+    return drop(self().data(), a);
+  }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  std::ptrdiff_t offset(const std::array<std::size_t, rank>& pos) const {
+    std::ptrdiff_t off = 0;
+    const auto& s = self().strides();
+    for (std::size_t i = 0; i < rank; ++i) off += static_cast<std::ptrdiff_t>(pos[i]) * s[i];
+    return off;
+  }
+  template <class... As>
+  std::ptrdiff_t checked_offset(at_arg<As>... a) const {
+    static_assert(sizeof...(As) == rank && (list_contains_v<dims, As> && ...) &&
+                      detail::first_duplicate_v<detail::type_list<As...>> == sizeof...(As),
+                  "dimgraph: at: give one index for every dim of the tensor, by tag");
+    std::array<std::size_t, rank> pos{};
+    ((detail::check_index<As>("at", a.value, extent<As>()), pos[list_index_of_v<dims, As>] = a.value), ...);
+    return offset(pos);
+  }
+  template <class P, class D>
+  auto drop(P* data, at_arg<D> a) const {
+    static_assert(list_contains_v<dims, D>, "dimgraph: at: the tensor has no such dim");
+    detail::check_index<D>("at", a.value, extent<D>());
+    constexpr std::size_t k = list_index_of_v<dims, D>;
+    using view = detail::drop_dim_view_t<D, P, Ds...>;
+    std::array<std::size_t, rank - 1> ext{};
+    std::array<std::ptrdiff_t, rank - 1> str{};
+    for (std::size_t i = 0, j = 0; i < rank; ++i)
+      if (i != k) {
+        ext[j] = self().shape().extent(i);
+        str[j++] = self().strides()[i];
+      }
+    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k],
+                view::shape_type::from_extents(ext, "at"), str);
+  }
+};
+
+namespace detail {
+// Passed by a tensor constructed from an expression: the shape is not set yet.
+struct construct_tag {};
+}  // namespace detail
+
+// An owning tensor: row-major in the listed dim order (the last dim contiguous),
+// 64-byte aligned, inline when every dim is static. Elements start value-initialised.
+// Error: a repeated dim (compile time); an extent outside its dim's interval (shape_error).
+template <class T, class... Ds>
+class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
+  using base = tensor_access<tensor<T, Ds...>, T, Ds...>;
+  static_assert(std::is_same_v<T, std::remove_cvref_t<T>>, "dimgraph: tensor: the element type must not be const or a reference");
+
+ public:
+  using typename base::dims;
+  using typename base::shape_type;
+  using base::rank;
+  static constexpr bool is_static = shape_type::is_static;
+
+  tensor() requires is_static = default;
+  explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
+  template <class... Ts>
+    requires(sizeof...(Ts) > 0)
+  explicit tensor(extent_arg<Ts>... e) : tensor(shape_type(e...)) {}
+
+  // From an expression (anything dimgraph can assign from): evaluates it.
+  template <class E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
+             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e), detail::construct_tag{}); })
+  tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
+    assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
+  }
+  template <class E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
+             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e)); })
+  tensor& operator=(E&& e) {
+    assign_expression(*this, std::forward<E>(e));
+    return *this;
+  }
+
+  T* data() { return storage_.data(); }
+  const T* data() const { return storage_.data(); }
+  const shape_type& shape() const { return shape_; }
+  const detail::strides_t<rank>& strides() const { return strides_; }
+
+  // Re-shapes (dynamic dims only); the contents become value-initialised when the extents change.
+  void reshape(const shape_type& s) {
+    if (s == shape_) return;
+    storage_ = make_storage(s);
+    shape_ = s;
+    strides_ = detail::row_major_strides<rank>(s.extents());
+  }
+
+  // A view of the whole tensor.
+  tensor_view<T, Ds...> view() { return {data(), shape_, strides_}; }
+  tensor_view<const T, Ds...> view() const { return {data(), shape_, strides_}; }
+  operator tensor_view<const T, Ds...>() const { return view(); }  // NOLINT
+
+ private:
+  static constexpr std::size_t static_count() {
+    if constexpr (is_static) return shape_type{}.size();
+    else return 0;
+  }
+  using storage_type = std::conditional_t<is_static, detail::inline_storage<T, static_count()>,
+                                          detail::heap_storage<T>>;
+  static storage_type make_storage(const shape_type& s) {
+    if constexpr (is_static) return {};
+    else return storage_type(s.size());
+  }
+
+  shape_type shape_{};
+  storage_type storage_ = make_storage(shape_);
+  detail::strides_t<rank> strides_ = detail::row_major_strides<rank>(shape_.extents());
+};
+
+// A non-owning strided view (T may be const). Made by permute, slicing by tag, or
+// over external memory with dg::view.
+template <class T, class... Ds>
+class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
+  using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
+
+ public:
+  using typename base::dims;
+  using typename base::shape_type;
+  using base::rank;
+
+  tensor_view(T* data, const shape_type& s, const detail::strides_t<rank>& strides)
+      : data_(data), shape_(s), strides_(strides) {}
+  // A view of a tensor (const-converting from a mutable view too).
+  template <class U>
+    requires std::is_same_v<const U, T>
+  tensor_view(const tensor_view<U, Ds...>& v) : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
+
+  template <class E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view> &&
+             requires(const tensor_view& v, E&& e) { assign_expression(v, std::forward<E>(e)); })
+  const tensor_view& operator=(E&& e) const {
+    assign_expression(*this, std::forward<E>(e));
+    return *this;
+  }
+  // Assignment writes through to the viewed elements (a view is a reference).
+  const tensor_view& operator=(const tensor_view& other) const
+    requires(!std::is_const_v<T>)
+  {
+    assign_expression(*this, other);
+    return *this;
+  }
+  tensor_view(const tensor_view&) = default;
+
+  T* data() const { return data_; }
+  const shape_type& shape() const { return shape_; }
+  const detail::strides_t<rank>& strides() const { return strides_; }
+
+ private:
+  T* data_;
+  shape_type shape_;
+  detail::strides_t<rank> strides_;
+};
+
+// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2)).
+template <class T, class... Ds, class... Es>
+tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
+  using shape_type = shape<Ds...>;
+  shape_type s = [&] {
+    if constexpr (sizeof...(Es) == 0) return shape_type{};
+    else return shape_type(e...);
+  }();
+  return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
+}
+
+// The same elements with the dims in another order (a view, no copy).
+// Error: Ps... is not a reordering of the tensor's dims.
+template <class... Ps, class X>
+auto permute(X&& x) {
+  using x_t = std::remove_cvref_t<X>;
+  using dims = typename x_t::dims;
+  static_assert(list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size,
+                "dimgraph: permute: the new order must list each dim of the tensor once");
+  using elem = std::remove_pointer_t<decltype(x.data())>;
+  std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
+  detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};
+  return tensor_view<elem, Ps...>(x.data(), shape<Ps...>::from_extents(ext, "permute"), str);
+}
+
+}  // namespace dimgraph

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Set up, build and run dimgraph. Installs the Debian packages it needs when they are missing.
+#
+#   bash tools/run.sh examples     build every example with GCC and run it
+#   bash tools/run.sh tests        build and run the whole test suite with GCC
+#   bash tools/run.sh bench        Release -O3 -march=native build; compile-time benchmarks
+#   bash tools/run.sh format       check formatting with clang-format-16
+#   bash tools/run.sh format-fix   reformat in place with clang-format-16
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+jobs="$(nproc)"
+
+usage() {
+  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  exit 2
+}
+
+apt_updated=0
+# ensure_packages PKG...: apt-get install those of PKG that are not installed.
+ensure_packages() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
+      missing+=("$pkg")
+    fi
+  done
+  ((${#missing[@]})) || return 0
+  local sudo=()
+  if [[ "$(id -u)" -ne 0 ]]; then
+    sudo=(sudo)
+  fi
+  echo "== installing: ${missing[*]}"
+  if ((!apt_updated)); then
+    "${sudo[@]}" apt-get update
+    apt_updated=1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+base_packages=(cmake g++ make libboost-dev doctest-dev)
+
+# The C++ sources that clang-format owns (generated single_include/ excluded).
+format_sources() {
+  find include tests examples bench -type f \( -name '*.hpp' -o -name '*.cpp' \) | sort
+}
+
+command="${1:-}"
+case "$command" in
+  examples)
+    ensure_packages "${base_packages[@]}"
+    cmake --preset gcc -DDIMGRAPH_BUILD_TESTS=OFF -DDIMGRAPH_BUILD_EXAMPLES=ON
+    cmake --build --preset gcc -j "$jobs"
+    ran=0 failed=0
+    while IFS= read -r program; do
+      echo
+      echo "== example: $(basename "$program")"
+      ran=$((ran + 1))
+      status=0
+      "$program" || status=$?
+      if ((status != 0)); then
+        echo "!! example $(basename "$program") failed (exit status $status)"
+        failed=$((failed + 1))
+      fi
+    done <build/gcc/examples/examples.txt
+    echo
+    echo "examples: $ran run, $failed failed"
+    ((ran > 0 && failed == 0))
+    ;;
+  tests)
+    ensure_packages "${base_packages[@]}" python3
+    cmake --preset gcc -DDIMGRAPH_BUILD_TESTS=ON -DDIMGRAPH_BUILD_EXAMPLES=ON
+    cmake --build --preset gcc -j "$jobs"
+    ctest --preset gcc -j "$jobs" --output-on-failure
+    ;;
+  bench)
+    ensure_packages "${base_packages[@]}" python3 libbenchmark-dev
+    cmake --preset bench
+    cmake --build --preset bench -j "$jobs"
+    python3 bench/compile/run.py
+    ;;
+  format | format-fix)
+    ensure_packages clang-format-16
+    mapfile -t sources < <(format_sources)
+    if ((${#sources[@]} == 0)); then
+      echo "no sources to format"
+      exit 0
+    fi
+    if [[ "$command" == format ]]; then
+      clang-format-16 --dry-run -Werror "${sources[@]}"
+      echo "formatting ok (${#sources[@]} files)"
+    else
+      clang-format-16 -i "${sources[@]}"
+      echo "formatted ${#sources[@]} files"
+    fi
+    ;;
+  *)
+    usage
+    ;;
+esac
