@@ -18,3 +18,14 @@
 #include "dimgraph/shape/shape.hpp"
 
 #include "dimgraph/tensor/tensor.hpp"
+
+#include "dimgraph/expr/node.hpp"
+#include "dimgraph/expr/map.hpp"
+#include "dimgraph/expr/functors.hpp"
+#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/expr/broadcast.hpp"
+
+#include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/cursor.hpp"
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/compound.hpp"

@@ -20,12 +20,18 @@ template <class B, class X>
 struct left_quotient;
 
 template <class Q, class... Qs>
-type_list<Q, Qs...> prepend_parsed(type_list<Qs...>);
+constexpr type_list<Q, Qs...> prepend_parsed(type_list<Qs...>) {
+  return {};
+}
 template <class Q>
-no_candidate prepend_parsed(no_candidate);
+constexpr no_candidate prepend_parsed(no_candidate) {
+  return {};
+}
 template <class... Qs>
-std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>);
-no_candidate sum_parsed(no_candidate);
+constexpr std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>) {
+  return {};
+}
+constexpr no_candidate sum_parsed(no_candidate) { return {}; }
 
 template <class Terms, class B, std::size_t P>
 constexpr bool block_at() {

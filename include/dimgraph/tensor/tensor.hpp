@@ -7,7 +7,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/shape/shape.hpp"
+#include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/index_arg.hpp"
 #include "dimgraph/tensor/storage.hpp"
 
@@ -50,6 +52,33 @@ struct drop_dim_view {
   struct keep : std::bool_constant<!std::is_same_v<X, D>> {};
   using type = decltype(make(filter_t<keep, type_list<Ds...>>{}));
 };
+
+// Why extents given by tag do not fit the dims Ds... (checked in this order, so that the
+// entry point's static_asserts give one message per mistake).
+enum class extents_check { ok, unknown_dim, repeated, missing };
+template <class... Ds, class... Es>
+constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
+  if (!(contains_v<Es, type_list<Ds...>> && ...)) return extents_check::unknown_dim;
+  if (first_duplicate_v<type_list<Es...>> != sizeof...(Es)) return extents_check::repeated;
+  if (!((is_static_v<Ds> || contains_v<Ds, type_list<Es...>>)&&...)) return extents_check::missing;
+  return extents_check::ok;
+}
+
+// The extent given for D, or D's static size when none is given.
+template <class D, class... Es>
+constexpr std::size_t given_extent(extent_arg<Es>... e) {
+  std::size_t n = bounds_v<D>.lo;
+  ((std::is_same_v<D, Es> ? void(n = e.value) : void()), ...);
+  return n;
+}
+
+// The shape of Ds... from extents given by tag in any order (static dims optional),
+// each checked against its dim's interval: a shape_error that names `op`, the dim and
+// the extent. The caller has checked the arguments with check_extents.
+template <class... Ds, class... Es>
+shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
+  return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+}
 
 }  // namespace detail
 
@@ -157,6 +186,8 @@ template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor<T, Ds...>, T, Ds...>;
   static_assert(std::is_same_v<T, std::remove_cvref_t<T>>, "dimgraph: tensor: the element type must not be const or a reference");
+  static_assert(element<std::remove_cvref_t<T>>,
+                "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, double or dg::index<D>");
 
  public:
   using typename base::dims;
@@ -168,19 +199,25 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
   template <class... Ts>
     requires(sizeof...(Ts) > 0)
-  explicit tensor(extent_arg<Ts>... e) : tensor(shape_type(e...)) {}
+  explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
+    constexpr auto check = detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
+    static_assert(check != detail::extents_check::unknown_dim,
+                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
+    static_assert(check != detail::extents_check::repeated, "dimgraph: tensor: an extent is given twice");
+    static_assert(check != detail::extents_check::missing, "dimgraph: tensor: a non-static dim has no extent");
+  }
 
   // From an expression (anything dimgraph can assign from): evaluates it.
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
              requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e), detail::construct_tag{}); })
-  tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
+  DIMGRAPH_ALWAYS_INLINE tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
     assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
   }
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
              requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e)); })
-  tensor& operator=(E&& e) {
+  DIMGRAPH_ALWAYS_INLINE tensor& operator=(E&& e) {
     assign_expression(*this, std::forward<E>(e));
     return *this;
   }
@@ -215,7 +252,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     else return storage_type(s.size());
   }
 
-  shape_type shape_{};
+  // (Before a constructor sets it: every dim at its smallest extent.)
+  shape_type shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
   storage_type storage_ = make_storage(shape_);
   detail::strides_t<rank> strides_ = detail::row_major_strides<rank>(shape_.extents());
 };
@@ -225,6 +263,9 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
+  static_assert(element<std::remove_const_t<T>>,
+                "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
+                "dg::index<D> (optionally const)");
 
  public:
   using typename base::dims;
@@ -265,13 +306,16 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
 };
 
 // A row-major view over external memory: dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2)).
+// Extents by tag in any order; static dims need none. Errors: a missing, repeated or
+// foreign extent (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds, class... Es>
 tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  using shape_type = shape<Ds...>;
-  shape_type s = [&] {
-    if constexpr (sizeof...(Es) == 0) return shape_type{};
-    else return shape_type(e...);
-  }();
+  constexpr auto check = detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
+  static_assert(check != detail::extents_check::unknown_dim,
+                "dimgraph: view: an extent is given for a dim the view does not have");
+  static_assert(check != detail::extents_check::repeated, "dimgraph: view: an extent is given twice");
+  static_assert(check != detail::extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  shape<Ds...> s = detail::shape_from<Ds...>("view", e...);
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
 }
 

@@ -1,0 +1,63 @@
+// broadcast_to and outer: the explicit ways to combine operands whose dims do not nest.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/expr/functors.hpp"
+#include "dimgraph/expr/map.hpp"
+
+namespace dimgraph {
+
+// x read as a tensor with dims Ds... (a superset of x's dims, in any order); the new
+// dims repeat x (stride 0: never materialised). Extents of new non-static dims are given.
+template <class X, class... Ds>
+class broadcast_expr : public expr_node_base {
+ public:
+  using dims = dim_list<Ds...>;
+  using value_type = value_t<X>;
+
+  template <class Arg>
+  broadcast_expr(Arg&& x, const std::array<std::size_t, sizeof...(Ds)>& new_extents)
+      : x_(std::forward<Arg>(x)), extents_(new_extents) {}
+
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (list_contains_v<dims_t<X>, d>) return x_.template extent<d>();
+    else return extents_[list_index_of_v<dims, d>];
+  }
+  const std::remove_cvref_t<X>& operand() const { return x_; }
+
+ private:
+  X x_;
+  std::array<std::size_t, sizeof...(Ds)> extents_;
+};
+
+// broadcast_to<Ds...>(x, dg::extent<New>(n)...): Shape rule [x dims] -> [Ds...].
+// Error: Ds... lacks one of x's dims; a new non-static dim without an extent.
+template <class... Ds, expression X, class... Es>
+auto broadcast_to(X&& x, extent_arg<Es>... given) {
+  using xd = dims_t<X>;
+  static_assert(list_is_subset_v<xd, dim_list<Ds...>>,
+                "dimgraph: broadcast_to: the target dims must include every dim of the operand");
+  static_assert(((is_static_v<Ds> || list_contains_v<xd, Ds> || detail::contains_v<Ds, detail::type_list<Es...>>) && ...),
+                "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+  std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
+  ((ext[list_index_of_v<dim_list<Ds...>, Es>] = detail::checked_extent<Es>("broadcast_to", given.value)), ...);
+  return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+}
+
+// outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
+// dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
+template <expression A, expression B, class F = detail::fn::mul>
+auto outer(A&& a, B&& b, F f = {}) {
+  using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
+                                                                   std::forward<B>(b));
+}
+
+}  // namespace dimgraph

@@ -1,0 +1,77 @@
+// What an expression is: tensors, views, scalars and lazy nodes, and how nodes hold operands.
+#pragma once
+
+#include <cstddef>
+#include <type_traits>
+
+#include "dimgraph/tensor/promote.hpp"
+#include "dimgraph/tensor/tensor.hpp"
+
+namespace dimgraph {
+
+// Every lazy node derives from this.
+struct expr_node_base {};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_tensor_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
+template <class T>
+inline constexpr bool is_view_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+}  // namespace detail
+
+// A tensor, a view or a lazy node: anything with dims, a value type and extents.
+template <class E>
+concept expression = detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
+                     std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
+
+template <expression E>
+using value_t = typename std::remove_cvref_t<E>::value_type;
+template <expression E>
+using dims_t = typename std::remove_cvref_t<E>::dims;
+
+// A C++ scalar used as an operand ("wrapped number": it does not raise a tensor's
+// type within its category).
+template <class S>
+concept scalar = element<std::remove_cvref_t<S>> && !expression<S>;
+
+// A rank-0 operand holding one value, already converted to the type it combines in.
+template <class T>
+struct scalar_expr : expr_node_base {
+  using value_type = T;
+  using dims = dim_list<>;
+  T value;
+};
+
+// How a node holds an operand: lvalues by reference, rvalues by value, so
+// `auto e = dg::exp(make_tensor()) + x;` never dangles.
+template <class E>
+using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::remove_cvref_t<E>&,
+                                     std::remove_cvref_t<E>>;
+
+namespace detail {
+
+// The extent of D in e (e must have D).
+template <class D, class E>
+std::size_t extent_in(const E& e) {
+  return e.template extent<D>();
+}
+
+// Index of the first operand whose dim set contains every operand's dims, or npos.
+inline constexpr std::size_t no_operand = static_cast<std::size_t>(-1);
+template <class... Ls>
+constexpr std::size_t containing_operand() {
+  std::size_t i = 0, found = no_operand;
+  auto check = [&]<class L>(L*) {
+    if (found == no_operand && (list_is_subset_v<Ls, L> && ...)) found = i;
+    ++i;
+  };
+  (check(static_cast<Ls*>(nullptr)), ...);
+  return found;
+}
+
+}  // namespace detail
+}  // namespace dimgraph

@@ -1,0 +1,227 @@
+// The element-wise ops: + - * /, math functions, comparisons, logic, where, cast, map.
+#pragma once
+
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/expr/functors.hpp"
+#include "dimgraph/expr/map.hpp"
+
+namespace dimgraph {
+namespace detail {
+
+// Operands of a binary op: two expressions, or an expression and a C++ scalar.
+template <class A, class B>
+concept binary_operands = (expression<A> && expression<B>) || (expression<A> && scalar<B>) ||
+                          (scalar<A> && expression<B>);
+
+template <class X>
+struct operand_elem {
+  using type = std::remove_cvref_t<X>;
+};
+template <expression X>
+struct operand_elem<X> {
+  using type = value_t<X>;
+};
+template <class X>
+using operand_elem_t = typename operand_elem<X>::type;
+
+template <class X>
+struct operand_dims {
+  using type = dim_list<>;
+};
+template <expression X>
+struct operand_dims<X> {
+  using type = dims_t<X>;
+};
+template <class X>
+using operand_dims_t = typename operand_dims<X>::type;
+
+// Why a binary op is rejected (checked in this order, so one mistake gives one message).
+enum class binary_check { ok, outer_broadcast, index_arithmetic, bool_arithmetic, no_common_type };
+
+template <class A, class B>
+constexpr bool dims_nest() {
+  using la = operand_dims_t<A>;
+  using lb = operand_dims_t<B>;
+  return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
+}
+
+template <class A, class B, bool Arithmetic>
+constexpr binary_check check_binary() {
+  using ea = operand_elem_t<A>;
+  using eb = operand_elem_t<B>;
+  if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
+  if (Arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
+  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>) return binary_check::bool_arithmetic;
+  if constexpr (expression<A> && expression<B>) {
+    if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
+  }
+  return binary_check::ok;
+}
+
+// A stand-in result after a reported error, so one mistake gives one message.
+struct invalid_expr {};
+
+template <class F, class A, class B>
+auto make_binary(A&& a, B&& b) {
+  if constexpr (expression<A> && expression<B>)
+    return make_map(F{}, std::forward<A>(a), std::forward<B>(b));
+  else if constexpr (expression<A>)
+    return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
+  else
+    return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
+}
+
+}  // namespace detail
+
+// Element-wise binary ops. Shape rule: operands align by tag; one operand's dim set
+// must contain the other's, and the result has that operand's order (the left one's
+// when the sets are equal). Types promote as in PyTorch; C++ scalars are wrapped numbers.
+// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
+// dg::index<D> or on two bools; element types with no common type.
+// Errors (run time): a shared dynamic dim with different extents (shape_error).
+#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                                 \
+  template <class A, class B>                                                                          \
+    requires detail::binary_operands<A, B>                                                             \
+  auto DECL(A&& a, B&& b) {                                                                            \
+    constexpr auto check = detail::check_binary<A, B, ARITH>();                                        \
+    static_assert(check != detail::binary_check::outer_broadcast,                                      \
+                  "dimgraph: " NAME                                                                    \
+                  ": neither operand's dims contain the other's (an implicit outer broadcast); "       \
+                  "use dg::broadcast_to<...> or dg::outer");                                           \
+    static_assert(check != detail::binary_check::index_arithmetic,                                     \
+                  "dimgraph: " NAME ": arithmetic on dg::index<D> makes no sense; dg::cast it first"); \
+    static_assert(check != detail::binary_check::bool_arithmetic,                                      \
+                  "dimgraph: " NAME ": arithmetic on two bool operands makes no sense; use a logical " \
+                  "op or dg::cast");                                                                   \
+    static_assert(check != detail::binary_check::no_common_type,                                       \
+                  "dimgraph: " NAME ": the element types have no common type; dg::cast one operand");  \
+    if constexpr (check == detail::binary_check::ok)                                                   \
+      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));                    \
+    else                                                                                               \
+      return detail::invalid_expr{};                                                                   \
+  }
+
+DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
+DIMGRAPH_BINARY_OP(operator-, "sub", detail::fn::sub, true)
+DIMGRAPH_BINARY_OP(operator*, "mul", detail::fn::mul, true)
+DIMGRAPH_BINARY_OP(operator/, "div", detail::fn::div, true)
+DIMGRAPH_BINARY_OP(pow, "pow", detail::fn::pow, true)
+DIMGRAPH_BINARY_OP(min, "min", detail::fn::minimum, true)
+DIMGRAPH_BINARY_OP(max, "max", detail::fn::maximum, true)
+// Comparisons give bool. (operator== on tensors compares whole values; element-wise
+// comparison is always spelled out.)
+DIMGRAPH_BINARY_OP(equal, "equal", detail::fn::equal, false)
+DIMGRAPH_BINARY_OP(not_equal, "not_equal", detail::fn::not_equal, false)
+DIMGRAPH_BINARY_OP(less, "less", detail::fn::less, false)
+DIMGRAPH_BINARY_OP(less_equal, "less_equal", detail::fn::less_equal, false)
+DIMGRAPH_BINARY_OP(greater, "greater", detail::fn::greater, false)
+DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, false)
+#undef DIMGRAPH_BINARY_OP
+
+// Logical ops on bool operands.
+#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                      \
+  template <class A, class B>                                                                         \
+    requires detail::binary_operands<A, B>                                                            \
+  auto DECL(A&& a, B&& b) {                                                                           \
+    constexpr bool nest = detail::dims_nest<A, B>();                                                  \
+    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                         \
+                           std::is_same_v<detail::operand_elem_t<B>, bool>;                           \
+    static_assert(nest, "dimgraph: " NAME                                                             \
+                        ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
+    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");                   \
+    if constexpr (nest && bools)                                                                      \
+      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));                    \
+    else                                                                                              \
+      return detail::invalid_expr{};                                                                  \
+  }
+DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
+DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
+DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
+#undef DIMGRAPH_LOGICAL_OP
+
+template <expression X>
+auto logical_not(X&& x) {
+  static_assert(std::is_same_v<value_t<X>, bool>, "dimgraph: logical_not: the operand must be bool");
+  return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+}
+
+// Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
+// compute in float. Error: the op on dg::index<D> or bool.
+#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                   \
+  template <expression X>                                                                        \
+  auto DECL(X&& x) {                                                                             \
+    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;            \
+    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool");      \
+    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));                    \
+    else return detail::invalid_expr{};                                                          \
+  }
+DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
+DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
+DIMGRAPH_UNARY_OP(exp, "exp", detail::fn::exp)
+DIMGRAPH_UNARY_OP(log, "log", detail::fn::log)
+DIMGRAPH_UNARY_OP(log1p, "log1p", detail::fn::log1p)
+DIMGRAPH_UNARY_OP(sqrt, "sqrt", detail::fn::sqrt)
+DIMGRAPH_UNARY_OP(rsqrt, "rsqrt", detail::fn::rsqrt)
+DIMGRAPH_UNARY_OP(tanh, "tanh", detail::fn::tanh)
+DIMGRAPH_UNARY_OP(sigmoid, "sigmoid", detail::fn::sigmoid)
+DIMGRAPH_UNARY_OP(relu, "relu", detail::fn::relu)
+DIMGRAPH_UNARY_OP(gelu, "gelu", detail::fn::gelu)
+DIMGRAPH_UNARY_OP(sin, "sin", detail::fn::sin)
+DIMGRAPH_UNARY_OP(cos, "cos", detail::fn::cos)
+DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
+DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
+#undef DIMGRAPH_UNARY_OP
+
+// where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
+// three operands (one must contain the others' dims). Error: cond not bool.
+template <class C, class A, class B>
+  requires expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)
+auto where(C&& c, A&& a, B&& b) {
+  using la = detail::operand_dims_t<A>;
+  using lb = detail::operand_dims_t<B>;
+  constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
+  constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
+  static_assert(nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
+  static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
+  if constexpr (nest && cond_bool) {
+    auto wrap = [](auto&& x, auto* other) -> decltype(auto) {
+      using other_t = std::remove_pointer_t<decltype(other)>;
+      return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
+    };
+    if constexpr (expression<A> && expression<B>)
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
+    else if constexpr (expression<A>)
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
+                              wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
+    else if constexpr (expression<B>)
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                              wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)), std::forward<B>(b));
+    else
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                              scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
+                              scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+// cast<T>(x): x's elements converted to T (the explicit narrowing).
+template <class T, expression X>
+auto cast(X&& x) {
+  static_assert(element<T>, "dimgraph: cast: the target is not an element type");
+  return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+}
+
+// map(f, xs...): a user function applied element by element (fused like any other op).
+// Shape rule: as for where. Error: no operand contains the others' dims.
+template <class F, expression... Xs>
+auto map(F f, Xs&&... xs) {
+  constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
+  static_assert(nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+  if constexpr (nest) return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+  else return detail::invalid_expr{};
+}
+
+}  // namespace dimgraph
