@@ -17,7 +17,12 @@
 #include "dimgraph/shape/extent.hpp"
 #include "dimgraph/shape/shape.hpp"
 
+#include "dimgraph/tensor/element.hpp"
+#include "dimgraph/tensor/promote.hpp"
 #include "dimgraph/tensor/tensor.hpp"
+#include "dimgraph/tensor/make.hpp"
+#include "dimgraph/tensor/equal.hpp"
+#include "dimgraph/tensor/print.hpp"
 
 #include "dimgraph/expr/node.hpp"
 #include "dimgraph/expr/map.hpp"

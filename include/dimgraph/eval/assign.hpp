@@ -256,6 +256,14 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
   }
 }
 
+// After a reported mistake: nothing more to say.
+template <class Dst, detail::poisoned E>
+void assign_expression(Dst&, E&&, detail::construct_tag = {}) {}
+template <detail::poisoned E>
+detail::invalid_expr eval(E&&) {
+  return {};
+}
+
 // A new tensor holding the value of e (dims in e's order).
 template <expression E>
 auto eval(E&& e) {

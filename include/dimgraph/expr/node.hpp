@@ -54,6 +54,12 @@ using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::r
 
 namespace detail {
 
+// The stand-in result of an op whose mistake was already reported: every op on it
+// quietly gives it again, so one mistake gives one message.
+struct invalid_expr {};
+template <class X>
+concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
+
 // The extent of D in e (e must have D).
 template <class D, class E>
 std::size_t extent_in(const E& e) {

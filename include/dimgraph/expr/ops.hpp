@@ -15,6 +15,9 @@ template <class A, class B>
 concept binary_operands = (expression<A> && expression<B>) || (expression<A> && scalar<B>) ||
                           (scalar<A> && expression<B>);
 
+template <class A, class B>
+concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
+
 template <class X>
 struct operand_elem {
   using type = std::remove_cvref_t<X>;
@@ -60,9 +63,6 @@ constexpr binary_check check_binary() {
   return binary_check::ok;
 }
 
-// A stand-in result after a reported error, so one mistake gives one message.
-struct invalid_expr {};
-
 template <class F, class A, class B>
 auto make_binary(A&& a, B&& b) {
   if constexpr (expression<A> && expression<B>)
@@ -83,8 +83,10 @@ auto make_binary(A&& a, B&& b) {
 // Errors (run time): a shared dynamic dim with different extents (shape_error).
 #define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                                 \
   template <class A, class B>                                                                          \
-    requires detail::binary_operands<A, B>                                                             \
+    requires detail::binary_operands_or_poisoned<A, B>                                                 \
   auto DECL(A&& a, B&& b) {                                                                            \
+    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};           \
+    else {                                                                                             \
     constexpr auto check = detail::check_binary<A, B, ARITH>();                                        \
     static_assert(check != detail::binary_check::outer_broadcast,                                      \
                   "dimgraph: " NAME                                                                    \
@@ -101,6 +103,7 @@ auto make_binary(A&& a, B&& b) {
       return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));                    \
     else                                                                                               \
       return detail::invalid_expr{};                                                                   \
+    }                                                                                                  \
   }
 
 DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
@@ -150,6 +153,10 @@ auto logical_not(X&& x) {
 // Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
 // compute in float. Error: the op on dg::index<D> or bool.
 #define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                   \
+  template <detail::poisoned X>                                                                  \
+  auto DECL(X&&) {                                                                               \
+    return detail::invalid_expr{};                                                               \
+  }                                                                                              \
   template <expression X>                                                                        \
   auto DECL(X&& x) {                                                                             \
     constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;            \

@@ -95,10 +95,10 @@ class shape {
   }
 
   // Extents by position, for code that builds shapes from other shapes.
-  static constexpr shape from_extents(const std::array<std::size_t, rank>& ext,
-                                      const char* op = "shape") {
+  static constexpr shape from_extents([[maybe_unused]] const std::array<std::size_t, rank>& ext,
+                                      [[maybe_unused]] const char* op = "shape") {  // (rank 0)
     shape s(uninitialized{});
-    std::size_t i = 0;
+    [[maybe_unused]] std::size_t i = 0;
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
     return s;
   }

@@ -34,7 +34,8 @@ class index {
   friend constexpr std::strong_ordering operator<=>(index, index) = default;
 
   template <class Char, class Traits>
-  friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os, index i) {
+  friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os,
+                                                      index i) {
     return os << i.value_;
   }
 
@@ -52,8 +53,8 @@ inline constexpr bool is_one_of_v = (std::is_same_v<T, Us> || ...);
 // characters and their signedness varies.
 template <class T>
 inline constexpr bool is_integer_element_v =
-    is_one_of_v<T, signed char, short, int, long, long long, unsigned char, unsigned short, unsigned,
-                unsigned long, unsigned long long>;
+    is_one_of_v<T, signed char, short, int, long, long long, unsigned char, unsigned short,
+                unsigned, unsigned long, unsigned long long>;
 
 template <class T>
 struct index_traits {
@@ -87,7 +88,7 @@ enum class element_category { boolean, integral, floating, index };
 
 template <element T>
 inline constexpr element_category element_category_v =
-    std::is_same_v<T, bool>         ? element_category::boolean
+    std::is_same_v<T, bool>       ? element_category::boolean
     : std::is_floating_point_v<T> ? element_category::floating
     : is_index_v<T>               ? element_category::index
                                   : element_category::integral;

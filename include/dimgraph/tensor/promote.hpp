@@ -1,10 +1,12 @@
-// Type promotion: promote_t (PyTorch's promoteTypes), promote_scalar_t (wrapped numbers), is_narrowing_v.
+// Type promotion: promote_t (PyTorch's promoteTypes), promote_scalar_t, is_narrowing_v.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
+#include "dimgraph/detail/type_list.hpp"
 #include "dimgraph/tensor/element.hpp"
 
 namespace dimgraph {
@@ -18,16 +20,24 @@ static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<doubl
 // and width. Distinct types of equal width (long and long long) have the same code.
 enum class type_code { b1, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, none };
 
-constexpr bool is_unsigned_code(type_code c) { return c >= type_code::u8 && c <= type_code::u64; }
-constexpr bool is_signed_code(type_code c) { return c >= type_code::i8 && c <= type_code::i64; }
-constexpr bool is_float_code(type_code c) { return c == type_code::f32 || c == type_code::f64; }
+constexpr bool is_unsigned_code(type_code c) {
+  return c >= type_code::u8 && c <= type_code::u64;
+}
+constexpr bool is_signed_code(type_code c) {
+  return c >= type_code::i8 && c <= type_code::i64;
+}
+constexpr bool is_float_code(type_code c) {
+  return c == type_code::f32 || c == type_code::f64;
+}
 // log2 of the width in bytes, within the code's family (u8 -> 0, u64 -> 3).
 constexpr int width_step(type_code c) {
   if (is_unsigned_code(c)) return static_cast<int>(c) - static_cast<int>(type_code::u8);
   if (is_signed_code(c)) return static_cast<int>(c) - static_cast<int>(type_code::i8);
   return static_cast<int>(c) - static_cast<int>(type_code::f32);
 }
-constexpr type_code wider(type_code a, type_code b) { return width_step(a) >= width_step(b) ? a : b; }
+constexpr type_code wider(type_code a, type_code b) {
+  return width_step(a) >= width_step(b) ? a : b;
+}
 
 template <class T>
 constexpr type_code code_of() {
@@ -41,19 +51,11 @@ constexpr type_code code_of() {
   } else return type_code::none;  // index<D> and non-elements
 }
 
+// The fixed-width type of each code, in type_code's order.
+using code_types = type_list<bool, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t,
+                             std::int8_t, std::int16_t, std::int32_t, std::int64_t, float, double>;
 template <type_code C>
-struct type_of_code;
-template <> struct type_of_code<type_code::b1>  { using type = bool; };
-template <> struct type_of_code<type_code::u8>  { using type = std::uint8_t; };
-template <> struct type_of_code<type_code::u16> { using type = std::uint16_t; };
-template <> struct type_of_code<type_code::u32> { using type = std::uint32_t; };
-template <> struct type_of_code<type_code::u64> { using type = std::uint64_t; };
-template <> struct type_of_code<type_code::i8>  { using type = std::int8_t; };
-template <> struct type_of_code<type_code::i16> { using type = std::int16_t; };
-template <> struct type_of_code<type_code::i32> { using type = std::int32_t; };
-template <> struct type_of_code<type_code::i64> { using type = std::int64_t; };
-template <> struct type_of_code<type_code::f32> { using type = float; };
-template <> struct type_of_code<type_code::f64> { using type = double; };
+using type_of_code_t = at_t<static_cast<std::size_t>(C), code_types>;
 
 // The promotion of two arithmetic codes, or none. Rules (PyTorch's promoteTypes on
 // bool, u8, i8, i16, i32, i64, f32, f64, extended to u16, u32, u64):
@@ -81,7 +83,7 @@ struct promote_impl {};  // no promotion
 template <class A, class B>
   requires(!std::is_same_v<A, B> && promote_codes(code_of<A>(), code_of<B>()) != type_code::none)
 struct promote_impl<A, B> {
-  using type = typename type_of_code<promote_codes(code_of<A>(), code_of<B>())>::type;
+  using type = type_of_code_t<promote_codes(code_of<A>(), code_of<B>())>;
 };
 template <element A>
 struct promote_impl<A, A> {
@@ -96,7 +98,7 @@ struct canonical_element {
 template <element T>
   requires(code_of<T>() != type_code::none)
 struct canonical_element<T> {
-  using type = typename type_of_code<code_of<T>()>::type;
+  using type = type_of_code_t<code_of<T>()>;
 };
 
 // A C++ scalar does not raise a tensor's type within its category; a scalar of a

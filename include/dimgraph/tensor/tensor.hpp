@@ -86,6 +86,10 @@ shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
 // Derived provides data(), shape() and strides().
 template <class Derived, class T, class... Ds>
 class tensor_access {
+  static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
+                "dimgraph: tensor: a dim appears more than once");
+  static_assert((dimension<Ds> && ...), "dimgraph: tensor: every dim must be a dim tag or a dim expression");
+
  public:
   using value_type = std::remove_const_t<T>;
   using element_type = T;

@@ -1,0 +1,231 @@
+// Element-wise ops against hand-written loops on seeded random inputs: static,
+// interval, dynamic and mixed dims; views; broadcasting from either side; in place.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+namespace dg = dimgraph;
+
+namespace {
+struct B : dg::dim<"b"> {};                        // dynamic
+struct T : dg::dim<"t", dg::range{1, 8}> {};       // interval
+struct F : dg::dim<"f", 4> {};                     // static
+struct R : dg::dim<"r", 3> {};                     // static
+
+// Fills with seeded values in [-1, 1] (not using the library's own fill).
+template <class X>
+void fill(X& x, unsigned seed) {
+  std::mt19937 gen(seed);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x.data()[i] = static_cast<typename X::value_type>(static_cast<double>(gen() % 2001) / 1000.0 - 1.0);
+}
+
+using btf = dg::tensor<float, B, T, F>;
+btf make_btf(std::size_t b, std::size_t t, unsigned seed) {
+  btf x(dg::extent<B>(b), dg::extent<T>(t));
+  fill(x, seed);
+  return x;
+}
+}  // namespace
+
+TEST_CASE("elementwise: a fused chain equals the hand loop (dynamic, interval and static dims)") {
+  const btf a = make_btf(3, 5, 1), b = make_btf(3, 5, 2), c = make_btf(3, 5, 3);
+  btf out = a * b + c - a / (dg::abs(b) + 1.0f);
+  REQUIRE(out.extent<B>() == 3);
+  REQUIRE(out.extent<T>() == 5);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const float x = a.data()[i], y = b.data()[i], z = c.data()[i];
+    CHECK(out.data()[i] == x * y + z - x / (std::fabs(y) + 1.0f));
+  }
+}
+
+TEST_CASE("elementwise: unary math equals the standard functions") {
+  const btf a = make_btf(2, 3, 4);
+  const btf pos = dg::abs(a) + 0.5f;
+  const btf e = dg::exp(a), l = dg::log(pos), l1 = dg::log1p(pos), s = dg::sqrt(pos), rs = dg::rsqrt(pos);
+  const btf th = dg::tanh(a), sg = dg::sigmoid(a), re = dg::relu(a), ge = dg::gelu(a), si = dg::sin(a);
+  const btf co = dg::cos(a), fl = dg::floor(a * 3.0f), ce = dg::ceil(a * 3.0f), ng = -a;
+  const btf mn = dg::min(a, pos - 1.0f), mx = dg::max(a, pos - 1.0f), pw = dg::pow(pos, 2.5f);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const float x = a.data()[i], p = std::fabs(x) + 0.5f;
+    CHECK(e.data()[i] == doctest::Approx(std::exp(x)));
+    CHECK(l.data()[i] == doctest::Approx(std::log(p)));
+    CHECK(l1.data()[i] == doctest::Approx(std::log1p(p)));
+    CHECK(s.data()[i] == doctest::Approx(std::sqrt(p)));
+    CHECK(rs.data()[i] == doctest::Approx(1.0f / std::sqrt(p)));
+    CHECK(th.data()[i] == doctest::Approx(std::tanh(x)));
+    CHECK(sg.data()[i] == doctest::Approx(1.0 / (1.0 + std::exp(-x))));
+    CHECK(re.data()[i] == (x > 0 ? x : 0.0f));
+    CHECK(ge.data()[i] == doctest::Approx(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))));
+    CHECK(si.data()[i] == doctest::Approx(std::sin(x)));
+    CHECK(co.data()[i] == doctest::Approx(std::cos(x)));
+    CHECK(fl.data()[i] == std::floor(x * 3.0f));
+    CHECK(ce.data()[i] == std::ceil(x * 3.0f));
+    CHECK(ng.data()[i] == -x);
+    CHECK(mn.data()[i] == std::fmin(x, p - 1.0f));
+    CHECK(mx.data()[i] == std::fmax(x, p - 1.0f));
+    CHECK(pw.data()[i] == doctest::Approx(std::pow(p, 2.5f)));
+  }
+}
+
+TEST_CASE("elementwise: operands align by tag, whatever their order") {
+  const btf x = make_btf(2, 3, 5);
+  dg::tensor<float, T, F, B> y(dg::extent<B>(2), dg::extent<T>(3));
+  fill(y, 6);
+  const btf out = x + y;
+  const dg::tensor<float, T, F, B> out2 = y - x;  // the left operand's order
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t t = 0; t < 3; ++t)
+      for (std::size_t f = 0; f < 4; ++f) {
+        CHECK(out(b, t, f) == x(b, t, f) + y(t, f, b));
+        CHECK(out2(t, f, b) == y(t, f, b) - x(b, t, f));
+      }
+}
+
+TEST_CASE("elementwise: broadcasting from either side never materialises the smaller operand") {
+  const btf x = make_btf(2, 3, 7);
+  dg::tensor<float, F> bias;
+  fill(bias, 8);
+  dg::tensor<float, B, F> per_b(dg::extent<B>(2));
+  fill(per_b, 9);
+  const btf left = bias * 2.0f + x;   // [F] + [B,T,F]: the result takes the larger operand's dims
+  const btf right = x - per_b;        // [B,T,F] - [B,F]
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t t = 0; t < 3; ++t)
+      for (std::size_t f = 0; f < 4; ++f) {
+        CHECK(left(b, t, f) == bias(f) * 2.0f + x(b, t, f));
+        CHECK(right(b, t, f) == x(b, t, f) - per_b(b, f));
+      }
+  // explicit broadcast and outer
+  const auto full = dg::eval(dg::broadcast_to<B, R, F>(bias, dg::extent<B>(2)));
+  CHECK(full.extent<B>() == 2);
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t f = 0; f < 4; ++f) CHECK(full(b, r, f) == bias(f));
+  dg::tensor<float, R> rv;
+  fill(rv, 10);
+  const dg::tensor<float, F, R> o = dg::outer(bias, rv);
+  const dg::tensor<float, F, R> os = dg::outer(bias, rv, [](float a, float b) { return a + b; });
+  for (std::size_t f = 0; f < 4; ++f)
+    for (std::size_t r = 0; r < 3; ++r) {
+      CHECK(o(f, r) == bias(f) * rv(r));
+      CHECK(os(f, r) == bias(f) + rv(r));
+    }
+}
+
+TEST_CASE("elementwise: permuted and sliced views read and write by tag") {
+  btf x = make_btf(3, 4, 11);
+  const btf y = make_btf(3, 4, 12);
+  auto p = dg::permute<F, B, T>(x);
+  const dg::tensor<float, F, B, T> q = p * 2.0f;
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t t = 0; t < 4; ++t)
+      for (std::size_t f = 0; f < 4; ++f) CHECK(q(f, b, t) == x(b, t, f) * 2.0f);
+  // a slice at t = 2, [B, F], written through
+  auto row = x[dg::at<T>(2)];
+  const dg::tensor<float, B, F> before = row;
+  row = row + y[dg::at<T>(1)];
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t f = 0; f < 4; ++f) CHECK(x(b, 2, f) == before(b, f) + y(b, 1, f));
+  // writing a whole permuted view
+  dg::permute<T, F, B>(x) = dg::permute<T, F, B>(y) * 0.5f;
+  for (std::size_t i = 0; i < x.size(); ++i) CHECK(x.data()[i] == y.data()[i] * 0.5f);
+}
+
+TEST_CASE("elementwise: in place and compound assignment") {
+  btf x = make_btf(2, 2, 13);
+  const btf orig = x;
+  dg::tensor<float, F> bias;
+  fill(bias, 14);
+  x = x * x;      // exact aliasing is allowed
+  x += bias;      // [B,T,F] += [F]
+  x -= 1.0f;
+  x *= 2;
+  x /= 4.0f;
+  for (std::size_t b = 0; b < 2; ++b)
+    for (std::size_t t = 0; t < 2; ++t)
+      for (std::size_t f = 0; f < 4; ++f) {
+        const float v = orig(b, t, f);
+        CHECK(x(b, t, f) == ((v * v + bias(f) - 1.0f) * 2.0f) / 4.0f);
+      }
+}
+
+TEST_CASE("elementwise: types promote as in PyTorch, scalars are wrapped numbers") {
+  dg::tensor<std::int32_t, F> i;
+  dg::tensor<std::int8_t, F> i8;
+  dg::tensor<float, F> f;
+  dg::tensor<double, F> d;
+  for (int k = 0; k < 4; ++k) {
+    i.data()[k] = k - 2;
+    i8.data()[k] = static_cast<std::int8_t>(100 + k);
+    f.data()[k] = 0.5f * k;
+    d.data()[k] = 0.25 * k;
+  }
+  static_assert(std::is_same_v<dg::value_t<decltype(i + f)>, float>);
+  static_assert(std::is_same_v<dg::value_t<decltype(f + d)>, double>);
+  static_assert(std::is_same_v<dg::value_t<decltype(i8 + 1)>, std::int8_t>);       // int scalar: stays int8
+  static_assert(std::is_same_v<dg::value_t<decltype(f * 2.0)>, float>);            // double scalar: stays float
+  static_assert(std::is_same_v<dg::value_t<decltype(i * 0.5)>, float>);            // float scalar raises int
+  static_assert(std::is_same_v<dg::value_t<decltype(i / i)>, float>);              // true division
+  static_assert(std::is_same_v<dg::value_t<decltype(dg::exp(i))>, float>);
+  static_assert(std::is_same_v<dg::value_t<decltype(dg::less(i, f))>, bool>);
+  const dg::tensor<float, F> s = i + f;
+  const dg::tensor<std::int8_t, F> wrap = i8 + 100;  // int8 arithmetic wraps as in int8
+  const dg::tensor<float, F> q = i / (i + 3);
+  for (int k = 0; k < 4; ++k) {
+    CHECK(s(k) == static_cast<float>(k - 2) + 0.5f * k);
+    CHECK(wrap(k) == static_cast<std::int8_t>(static_cast<std::int8_t>(100 + k) + 100));
+    CHECK(q(k) == static_cast<float>(k - 2) / static_cast<float>(k + 1));
+  }
+  const dg::tensor<std::int32_t, F> narrowed = dg::cast<std::int32_t>(f * 3.0f);
+  for (int k = 0; k < 4; ++k) CHECK(narrowed(k) == static_cast<std::int32_t>(1.5f * k));
+}
+
+TEST_CASE("elementwise: comparisons, logic, where and map") {
+  const btf a = make_btf(2, 3, 15), b = make_btf(2, 3, 16);
+  const dg::tensor<bool, B, T, F> lt = dg::less(a, b);
+  const dg::tensor<bool, B, T, F> both = dg::logical_and(lt, dg::greater(a, -0.5f));
+  const dg::tensor<bool, B, T, F> neither = dg::logical_not(dg::logical_or(lt, dg::equal(a, b)));
+  const btf w = dg::where(lt, a, b);
+  const btf w0 = dg::where(lt, a, 0.0f);
+  const btf m = dg::map([](float x, float y) { return x * x - y; }, a, b);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const float x = a.data()[i], y = b.data()[i];
+    CHECK(lt.data()[i] == (x < y));
+    CHECK(both.data()[i] == (x < y && x > -0.5f));
+    CHECK(neither.data()[i] == !(x < y || x == y));
+    CHECK(w.data()[i] == (x < y ? x : y));
+    CHECK(w0.data()[i] == (x < y ? x : 0.0f));
+    CHECK(m.data()[i] == x * x - y);
+  }
+}
+
+TEST_CASE("elementwise: 0-size extents and one-element tensors") {
+  const btf empty_a = make_btf(0, 3, 17), empty_b = make_btf(0, 3, 18);
+  const btf empty = empty_a + empty_b;
+  CHECK(empty.size() == 0);
+  CHECK(empty.extent<B>() == 0);
+  dg::tensor<float, dg::batch> one(dg::extent<dg::batch>(1));
+  one.data()[0] = 3.0f;
+  const dg::tensor<float, dg::batch> r = one * one + 1.0f;
+  CHECK(r.data()[0] == 10.0f);
+  struct One : dg::dim<"one", 1> {};
+  dg::tensor<double, One> s;
+  s.data()[0] = 2.0;
+  s = s * 4.0 - s;
+  CHECK(s.data()[0] == 6.0);
+}
+
+TEST_CASE("elementwise: an expression over temporaries keeps them alive") {
+  auto make = [] { return make_btf(2, 3, 19); };
+  const btf ref = make_btf(2, 3, 19);
+  auto e = dg::exp(make()) + make() * 2.0f;  // both temporaries are held by value
+  const btf out = e;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    CHECK(out.data()[i] == doctest::Approx(std::exp(ref.data()[i]) + ref.data()[i] * 2.0f));
+}
