@@ -31,7 +31,9 @@ template <class... Qs>
 constexpr std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>) {
   return {};
 }
-constexpr no_candidate sum_parsed(no_candidate) { return {}; }
+constexpr no_candidate sum_parsed(no_candidate) {
+  return {};
+}
 
 template <class Terms, class B, std::size_t P>
 constexpr bool block_at() {

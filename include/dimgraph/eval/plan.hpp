@@ -32,12 +32,15 @@ struct loop_plan {
 
 namespace detail {
 
-constexpr std::ptrdiff_t magnitude(std::ptrdiff_t s) { return s < 0 ? -s : s; }
+constexpr std::ptrdiff_t magnitude(std::ptrdiff_t s) {
+  return s < 0 ? -s : s;
+}
 
 // ext: the output's extents; strides[op][d]: operand op's stride along output dim d.
 template <std::size_t R, std::size_t N>
-constexpr loop_plan<R, N> make_loop_plan(const std::array<std::size_t, R>& ext,
-                                         const std::array<std::array<std::ptrdiff_t, R>, N>& strides) {
+constexpr loop_plan<R, N> make_loop_plan(
+    const std::array<std::size_t, R>& ext,
+    const std::array<std::array<std::ptrdiff_t, R>, N>& strides) {
   loop_plan<R, N> p;
   if constexpr (R == 0) {
     return p;  // a rank-0 assignment is one element; the executor handles it
@@ -50,7 +53,8 @@ constexpr loop_plan<R, N> make_loop_plan(const std::array<std::size_t, R>& ext,
     for (std::size_t d = 0; d + 1 < R; ++d)
       if (ext[d] != 1) order[n_outer++] = d;
     for (std::size_t i = 1; i < n_outer; ++i)  // stable insertion sort, largest stride first
-      for (std::size_t j = i; j > 0 && magnitude(strides[0][order[j - 1]]) < magnitude(strides[0][order[j]]); --j) {
+      for (std::size_t j = i;
+           j > 0 && magnitude(strides[0][order[j - 1]]) < magnitude(strides[0][order[j]]); --j) {
         std::size_t t = order[j];
         order[j] = order[j - 1];
         order[j - 1] = t;
@@ -85,7 +89,8 @@ constexpr loop_plan<R, N> make_loop_plan(const std::array<std::size_t, R>& ext,
 
 }  // namespace detail
 
-// The plan as text, for tests and debugging: "2 loops: [4096 x 512]; strides out {512, 1}, in1 {0, 1}".
+// The plan as text, for tests and debugging: "2 loops: [4096 x 512]; strides out {512, 1}, in1 {0,
+// 1}".
 template <std::size_t R, std::size_t N>
 std::string to_string(const loop_plan<R, N>& p) {
   std::string s = std::to_string(p.depth) + (p.depth == 1 ? " loop: [" : " loops: [");
@@ -93,7 +98,8 @@ std::string to_string(const loop_plan<R, N>& p) {
   s += "]; strides";
   for (std::size_t op = 0; op < N; ++op) {
     s += op ? ", in" + std::to_string(op) + " {" : " out {";
-    for (std::size_t k = 0; k < p.depth; ++k) s += (k ? ", " : "") + std::to_string(p.stride[op][k]);
+    for (std::size_t k = 0; k < p.depth; ++k)
+      s += (k ? ", " : "") + std::to_string(p.stride[op][k]);
     s += "}";
   }
   return s;

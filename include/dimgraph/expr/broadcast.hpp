@@ -44,10 +44,14 @@ auto broadcast_to(X&& x, extent_arg<Es>... given) {
   using xd = dims_t<X>;
   static_assert(list_is_subset_v<xd, dim_list<Ds...>>,
                 "dimgraph: broadcast_to: the target dims must include every dim of the operand");
-  static_assert(((is_static_v<Ds> || list_contains_v<xd, Ds> || detail::contains_v<Ds, detail::type_list<Es...>>) && ...),
-                "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+  static_assert(
+      ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
+        detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
+      "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
   std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-  ((ext[list_index_of_v<dim_list<Ds...>, Es>] = detail::checked_extent<Es>("broadcast_to", given.value)), ...);
+  ((ext[list_index_of_v<dim_list<Ds...>, Es>] =
+        detail::checked_extent<Es>("broadcast_to", given.value)),
+   ...);
   return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
 }
 
@@ -57,7 +61,7 @@ template <expression A, expression B, class F = detail::fn::mul>
 auto outer(A&& a, B&& b, F f = {}) {
   using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
   return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
-                                                                   std::forward<B>(b));
+                                                                  std::forward<B>(b));
 }
 
 }  // namespace dimgraph

@@ -12,19 +12,19 @@ namespace dimgraph::detail::fn {
 template <class T>
 using float_of_t = std::conditional_t<std::is_floating_point_v<T>, T, float>;
 
-#define DIMGRAPH_PROMOTED_BINARY(NAME, OPNAME, EXPR)                     \
-  struct NAME {                                                          \
-    static constexpr const char* name = OPNAME;                          \
-    template <class A, class B>                                          \
-    constexpr auto operator()(A a_, B b_) const {                        \
-      using C = promote_t<A, B>;                                         \
-      const C a = static_cast<C>(a_), b = static_cast<C>(b_);            \
-      return static_cast<C>(EXPR);                                       \
-    }                                                                    \
+#define DIMGRAPH_PROMOTED_BINARY(NAME, OPNAME, EXPR)          \
+  struct NAME {                                               \
+    static constexpr const char* name = OPNAME;               \
+    template <class A, class B>                               \
+    constexpr auto operator()(A a_, B b_) const {             \
+      using C = promote_t<A, B>;                              \
+      const C a = static_cast<C>(a_), b = static_cast<C>(b_); \
+      return static_cast<C>(EXPR);                            \
+    }                                                         \
   };
 DIMGRAPH_PROMOTED_BINARY(add, "add", a + b)
 DIMGRAPH_PROMOTED_BINARY(sub, "sub", a - b)
-DIMGRAPH_PROMOTED_BINARY(mul, "mul", a * b)
+DIMGRAPH_PROMOTED_BINARY(mul, "mul", a* b)
 DIMGRAPH_PROMOTED_BINARY(minimum, "min", b < a ? b : a)
 DIMGRAPH_PROMOTED_BINARY(maximum, "max", a < b ? b : a)
 #undef DIMGRAPH_PROMOTED_BINARY
@@ -43,19 +43,20 @@ struct pow {
   template <class A, class B>
   auto operator()(A a, B b) const {
     using C = promote_t<A, B>;
-    if constexpr (std::is_floating_point_v<C>) return static_cast<C>(std::pow(static_cast<C>(a), static_cast<C>(b)));
+    if constexpr (std::is_floating_point_v<C>)
+      return static_cast<C>(std::pow(static_cast<C>(a), static_cast<C>(b)));
     else return static_cast<C>(std::pow(static_cast<double>(a), static_cast<double>(b)));
   }
 };
 
-#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)                                  \
-  struct NAME {                                                                \
-    static constexpr const char* name = OPNAME;                                \
-    template <class A, class B>                                                \
-    constexpr bool operator()(A a, B b) const {                                \
-      if constexpr (std::is_same_v<A, B>) return a OP b;                       \
+#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)                                         \
+  struct NAME {                                                                       \
+    static constexpr const char* name = OPNAME;                                       \
+    template <class A, class B>                                                       \
+    constexpr bool operator()(A a, B b) const {                                       \
+      if constexpr (std::is_same_v<A, B>) return a OP b;                              \
       else return static_cast<promote_t<A, B>>(a) OP static_cast<promote_t<A, B>>(b); \
-    }                                                                          \
+    }                                                                                 \
   };
 DIMGRAPH_COMPARISON(equal, "equal", ==)
 DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
@@ -86,7 +87,9 @@ struct logical_not {
 struct neg {
   static constexpr const char* name = "neg";
   template <class A>
-  constexpr A operator()(A a) const { return static_cast<A>(-a); }
+  constexpr A operator()(A a) const {
+    return static_cast<A>(-a);
+  }
 };
 struct abs {
   static constexpr const char* name = "abs";
@@ -99,7 +102,9 @@ struct abs {
 struct relu {
   static constexpr const char* name = "relu";
   template <class A>
-  constexpr A operator()(A a) const { return a > A(0) ? a : A(0); }
+  constexpr A operator()(A a) const {
+    return a > A(0) ? a : A(0);
+  }
 };
 struct floor {
   static constexpr const char* name = "floor";
@@ -119,15 +124,15 @@ struct ceil {
 };
 
 // Unary math, computed in float_of_t.
-#define DIMGRAPH_FLOAT_UNARY(NAME, EXPR)               \
-  struct NAME {                                        \
-    static constexpr const char* name = #NAME;         \
-    template <class A>                                 \
-    auto operator()(A a_) const {                      \
-      using C = float_of_t<A>;                         \
-      const C x = static_cast<C>(a_);                  \
-      return static_cast<C>(EXPR);                     \
-    }                                                  \
+#define DIMGRAPH_FLOAT_UNARY(NAME, EXPR)       \
+  struct NAME {                                \
+    static constexpr const char* name = #NAME; \
+    template <class A>                         \
+    auto operator()(A a_) const {              \
+      using C = float_of_t<A>;                 \
+      const C x = static_cast<C>(a_);          \
+      return static_cast<C>(EXPR);             \
+    }                                          \
   };
 DIMGRAPH_FLOAT_UNARY(exp, std::exp(x))
 DIMGRAPH_FLOAT_UNARY(log, std::log(x))
@@ -166,7 +171,9 @@ struct user {
   static constexpr const char* name = "map";
   F f;
   template <class... As>
-  constexpr auto operator()(As... as) const { return f(as...); }
+  constexpr auto operator()(As... as) const {
+    return f(as...);
+  }
 };
 
 }  // namespace dimgraph::detail::fn

@@ -41,7 +41,8 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
 
   template <class D>
   std::size_t extent() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>, "dimgraph: extent: the expression has no such dim");
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
     return extent_from<std::remove_cvref_t<D>>(std::index_sequence_for<Ops...>{});
   }
 
@@ -53,7 +54,9 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
   std::size_t extent_from(std::index_sequence<Is...>) const {
     std::size_t e = 0;
     bool found = false;
-    ((!found && list_contains_v<dims_t<Ops>, D> ? (e = operand_extent<D, Is>(), found = true) : false), ...);
+    ((!found && list_contains_v<dims_t<Ops>, D> ? (e = operand_extent<D, Is>(), found = true)
+                                                : false),
+     ...);
     return e;
   }
   template <class D, std::size_t I>
@@ -79,9 +82,10 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
           first_at = I;
           seen = true;
         } else if (e != first) {
-          throw shape_error(name, "dim '" + describe<D>() + "' has extent " + std::to_string(first) +
-                                      " in operand " + std::to_string(first_at + 1) + " and " +
-                                      std::to_string(e) + " in operand " + std::to_string(I + 1));
+          throw shape_error(name, "dim '" + describe<D>() + "' has extent " +
+                                      std::to_string(first) + " in operand " +
+                                      std::to_string(first_at + 1) + " and " + std::to_string(e) +
+                                      " in operand " + std::to_string(I + 1));
         }
       }
     };
@@ -98,7 +102,9 @@ namespace detail {
 template <class Other, class X>
 decltype(auto) as_operand(X&& x) {
   if constexpr (expression<X>) return std::forward<X>(x);
-  else return scalar_expr<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>{{}, static_cast<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>(x)};
+  else
+    return scalar_expr<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>{
+        {}, static_cast<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>(x)};
 }
 
 // The node for f over operands xs (expressions), dims from the containing operand.

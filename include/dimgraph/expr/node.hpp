@@ -25,8 +25,9 @@ inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
 
 // A tensor, a view or a lazy node: anything with dims, a value type and extents.
 template <class E>
-concept expression = detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
-                     std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
+concept expression =
+    detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
+    std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
 
 template <expression E>
 using value_t = typename std::remove_cvref_t<E>::value_type;

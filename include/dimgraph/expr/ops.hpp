@@ -56,7 +56,8 @@ constexpr binary_check check_binary() {
   using eb = operand_elem_t<B>;
   if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
   if (Arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
-  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>) return binary_check::bool_arithmetic;
+  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
+    return binary_check::bool_arithmetic;
   if constexpr (expression<A> && expression<B>) {
     if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
   }
@@ -69,8 +70,7 @@ auto make_binary(A&& a, B&& b) {
     return make_map(F{}, std::forward<A>(a), std::forward<B>(b));
   else if constexpr (expression<A>)
     return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
-  else
-    return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
+  else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
 }
 
 }  // namespace detail
@@ -81,29 +81,31 @@ auto make_binary(A&& a, B&& b) {
 // Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
 // dg::index<D> or on two bools; element types with no common type.
 // Errors (run time): a shared dynamic dim with different extents (shape_error).
-#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                                 \
-  template <class A, class B>                                                                          \
-    requires detail::binary_operands_or_poisoned<A, B>                                                 \
-  auto DECL(A&& a, B&& b) {                                                                            \
-    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};           \
-    else {                                                                                             \
-    constexpr auto check = detail::check_binary<A, B, ARITH>();                                        \
-    static_assert(check != detail::binary_check::outer_broadcast,                                      \
-                  "dimgraph: " NAME                                                                    \
-                  ": neither operand's dims contain the other's (an implicit outer broadcast); "       \
-                  "use dg::broadcast_to<...> or dg::outer");                                           \
-    static_assert(check != detail::binary_check::index_arithmetic,                                     \
-                  "dimgraph: " NAME ": arithmetic on dg::index<D> makes no sense; dg::cast it first"); \
-    static_assert(check != detail::binary_check::bool_arithmetic,                                      \
-                  "dimgraph: " NAME ": arithmetic on two bool operands makes no sense; use a logical " \
-                  "op or dg::cast");                                                                   \
-    static_assert(check != detail::binary_check::no_common_type,                                       \
-                  "dimgraph: " NAME ": the element types have no common type; dg::cast one operand");  \
-    if constexpr (check == detail::binary_check::ok)                                                   \
-      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));                    \
-    else                                                                                               \
-      return detail::invalid_expr{};                                                                   \
-    }                                                                                                  \
+#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                             \
+  template <class A, class B>                                                                      \
+    requires detail::binary_operands_or_poisoned<A, B>                                             \
+  auto DECL(A&& a, B&& b) {                                                                        \
+    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};       \
+    else {                                                                                         \
+      constexpr auto check = detail::check_binary<A, B, ARITH>();                                  \
+      static_assert(check != detail::binary_check::outer_broadcast,                                \
+                    "dimgraph: " NAME                                                              \
+                    ": neither operand's dims contain the other's (an implicit outer broadcast); " \
+                    "use dg::broadcast_to<...> or dg::outer");                                     \
+      static_assert(check != detail::binary_check::index_arithmetic,                               \
+                    "dimgraph: " NAME                                                              \
+                    ": arithmetic on dg::index<D> makes no sense; dg::cast it first");             \
+      static_assert(check != detail::binary_check::bool_arithmetic,                                \
+                    "dimgraph: " NAME                                                              \
+                    ": arithmetic on two bool operands makes no sense; use a logical "             \
+                    "op or dg::cast");                                                             \
+      static_assert(check != detail::binary_check::no_common_type,                                 \
+                    "dimgraph: " NAME                                                              \
+                    ": the element types have no common type; dg::cast one operand");              \
+      if constexpr (check == detail::binary_check::ok)                                             \
+        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
+      else return detail::invalid_expr{};                                                          \
+    }                                                                                              \
   }
 
 DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
@@ -124,20 +126,20 @@ DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, fa
 #undef DIMGRAPH_BINARY_OP
 
 // Logical ops on bool operands.
-#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                      \
-  template <class A, class B>                                                                         \
-    requires detail::binary_operands<A, B>                                                            \
-  auto DECL(A&& a, B&& b) {                                                                           \
-    constexpr bool nest = detail::dims_nest<A, B>();                                                  \
-    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                         \
-                           std::is_same_v<detail::operand_elem_t<B>, bool>;                           \
-    static_assert(nest, "dimgraph: " NAME                                                             \
-                        ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
-    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");                   \
-    if constexpr (nest && bools)                                                                      \
-      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));                    \
-    else                                                                                              \
-      return detail::invalid_expr{};                                                                  \
+#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                 \
+  template <class A, class B>                                                                    \
+    requires detail::binary_operands<A, B>                                                       \
+  auto DECL(A&& a, B&& b) {                                                                      \
+    constexpr bool nest = detail::dims_nest<A, B>();                                             \
+    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                    \
+                           std::is_same_v<detail::operand_elem_t<B>, bool>;                      \
+    static_assert(nest,                                                                          \
+                  "dimgraph: " NAME                                                              \
+                  ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
+    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");              \
+    if constexpr (nest && bools)                                                                 \
+      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
+    else return detail::invalid_expr{};                                                          \
   }
 DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
 DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
@@ -146,23 +148,24 @@ DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
 
 template <expression X>
 auto logical_not(X&& x) {
-  static_assert(std::is_same_v<value_t<X>, bool>, "dimgraph: logical_not: the operand must be bool");
+  static_assert(std::is_same_v<value_t<X>, bool>,
+                "dimgraph: logical_not: the operand must be bool");
   return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
 }
 
 // Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
 // compute in float. Error: the op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                   \
-  template <detail::poisoned X>                                                                  \
-  auto DECL(X&&) {                                                                               \
-    return detail::invalid_expr{};                                                               \
-  }                                                                                              \
-  template <expression X>                                                                        \
-  auto DECL(X&& x) {                                                                             \
-    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;            \
-    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool");      \
-    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));                    \
-    else return detail::invalid_expr{};                                                          \
+#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                              \
+  template <detail::poisoned X>                                                             \
+  auto DECL(X&&) {                                                                          \
+    return detail::invalid_expr{};                                                          \
+  }                                                                                         \
+  template <expression X>                                                                   \
+  auto DECL(X&& x) {                                                                        \
+    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
+    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
+    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
+    else return detail::invalid_expr{};                                                     \
   }
 DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
 DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
@@ -190,7 +193,8 @@ auto where(C&& c, A&& a, B&& b) {
   using lb = detail::operand_dims_t<B>;
   constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
   constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
-  static_assert(nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
+  static_assert(
+      nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
   static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
   if constexpr (nest && cond_bool) {
     auto wrap = [](auto&& x, auto* other) -> decltype(auto) {
@@ -198,17 +202,22 @@ auto where(C&& c, A&& a, B&& b) {
       return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
     };
     if constexpr (expression<A> && expression<B>)
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
-    else if constexpr (expression<A>)
       return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
-                              wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
+                              std::forward<B>(b));
+    else if constexpr (expression<A>)
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
+          wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
     else if constexpr (expression<B>)
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
-                              wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)), std::forward<B>(b));
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c),
+          wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)),
+          std::forward<B>(b));
     else
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
-                              scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
-                              scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c),
+          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
+          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
   } else {
     return detail::invalid_expr{};
   }
@@ -226,8 +235,10 @@ auto cast(X&& x) {
 template <class F, expression... Xs>
 auto map(F f, Xs&&... xs) {
   constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
-  static_assert(nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
-  if constexpr (nest) return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+  static_assert(
+      nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+  if constexpr (nest)
+    return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
   else return detail::invalid_expr{};
 }
 

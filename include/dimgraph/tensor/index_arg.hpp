@@ -25,8 +25,8 @@ namespace detail {
 template <class D>
 constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
   if (i >= n)
-    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" + describe<D>() +
-                              "' of extent " + std::to_string(n));
+    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" +
+                              describe<D>() + "' of extent " + std::to_string(n));
 }
 }  // namespace detail
 

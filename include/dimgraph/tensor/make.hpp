@@ -31,13 +31,13 @@
 namespace dimgraph {
 namespace detail {
 
-// A value-initialised tensor of the given extents, or a stand-in after a reported error.
+// A value-initialised tensor of the given extents. After a reported error it is still a
+// tensor (missing extents at their dims' lower bounds, a float stand-in for a non-element
+// T), so that one mistake gives one message.
 template <class T, class... Ds, class... Es>
 auto new_tensor(const char* op, extent_arg<Es>... e) {
-  if constexpr (check_extents(type_list<Ds...>{}, type_list<Es...>{}) == extents_check::ok &&
-                element<T>)
-    return tensor<T, Ds...>(shape_from<Ds...>(op, e...));
-  else return 0;
+  using elem = std::conditional_t<element<T>, T, float>;
+  return tensor<elem, Ds...>(shape_from<Ds...>(op, e...));
 }
 
 // The element that is the integer v (index<D> is made explicitly).
@@ -91,8 +91,7 @@ template <class T, class... Ds, class... Es>
 auto ones(extent_arg<Es>... e) {
   DIMGRAPH_CHECK_EXTENTS("ones");
   auto x = detail::new_tensor<T, Ds...>("ones", e...);
-  if constexpr (check == detail::extents_check::ok && element<T>)
-    std::fill_n(x.data(), x.size(), detail::element_from_integer<T>(1));
+  if constexpr (element<T>) std::fill_n(x.data(), x.size(), detail::element_from_integer<T>(1));
   return x;
 }
 
@@ -102,8 +101,7 @@ template <class T, class... Ds, class... Es>
 auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
   DIMGRAPH_CHECK_EXTENTS("full");
   auto x = detail::new_tensor<T, Ds...>("full", e...);
-  if constexpr (check == detail::extents_check::ok && element<T>)
-    std::fill_n(x.data(), x.size(), value);
+  if constexpr (element<T>) std::fill_n(x.data(), x.size(), value);
   return x;
 }
 
@@ -115,7 +113,7 @@ auto iota(extent_arg<Es>... e) {
   DIMGRAPH_CHECK_EXTENTS("iota");
   static_assert(!std::is_same_v<T, bool>, "dimgraph: iota: counting in bool makes no sense");
   auto x = detail::new_tensor<T, Ds...>("iota", e...);
-  if constexpr (check == detail::extents_check::ok && element<T> && !std::is_same_v<T, bool>) {
+  if constexpr (element<T> && !std::is_same_v<T, bool>) {
     T* p = x.data();
     for (std::size_t i = 0, n = x.size(); i < n; ++i)
       p[i] = detail::element_from_integer<T>(static_cast<std::int64_t>(i));
@@ -137,16 +135,16 @@ auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_
              extent_arg<Es>... e) {
   DIMGRAPH_CHECK_EXTENTS("uniform");
   using bound = detail::uniform_bound_t<T>;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (!(lo < hi) || !std::isfinite(hi - lo))
-      throw error("uniform", "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                                 ") is empty or not finite");
-  } else if (lo > hi) {
-    throw error("uniform",
-                "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is empty");
-  }
   auto x = detail::new_tensor<T, Ds...>("uniform", e...);
-  if constexpr (check == detail::extents_check::ok && element<T>) {
+  if constexpr (element<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!(lo < hi) || !std::isfinite(hi - lo))
+        throw error("uniform", "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                   ") is empty or not finite");
+    } else if (lo > hi) {
+      throw error("uniform",
+                  "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is empty");
+    }
     std::mt19937_64 gen(seed);
     T* p = x.data();
     const std::size_t n = x.size();

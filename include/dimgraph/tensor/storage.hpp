@@ -24,7 +24,8 @@ class heap_storage {
  public:
   heap_storage() = default;
   explicit heap_storage(std::size_t n)
-      : data_(n ? static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
+      : data_(n ? static_cast<T*>(
+                      ::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
                 : nullptr),
         size_(n) {
     std::uninitialized_value_construct_n(data_.get(), n);

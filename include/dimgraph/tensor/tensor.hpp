@@ -88,7 +88,8 @@ template <class Derived, class T, class... Ds>
 class tensor_access {
   static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
                 "dimgraph: tensor: a dim appears more than once");
-  static_assert((dimension<Ds> && ...), "dimgraph: tensor: every dim must be a dim tag or a dim expression");
+  static_assert((dimension<Ds> && ...),
+                "dimgraph: tensor: every dim must be a dim tag or a dim expression");
 
  public:
   using value_type = std::remove_const_t<T>;
@@ -104,7 +105,8 @@ class tensor_access {
   std::size_t size() const { return self().shape().size(); }
   template <class D>
   std::ptrdiff_t stride() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>, "dimgraph: stride: the tensor has no such dim");
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: stride: the tensor has no such dim");
     return self().strides()[list_index_of_v<dims, std::remove_cvref_t<D>>];
   }
 
@@ -157,7 +159,9 @@ class tensor_access {
                       detail::first_duplicate_v<detail::type_list<As...>> == sizeof...(As),
                   "dimgraph: at: give one index for every dim of the tensor, by tag");
     std::array<std::size_t, rank> pos{};
-    ((detail::check_index<As>("at", a.value, extent<As>()), pos[list_index_of_v<dims, As>] = a.value), ...);
+    ((detail::check_index<As>("at", a.value, extent<As>()),
+      pos[list_index_of_v<dims, As>] = a.value),
+     ...);
     return offset(pos);
   }
   template <class P, class D>
@@ -189,32 +193,41 @@ struct construct_tag {};
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor<T, Ds...>, T, Ds...>;
-  static_assert(std::is_same_v<T, std::remove_cvref_t<T>>, "dimgraph: tensor: the element type must not be const or a reference");
+  static_assert(std::is_same_v<T, std::remove_cvref_t<T>>,
+                "dimgraph: tensor: the element type must not be const or a reference");
   static_assert(element<std::remove_cvref_t<T>>,
-                "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, double or dg::index<D>");
+                "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, "
+                "double or dg::index<D>");
 
  public:
+  using base::rank;
   using typename base::dims;
   using typename base::shape_type;
-  using base::rank;
   static constexpr bool is_static = shape_type::is_static;
 
-  tensor() requires is_static = default;
+  tensor()
+    requires is_static
+  = default;
   explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
   template <class... Ts>
     requires(sizeof...(Ts) > 0)
   explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
-    constexpr auto check = detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
+    constexpr auto check =
+        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
     static_assert(check != detail::extents_check::unknown_dim,
                   "dimgraph: tensor: an extent is given for a dim the tensor does not have");
-    static_assert(check != detail::extents_check::repeated, "dimgraph: tensor: an extent is given twice");
-    static_assert(check != detail::extents_check::missing, "dimgraph: tensor: a non-static dim has no extent");
+    static_assert(check != detail::extents_check::repeated,
+                  "dimgraph: tensor: an extent is given twice");
+    static_assert(check != detail::extents_check::missing,
+                  "dimgraph: tensor: a non-static dim has no extent");
   }
 
   // From an expression (anything dimgraph can assign from): evaluates it.
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e), detail::construct_tag{}); })
+             requires(tensor& t, E&& e) {
+               assign_expression(t, std::forward<E>(e), detail::construct_tag{});
+             })
   DIMGRAPH_ALWAYS_INLINE tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
     assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
   }
@@ -267,21 +280,23 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
-  static_assert(element<std::remove_const_t<T>>,
-                "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
-                "dg::index<D> (optionally const)");
+  static_assert(
+      element<std::remove_const_t<T>>,
+      "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
+      "dg::index<D> (optionally const)");
 
  public:
+  using base::rank;
   using typename base::dims;
   using typename base::shape_type;
-  using base::rank;
 
   tensor_view(T* data, const shape_type& s, const detail::strides_t<rank>& strides)
       : data_(data), shape_(s), strides_(strides) {}
   // A view of a tensor (const-converting from a mutable view too).
   template <class U>
     requires std::is_same_v<const U, T>
-  tensor_view(const tensor_view<U, Ds...>& v) : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
+  tensor_view(const tensor_view<U, Ds...>& v)
+      : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
 
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view> &&
@@ -309,16 +324,19 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   detail::strides_t<rank> strides_;
 };
 
-// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2)).
-// Extents by tag in any order; static dims need none. Errors: a missing, repeated or
-// foreign extent (compile time); an extent outside its dim's interval (shape_error).
+// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr,
+// dg::extent<Batch>(2)). Extents by tag in any order; static dims need none. Errors: a missing,
+// repeated or foreign extent (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds, class... Es>
 tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  constexpr auto check = detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
+  constexpr auto check =
+      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
   static_assert(check != detail::extents_check::unknown_dim,
                 "dimgraph: view: an extent is given for a dim the view does not have");
-  static_assert(check != detail::extents_check::repeated, "dimgraph: view: an extent is given twice");
-  static_assert(check != detail::extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  static_assert(check != detail::extents_check::repeated,
+                "dimgraph: view: an extent is given twice");
+  static_assert(check != detail::extents_check::missing,
+                "dimgraph: view: a non-static dim has no extent");
   shape<Ds...> s = detail::shape_from<Ds...>("view", e...);
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
 }

@@ -48,8 +48,9 @@ TEST_CASE("errors: an extent outside the dim's interval is a shape_error") {
   CHECK(message_of<dg::shape_error>([] { dg::tensor<float, T, F> x(dg::extent<T>(0)); }) ==
         "dimgraph: tensor: dim 'time' cannot have extent 0: its size is [1, 8]");
   dg::tensor<float, F> bias;
-  CHECK(message_of<dg::shape_error>([&] { (void)dg::broadcast_to<T, F>(bias, dg::extent<T>(12)); }) ==
-        "dimgraph: broadcast_to: dim 'time' cannot have extent 12: its size is [1, 8]");
+  CHECK(message_of<dg::shape_error>([&] {
+          (void)dg::broadcast_to<T, F>(bias, dg::extent<T>(12));
+        }) == "dimgraph: broadcast_to: dim 'time' cannot have extent 12: its size is [1, 8]");
 }
 
 TEST_CASE("errors: a partial overlap is an overlap_error and nothing is written") {
@@ -59,7 +60,8 @@ TEST_CASE("errors: a partial overlap is an overlap_error and nothing is written"
   auto shifted = dg::view<float, B, F>(x.data() + 4, dg::extent<B>(2));
   auto first_rows = dg::view<float, B, F>(x.data(), dg::extent<B>(2));
   CHECK(message_of<dg::overlap_error>([&] { first_rows = shifted * 2.0f; }) ==
-        "dimgraph: assign: operand 1 partially overlaps the output (same memory, different element order); "
+        "dimgraph: assign: operand 1 partially overlaps the output (same memory, different element "
+        "order); "
         "evaluate it into a new tensor first");
   CHECK(x == before);
   // A transposed view of the output overlaps it element for element in another order.

@@ -83,7 +83,8 @@ TEST_CASE("promote_t: all 64 ordered pairs of PyTorch's types match torch.promot
 
 TEST_CASE("promote_t: a type promotes with itself to itself, including index and long long") {
   static_assert(std::is_same_v<dg::promote_t<long long, long long>, long long>);
-  static_assert(std::is_same_v<dg::promote_t<dg::index<Vocab>, dg::index<Vocab>>, dg::index<Vocab>>);
+  static_assert(
+      std::is_same_v<dg::promote_t<dg::index<Vocab>, dg::index<Vocab>>, dg::index<Vocab>>);
   static_assert(std::is_same_v<dg::promote_t<std::uint64_t, std::uint64_t>, std::uint64_t>);
   // Equal width and signedness under two names promotes as the fixed-width type.
   static_assert(std::is_same_v<dg::promote_t<long long, std::int32_t>, std::int64_t>);
@@ -145,15 +146,12 @@ TEST_CASE("promote_scalar_t: a C++ scalar is a wrapped number") {
   CHECK(std::make_tuple(scalar_promoted<bool, bool>(), scalar_promoted<bool, int>(),
                         scalar_promoted<bool, long>(), scalar_promoted<bool, float>(),
                         scalar_promoted<bool, double>()) == row("b1", "i64", "i64", "f32", "f32"));
-  CHECK(std::make_tuple(scalar_promoted<std::uint8_t, bool>(),
-                        scalar_promoted<std::uint8_t, int>(),
-                        scalar_promoted<std::uint8_t, long>(),
-                        scalar_promoted<std::uint8_t, float>(),
-                        scalar_promoted<std::uint8_t, double>()) ==
-        row("u8", "u8", "u8", "f32", "f32"));
+  CHECK(std::make_tuple(
+            scalar_promoted<std::uint8_t, bool>(), scalar_promoted<std::uint8_t, int>(),
+            scalar_promoted<std::uint8_t, long>(), scalar_promoted<std::uint8_t, float>(),
+            scalar_promoted<std::uint8_t, double>()) == row("u8", "u8", "u8", "f32", "f32"));
   CHECK(std::make_tuple(scalar_promoted<std::int8_t, bool>(), scalar_promoted<std::int8_t, int>(),
-                        scalar_promoted<std::int8_t, long>(),
-                        scalar_promoted<std::int8_t, float>(),
+                        scalar_promoted<std::int8_t, long>(), scalar_promoted<std::int8_t, float>(),
                         scalar_promoted<std::int8_t, double>()) ==
         row("i8", "i8", "i8", "f32", "f32"));
   CHECK(std::make_tuple(
@@ -170,10 +168,12 @@ TEST_CASE("promote_scalar_t: a C++ scalar is a wrapped number") {
             scalar_promoted<std::int64_t, double>()) == row("i64", "i64", "i64", "f32", "f32"));
   CHECK(std::make_tuple(scalar_promoted<float, bool>(), scalar_promoted<float, int>(),
                         scalar_promoted<float, long>(), scalar_promoted<float, float>(),
-                        scalar_promoted<float, double>()) == row("f32", "f32", "f32", "f32", "f32"));
+                        scalar_promoted<float, double>()) ==
+        row("f32", "f32", "f32", "f32", "f32"));
   CHECK(std::make_tuple(scalar_promoted<double, bool>(), scalar_promoted<double, int>(),
                         scalar_promoted<double, long>(), scalar_promoted<double, float>(),
-                        scalar_promoted<double, double>()) == row("f64", "f64", "f64", "f64", "f64"));
+                        scalar_promoted<double, double>()) ==
+        row("f64", "f64", "f64", "f64", "f64"));
   // The unsigned extension behaves the same way.
   CHECK(scalar_promoted<std::uint16_t, int>() == "u16");
   CHECK(scalar_promoted<std::uint32_t, long long>() == "u32");
@@ -182,7 +182,8 @@ TEST_CASE("promote_scalar_t: a C++ scalar is a wrapped number") {
 }
 
 TEST_CASE("promote_scalar_t: dg::index<D> combines only with an dg::index<D> scalar") {
-  static_assert(std::is_same_v<dg::promote_scalar_t<dg::index<Vocab>, dg::index<Vocab>>, dg::index<Vocab>>);
+  static_assert(
+      std::is_same_v<dg::promote_scalar_t<dg::index<Vocab>, dg::index<Vocab>>, dg::index<Vocab>>);
   static_assert(!dg::has_scalar_promotion_v<dg::index<Vocab>, int>);
   static_assert(!dg::has_scalar_promotion_v<dg::index<Vocab>, double>);
   static_assert(!dg::has_scalar_promotion_v<float, dg::index<Vocab>>);
