@@ -1,0 +1,181 @@
+// gather (embedding lookup) and one_hot: the structural ops that move data by index.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/expr/reshape.hpp"
+
+// Both check every index before they allocate or write anything, then loop over the
+// indices themselves (a gather is no element-wise assignment); each row of a gather is
+// copied by the assignment machinery, or by one block copy when the table's rows are
+// contiguous.
+
+namespace dimgraph {
+namespace detail {
+
+template <class X>
+concept index_expression = expression<X> && is_index_v<value_t<X>>;
+
+// A lazy expression evaluated; a tensor or view passed through.
+template <class X>
+decltype(auto) as_memory(const X& x) {
+  if constexpr (is_tensor_v<X> || is_view_v<X>) return x;
+  else return eval(x);
+}
+
+template <class Table, class Idx>
+constexpr structural_check check_gather() {
+  if constexpr (!expression<Table> || !expression<Idx>) {
+    return structural_check::not_memory;
+  } else if constexpr (!is_index_v<value_t<Idx>>) {
+    return structural_check::not_index;
+  } else {
+    using v = index_dim_t<value_t<Idx>>;
+    if (!list_contains_v<dims_t<Table>, v>) return structural_check::no_such_dim;
+    using rest = list_difference_t<dims_t<Table>, dim_list<v>>;
+    if (list_intersection_t<dims_t<Idx>, rest>::size != 0) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+// Every index in idx (a tensor) checked against extent n of V: index_error, before any write.
+template <class V, class Idx>
+void check_indices(const char* op, const Idx& idx, std::size_t n) {
+  const auto* p = idx.data();
+  for (std::size_t i = 0, size = idx.size(); i < size; ++i)
+    check_class_index<V>(op, p[i].value(), n);
+}
+
+// idx as a row-major tensor (a tensor already is one; anything else is evaluated).
+template <class Idx>
+decltype(auto) row_major_indices(const Idx& idx) {
+  if constexpr (is_tensor_v<Idx>) return idx;
+  else return eval(idx);
+}
+
+}  // namespace detail
+
+// Rows of a table picked by index (embedding lookup; a new tensor):
+//   gather(table, idx): [.., v, ..] , [is...] of dg::index<v> -> [is..., the table's other dims]
+// Errors (compile time): idx's elements are not dg::index<v>; the table has no dim v;
+// idx's dims overlap the table's other dims. Error (run time): an index outside
+// [0, extent of v) (index_error naming v, the index and the extent), before any write.
+template <class Table, class Idx>
+auto gather(const Table& table, const Idx& idx) {
+  if constexpr (detail::poisoned<Table> || detail::poisoned<Idx>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check = detail::check_gather<Table, Idx>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: gather: the table and the indices must be tensors or expressions");
+    static_assert(check != check_t::not_index,
+                  "dimgraph: gather: the indices' elements must be dg::index<D>");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: gather: the table has no dim for the indices' class dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: gather: the indices' dims overlap the table's other dims");
+    if constexpr (check == check_t::ok) {
+      using v = index_dim_t<value_t<Idx>>;
+      decltype(auto) t = detail::as_memory(table);
+      decltype(auto) ix = detail::row_major_indices(idx);
+      using t_t = std::remove_cvref_t<decltype(t)>;
+      using rest = list_difference_t<dims_t<t_t>, dim_list<v>>;
+      using result_t = detail::tensor_of_list_t<value_t<t_t>,
+                                                detail::gather_dims_t<dims_t<t_t>, v, dims_t<Idx>>>;
+      const std::size_t n = t.template extent<v>();
+      detail::check_indices<v>("gather", ix, n);
+      const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        return result_t::shape_type::from_extents({[&] {
+                                                    if constexpr (list_contains_v<dims_t<Idx>, Ds>)
+                                                      return ix.template extent<Ds>();
+                                                    else return t.template extent<Ds>();
+                                                  }()...},
+                                                  "gather");
+      }(static_cast<typename result_t::dims*>(nullptr));
+      result_t r(shape);
+      const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
+      const auto* index = ix.data();
+      using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
+      const auto row_strides =
+          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>*) {
+            return std::array<std::size_t, rest::size>{t.template extent<Ds>()...};
+          }(static_cast<rest*>(nullptr)));
+      constexpr bool contiguous_rows =
+          detail::is_tensor_v<t_t> &&
+          std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
+      for (std::size_t i = 0; i < rows && block > 0; ++i) {
+        const auto k = static_cast<std::size_t>(index[i].value());
+        if constexpr (contiguous_rows) {
+          std::copy_n(t.data() + k * block, block, r.data() + i * block);
+        } else {
+          const auto src = t[at<v>(k)];
+          row_view(r.data() + i * block, src.shape(), row_strides) = src;
+        }
+      }
+      return r;
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// Indices as one-hot vectors (a new tensor of T, float by default):
+//   one_hot(idx): idx [is...] of dg::index<v> -> [is..., v]
+// v's extent is its static size or given: one_hot(idx, dg::extent<V>(n)). Errors
+// (compile time): idx's elements are not dg::index<v>; v is not static and no extent is
+// given; an extent given for another dim. Errors (run time): an extent outside v's
+// interval (shape_error); an index outside [0, extent) (index_error), before any write.
+template <class T = float, class Idx, class... Es>
+auto one_hot(const Idx& idx, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<Idx>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool is_idx = detail::index_expression<Idx>;
+    static_assert(is_idx, "dimgraph: one_hot: the indices' elements must be dg::index<D>");
+    if constexpr (is_idx) {
+      using v = index_dim_t<value_t<Idx>>;
+      constexpr bool extent_ok = (std::is_same_v<Es, v> && ...) && sizeof...(Es) <= 1;
+      constexpr bool known = is_static_v<v> || sizeof...(Es) == 1;
+      static_assert(extent_ok,
+                    "dimgraph: one_hot: the only extent to give is the class dim's, once");
+      static_assert(
+          !extent_ok || known,
+          "dimgraph: one_hot: the class dim is not static; give its extent: dg::extent<V>(n)");
+      constexpr bool fresh = !list_contains_v<dims_t<Idx>, v>;
+      static_assert(!(extent_ok && known) || fresh,
+                    "dimgraph: one_hot: the indices already have the class dim");
+      static_assert(!(extent_ok && known && fresh) || element<T>,
+                    "dimgraph: one_hot: the result's element type is not an element type");
+      if constexpr (extent_ok && known && fresh && element<T>) {
+        const std::size_t n =
+            detail::checked_extent<v>("one_hot", detail::given_extent<v>(given...));
+        decltype(auto) ix = detail::row_major_indices(idx);
+        detail::check_indices<v>("one_hot", ix, n);
+        using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
+        const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+          return result_t::shape_type::from_extents({[&] {
+                                                      if constexpr (std::is_same_v<Ds, v>) return n;
+                                                      else return ix.template extent<Ds>();
+                                                    }()...},
+                                                    "one_hot");
+        }(static_cast<typename result_t::dims*>(nullptr));
+        result_t r(shape);
+        const auto* index = ix.data();
+        for (std::size_t i = 0, rows = ix.size(); i < rows; ++i)
+          r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
+        return r;
+      } else {
+        return detail::invalid_expr{};
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph

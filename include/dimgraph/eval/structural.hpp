@@ -1,0 +1,325 @@
+// Structural ops that copy: concat, merge_dims (when no view can do), pad.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/expr/broadcast.hpp"
+#include "dimgraph/expr/reshape.hpp"
+
+// Each op checks everything first, then allocates its result and fills it by assigning
+// its operands (any expressions) to sub-views of the result with the element-wise
+// machinery: no loops of their own. (gather and one_hot, which move data by index, are
+// in eval/gather.hpp.)
+
+namespace dimgraph {
+namespace detail {
+
+// Every element of a view set to value (a scalar broadcast over the view's dims).
+template <class T, class... Ds>
+void fill_view(const tensor_view<T, Ds...>& v, T value) {
+  v = broadcast_expr<scalar_expr<T>, Ds...>(scalar_expr<T>{{}, value}, v.shape().extents());
+}
+
+// The shape of a result whose dims are x's with one dim (Special, of extent n) new.
+template <class Result, class Special, class X>
+typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return Result::shape_type::from_extents({[&] {
+                                              if constexpr (std::is_same_v<Ds, Special>) return n;
+                                              else return x.template extent<Ds>();
+                                            }()...},
+                                            op);
+  }(static_cast<typename Result::dims*>(nullptr));
+}
+
+}  // namespace detail
+
+// concat's operand: x, concatenated along its dim A.
+template <class A, class X>
+struct along_arg {
+  X operand;
+};
+template <dimension A, class X>
+auto along(X&& x) {
+  return along_arg<std::remove_cvref_t<A>, operand_t<X&&>>{std::forward<X>(x)};
+}
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_along_v = false;
+template <class A, class X>
+inline constexpr bool is_along_v<along_arg<A, X>> = true;
+
+template <class X>
+using operand_value_t = value_t<std::remove_cvref_t<X>>;
+
+template <class... Ts>
+struct common_element;
+template <class T>
+struct common_element<T> {
+  using type = T;
+};
+template <class T, class U, class... Ts>
+  requires has_promotion_v<T, U>
+struct common_element<T, U, Ts...> : common_element<promote_t<T, U>, Ts...> {};
+template <class... Ts>
+inline constexpr bool has_common_element_v = requires { typename common_element<Ts...>::type; };
+
+template <class... As, class... Xs>
+constexpr structural_check check_concat(type_list<along_arg<As, Xs>...>) {
+  constexpr bool all_expr = (expression<Xs> && ...);
+  if constexpr (!all_expr) {
+    return structural_check::not_memory;
+  } else {
+    if (!(list_contains_v<dims_t<Xs>, As> && ...)) return structural_check::no_such_dim;
+    using first = type_list<As...>;
+    using others = list_difference_t<dims_t<front_t<type_list<Xs...>>>, dim_list<front_t<first>>>;
+    if (!(list_same_set_v<list_difference_t<dims_t<Xs>, dim_list<As>>, others> && ...))
+      return structural_check::other_dims_differ;
+    if (list_contains_v<others, concat_dim_t<As...>>) return structural_check::dim_present;
+    if (!has_common_element_v<operand_value_t<Xs>...>) return structural_check::no_common_type;
+    return structural_check::ok;
+  }
+}
+
+// concat's run-time rule: other dims and repeated concatenated tags agree; the
+// concatenated extents add up.
+template <class R, class... As, class... Xs>
+std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&... parts) {
+  const auto& first = std::get<0>(std::forward_as_tuple(parts...)).operand;
+  using first_t = std::remove_cvref_t<decltype(first)>;
+  using others = list_difference_t<dims_t<first_t>, dim_list<front_t<type_list<As...>>>>;
+  std::size_t i = 0;
+  auto agree_others = [&]<class... Ds>(dim_list<Ds...>*, const auto& x) {
+    (check_agree<Ds>("concat", first.template extent<Ds>(), 1, x.template extent<Ds>(), i + 1),
+     ...);
+  };
+  ((agree_others(static_cast<others*>(nullptr), parts.operand), ++i), ...);
+  std::array<std::size_t, sizeof...(As)> ext{parts.operand.template extent<As>()...};
+  // The same tag concatenated with itself (a + a == 2 * a) has one extent.
+  constexpr std::size_t firsts[] = {index_of_v<As, type_list<As...>>...};
+  for (std::size_t k = 0; k < sizeof...(As); ++k) {
+    const std::size_t j = firsts[k];
+    if (j != k && ext[j] != ext[k]) {
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((Ks == k ? check_agree<at_t<Ks, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1)
+                  : void()),
+         ...);
+      }(std::index_sequence_for<As...>{});
+    }
+  }
+  return ext;
+}
+
+}  // namespace detail
+
+// Concatenation along one dim of each operand (a new tensor):
+//   concat(along<a>(x), along<b>(y)): [.., a, ..] , [.., b, ..] -> [.., a + b, ..]
+// The result dim is a + b by the algebra (a + a is 2 * a), at the position of x's a, and
+// x's other dims in x's order; every operand must have the same other dims (in any
+// order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
+// The element type is the operands' common type. Errors (compile time): an operand
+// lacks its dim; the operands' other dims differ; the result dim is one of the other
+// dims; no common element type. Error (run time): another dim, or a tag concatenated
+// with itself, with different extents (shape_error). Nothing is allocated before the checks.
+template <class... Parts>
+  requires(sizeof...(Parts) > 0 && (detail::is_along_v<Parts> && ...))
+auto concat(Parts... parts) {
+  if constexpr ((detail::poisoned<decltype(parts.operand)> || ...)) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check = detail::check_concat(detail::type_list<Parts...>{});
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: concat: an operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim, "dimgraph: concat: an operand has no such dim");
+    static_assert(check != check_t::other_dims_differ,
+                  "dimgraph: concat: the operands' other dims differ");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: concat: the result dim is already one of the other dims");
+    static_assert(check != check_t::no_common_type,
+                  "dimgraph: concat: the element types have no common type");
+    if constexpr (check == check_t::ok) {
+      return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
+        using r_dim = concat_dim_t<As...>;
+        using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
+        using a0 = detail::front_t<detail::type_list<As...>>;
+        using value = typename detail::common_element<detail::operand_value_t<Xs>...>::type;
+        using result_t =
+            detail::tensor_of_list_t<value, detail::replace_dim_t<dims_t<x0>, a0, r_dim>>;
+        const auto ext = detail::concat_extents<r_dim>(ps...);
+        const auto& x = std::get<0>(std::forward_as_tuple(ps...)).operand;
+        std::size_t total = 0;
+        for (std::size_t e : ext) total += e;
+        result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<r_dim>();
+        std::ptrdiff_t offset = 0;
+        std::size_t i = 0;
+        ((detail::replaced_view<r_dim, As>(whole, "concat", offset, {ext[i]}, {s}) = ps.operand,
+          offset += static_cast<std::ptrdiff_t>(ext[i++]) * s),
+         ...);
+        return r;
+      }(parts...);
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+namespace detail {
+
+template <class A, class B, class X>
+constexpr structural_check check_merge_dims() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
+      return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+}  // namespace detail
+
+// Two dims merged into one, a major, at a's position:
+//   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
+// A view when x is a tensor (not a temporary) with b right after a: its row-major
+// layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
+// run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
+// elements: the result type says which, at compile time. Errors (compile time): x lacks
+// a or b; a == b; a * b is already a dim of x.
+template <dimension A, dimension B, class X>
+auto merge_dims(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_merge_dims<a, b, X>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: merge_dims: the operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: merge_dims: the tensor lacks one of the dims");
+    static_assert(check != check_t::same_parts,
+                  "dimgraph: merge_dims: the two dims are the same dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
+    if constexpr (check == check_t::ok) {
+      using x_t = std::remove_cvref_t<X>;
+      using dims = dims_t<x_t>;
+      using m = merge_dim_t<a, b>;
+      constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
+      const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
+        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {na * nb},
+                                              {x.template stride<b>()});
+      } else {
+        using value = value_t<x_t>;
+        using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
+        using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
+        result_t r(detail::shape_with<result_t, m>("merge_dims", x, na * nb));
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<m>();
+        detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
+                                       {s * static_cast<std::ptrdiff_t>(nb), s}) = x;
+        return r;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+namespace detail {
+
+template <class A, class P, class X>
+constexpr structural_check check_pad() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
+    if (!std::is_same_v<P, A> && list_contains_v<dims, P>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+template <class X>
+struct pad_value {
+  using type = int;  // (after a reported mistake)
+};
+template <expression X>
+struct pad_value<X> {
+  using type = value_t<X>;
+};
+
+// The part of a padded dim before or after the operand (a private dim: it only names a
+// sub-view of the result).
+template <class P, std::size_t Size, bool After>
+struct pad_part : dim_expr_base {
+  static constexpr interval bounds = interval::exactly(Size);
+  static constexpr dim_kind kind = kind_v<P>;
+  static constexpr std::string_view name = After ? "padding after" : "padding before";
+};
+
+}  // namespace detail
+
+// Padding along dim a with `value` (a new tensor):
+//   pad<a, before, after>(x, value = 0): [.., a, ..] -> [.., before + a + after, ..]
+// The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
+// padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
+// when after is 0), gives a view with dim a itself.
+// Errors (compile time): x has no dim a; the padded dim is already one of x's dims.
+template <dimension A, std::size_t Before, std::size_t After, class X>
+auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using p = pad_dim_t<a, Before, After>;
+    constexpr auto check = detail::check_pad<a, p, X>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: pad: the operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: pad: the padded dim is already a dim of the tensor");
+    if constexpr (check == check_t::ok) {
+      using x_t = std::remove_cvref_t<X>;
+      using value_type = value_t<x_t>;
+      using result_t =
+          detail::tensor_of_list_t<value_type, detail::replace_dim_t<dims_t<x_t>, a, p>>;
+      const std::size_t n = x.template extent<a>();
+      result_t r(detail::shape_with<result_t, p>("pad", x, Before + n + After));
+      auto whole = r.view();
+      const std::ptrdiff_t s = r.template stride<p>();
+      if constexpr (Before > 0)
+        detail::fill_view(detail::replaced_view<p, detail::pad_part<p, Before, false>>(
+                              whole, "pad", 0, {Before}, {s}),
+                          value);
+      detail::replaced_view<p, a>(whole, "pad", static_cast<std::ptrdiff_t>(Before) * s, {n}, {s}) =
+          x;
+      if constexpr (After > 0)
+        detail::fill_view(
+            detail::replaced_view<p, detail::pad_part<p, After, true>>(
+                whole, "pad", static_cast<std::ptrdiff_t>(Before + n) * s, {After}, {s}),
+            value);
+      return r;
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
