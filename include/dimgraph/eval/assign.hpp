@@ -9,10 +9,14 @@
 
 #include "dimgraph/eval/cursor.hpp"
 #include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/reduce.hpp"
 
-#if defined(__clang__)
-#define DIMGRAPH_LOOP_INDEPENDENT _Pragma("clang loop vectorize(assume_safety)")
-#elif defined(__GNUC__)
+// The overlap check has already run when an inner loop starts, so its iterations are independent.
+// GCC is told so (ivdep drops its run-time alias checks). Clang is not: its "vectorize" hints turn
+// every loop it cannot vectorise (a call to a scalar libm function, a gather) into a
+// -Wpass-failed warning, and it vectorises the loops that matter on its own behind a cheap
+// run-time alias check.
+#if defined(__GNUC__) && !defined(__clang__)
 #define DIMGRAPH_LOOP_INDEPENDENT _Pragma("GCC ivdep")
 #else
 #define DIMGRAPH_LOOP_INDEPENDENT
@@ -33,7 +37,8 @@ constexpr bool check_assign() {
   static_assert(dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims");
   constexpr bool narrowing = dims_ok && is_narrowing_v<value_t<E>, typename Dst::value_type>;
   static_assert(!narrowing,
-                "dimgraph: assign: the expression's element type would narrow to the destination's; use dg::cast<T>");
+                "dimgraph: assign: the expression's element type would narrow to the "
+                "destination's; use dg::cast<T>");
   return dims_ok && !narrowing;
 }
 
@@ -41,13 +46,6 @@ constexpr bool check_assign() {
 template <class... Ds, class E>
 std::array<std::size_t, sizeof...(Ds)> extents_in_order(dim_list<Ds...>*, const E& e) {
   return {e.template extent<Ds>()...};
-}
-
-// (Out of line and cold, so that the checks cost a few compares in the hot path.)
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
-  throw overlap_error("assign", "operand " + std::to_string(operand) +
-                                    " partially overlaps the output (same memory, different element order); "
-                                    "evaluate it into a new tensor first");
 }
 
 // Every leaf whose memory overlaps the output must be the output itself, element for
@@ -63,7 +61,8 @@ void check_overlap(const leaf_info<R>& out, const std::array<leaf_info<R>, N>& l
   }
 }
 
-template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R, std::size_t N>
+template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
+          std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loop_plan<R, N>& p) {
   if constexpr (R == 0) {
     std::array<std::ptrdiff_t, N> zero{};
@@ -86,7 +85,8 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
       } else {
         const std::ptrdiff_t os = inner[0];
         DIMGRAPH_LOOP_INDEPENDENT
-        for (std::size_t i = 0; i < n; ++i) o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
+        for (std::size_t i = 0; i < n; ++i)
+          o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
       }
       // Odometer over the outer levels.
       std::size_t k = p.depth - 1;
@@ -95,7 +95,8 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
         --k;
         for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
         if (++idx[k] < p.extent[k]) break;
-        for (std::size_t op = 0; op < N; ++op) off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
+        for (std::size_t op = 0; op < N; ++op)
+          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
         idx[k] = 0;
       }
     }
@@ -151,10 +152,12 @@ void check_extents(const Dst& dst, const E& e) {
     std::size_t i = 0;
     [&]<class... Ds>(dim_list<Ds...>*) {
       ((want[i] != have[i]
-            ? throw shape_error("assign", "dim '" + describe<Ds>() + "' has extent " + std::to_string(have[i]) +
-                                              " in the destination and " + std::to_string(want[i]) +
-                                              " in the expression")
-            : void(), ++i), ...);
+            ? throw shape_error("assign", "dim '" + describe<Ds>() + "' has extent " +
+                                              std::to_string(have[i]) + " in the destination and " +
+                                              std::to_string(want[i]) + " in the expression")
+            : void(),
+        ++i),
+       ...);
     }(static_cast<typename Dst::dims*>(nullptr));
   }
 }
@@ -204,7 +207,9 @@ struct static_assignment {
 template <bool CheckOverlap = true, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   using dst_t = std::remove_const_t<Dst>;
-  if constexpr (static_layout<dst_t>::value && static_layout<E>::value) {
+  if constexpr (is_reduce_v<E>) {
+    reduce_into(dst, e);
+  } else if constexpr (static_layout<dst_t>::value && static_layout<E>::value) {
     static_assignment<dst_t, E>::template run<CheckOverlap>(dst.data(), e);
   } else {
     assignment<dst_t, E> a;
@@ -235,7 +240,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     if constexpr (dst::is_static) {
       detail::assign_into(out, e);
     } else {
-      auto s = dst::shape_type::from_extents(detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
+      auto s = dst::shape_type::from_extents(
+          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
       if (s == out.shape()) {
         detail::assign_into(out, e);
       } else {
@@ -247,14 +253,27 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
   }
 }
 template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
+DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e,
+                                                     detail::construct_tag) {
   using dst = tensor<T, Ds...>;
   if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
     if constexpr (!dst::is_static)
-      out.reshape(dst::shape_type::from_extents(detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
+      out.reshape(dst::shape_type::from_extents(
+          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
     detail::assign_into<false>(out, e);
   }
 }
+
+namespace detail {
+// A node that is not element-wise (a reduction), evaluated into a tensor of its own
+// when it is the operand of an element-wise op.
+template <class E>
+auto materialize(const E& e) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor<value_t<E>, Ds...>(e);
+  }(static_cast<dims_t<E>*>(nullptr));
+}
+}  // namespace detail
 
 // After a reported mistake: nothing more to say.
 template <class Dst, detail::poisoned E>

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -10,6 +12,7 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/expr/broadcast.hpp"
 #include "dimgraph/expr/map.hpp"
+#include "dimgraph/expr/reduce.hpp"
 
 namespace dimgraph::detail {
 
@@ -19,7 +22,8 @@ namespace dimgraph::detail {
 enum class stride_kind { unit, zero, dynamic };
 
 template <class L>
-inline constexpr bool is_leaf_v = is_tensor_v<std::remove_cvref_t<L>> || is_view_v<std::remove_cvref_t<L>>;
+inline constexpr bool is_leaf_v =
+    is_tensor_v<std::remove_cvref_t<L>> || is_view_v<std::remove_cvref_t<L>>;
 
 // The number of memory leaves (tensors and views) in an expression, in visiting order.
 template <class E>
@@ -28,7 +32,8 @@ template <class T>
 struct leaf_count<scalar_expr<T>> : std::integral_constant<std::size_t, 0> {};
 template <class F, class Dims, class... Ops>
 struct leaf_count<map_expr<F, Dims, Ops...>>
-    : std::integral_constant<std::size_t, (leaf_count<std::remove_cvref_t<Ops>>::value + ... + 0)> {};
+    : std::integral_constant<std::size_t, (leaf_count<std::remove_cvref_t<Ops>>::value + ... + 0)> {
+};
 template <class X, class... Ds>
 struct leaf_count<broadcast_expr<X, Ds...>> : leaf_count<std::remove_cvref_t<X>> {};
 template <class E>
@@ -64,7 +69,8 @@ struct map_row {
   const F* f;
   std::tuple<Rows...> rows;
   DIMGRAPH_ALWAYS_INLINE auto load(std::size_t i) const {
-    return std::apply([&](const Rows&... r) DIMGRAPH_ALWAYS_INLINE { return (*f)(r.load(i)...); }, rows);
+    return std::apply([&](const Rows&... r) DIMGRAPH_ALWAYS_INLINE { return (*f)(r.load(i)...); },
+                      rows);
   }
 };
 
@@ -83,7 +89,8 @@ template <class T>
 struct scalar_cursor {
   T v;
   template <bool AssumeUnit, std::size_t N>
-  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>&, const std::array<std::ptrdiff_t, N>&) const {
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>&,
+                                  const std::array<std::ptrdiff_t, N>&) const {
     return scalar_row<T>{v};
   }
 };
@@ -96,9 +103,63 @@ struct map_cursor {
                                   const std::array<std::ptrdiff_t, N>& inner) const {
     return std::apply(
         [&](const Cs&... c) DIMGRAPH_ALWAYS_INLINE {
-          return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{f, {c.template row<AssumeUnit>(off, inner)...}};
+          return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{
+              f, {c.template row<AssumeUnit>(off, inner)...}};
         },
         children);
+  }
+};
+
+// (Out of line and cold, so that the checks cost a few compares in the hot path.)
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
+  throw overlap_error("assign",
+                      "operand " + std::to_string(operand) +
+                          " partially overlaps the output (same memory, different element order); "
+                          "evaluate it into a new tensor first");
+}
+
+// f(element&) for every element of a tensor or view (any strides; not a hot path).
+template <class X, class F>
+void for_each_element(X& x, F f) {
+  constexpr std::size_t rank = std::remove_cvref_t<X>::rank;
+  auto* base = x.data();
+  if constexpr (rank == 0) {
+    f(*base);
+  } else {
+    const auto ext = x.shape().extents();
+    const auto& str = x.strides();
+    if (x.size() == 0) return;
+    std::array<std::size_t, rank> idx{};
+    std::ptrdiff_t off = 0;
+    for (;;) {
+      for (std::size_t i = 0; i < ext[rank - 1]; ++i)
+        f(base[off + static_cast<std::ptrdiff_t>(i) * str[rank - 1]]);
+      std::size_t k = rank - 1;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        off += str[k];
+        if (++idx[k] < ext[k]) break;
+        off -= str[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+// A reduction used as an operand is evaluated first (declared here, defined with the
+// assignment machinery in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// A leaf that owns its memory: a materialised node (heap, so the address is stable).
+template <class Tensor, stride_kind K, std::size_t I>
+struct owned_leaf_cursor {
+  std::unique_ptr<Tensor> owned;
+  template <bool AssumeUnit, std::size_t N>
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
+                                  const std::array<std::ptrdiff_t, N>& inner) const {
+    return leaf_row<typename Tensor::value_type, K, AssumeUnit>{owned->data() + off[I], inner[I]};
   }
 };
 
@@ -155,10 +216,20 @@ DIMGRAPH_ALWAYS_INLINE inline auto build_cursor(const E& e, std::array<leaf_info
     return leaf_cursor<value, kind_of_leaf<E, inner>(), I>{e.data()};
   } else if constexpr (requires { e.value; }) {
     return scalar_cursor<typename E::value_type>{e.value};
+  } else if constexpr (requires { e.source(); }) {
+    using owned_t = decltype(materialize(e));
+    auto owned = std::make_unique<owned_t>(materialize(e));
+    leaf_info<R>& info = infos[I];
+    info.data = owned->data();
+    info.strides = strides_along<OutDims>(*owned);
+    std::tie(info.lo, info.hi) = memory_span(*owned);
+    return owned_leaf_cursor<owned_t, kind_of_leaf<owned_t, inner>(), I>{std::move(owned)};
   } else if constexpr (requires { e.operand(); }) {
     return build_cursor<OutDims, I, Light>(e.operand(), infos);
   } else {
-    return build_children<OutDims, I, Light>(e, infos, std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.operands())>>>{});
+    return build_children<OutDims, I, Light>(
+        e, infos,
+        std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.operands())>>>{});
   }
 }
 template <class Tuple, std::size_t K>
@@ -168,14 +239,17 @@ constexpr std::size_t leaves_before() {
   }(std::make_index_sequence<K>{});
 }
 
-template <class OutDims, std::size_t I, bool Light, class E, std::size_t R, std::size_t N, std::size_t... Ks>
+template <class OutDims, std::size_t I, bool Light, class E, std::size_t R, std::size_t N,
+          std::size_t... Ks>
 DIMGRAPH_ALWAYS_INLINE inline auto build_children(const E& e, std::array<leaf_info<R>, N>& infos,
                                                   std::index_sequence<Ks...>) {
   using ops = std::remove_cvref_t<decltype(e.operands())>;
   using fn = std::remove_cvref_t<decltype(e.fn())>;
   return map_cursor<fn, decltype(build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(
                             std::get<Ks>(e.operands()), infos))...>{
-      &e.fn(), {build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()), infos)...}};
+      &e.fn(),
+      {build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
+                                                                  infos)...}};
 }
 
 // Whether every stride and extent of out = e is known at compile time: the output and
@@ -191,7 +265,8 @@ struct static_layout<map_expr<F, Dims, Ops...>>
     : std::bool_constant<(static_layout<std::remove_cvref_t<Ops>>::value && ...)> {};
 template <class X, class... Ds>
 struct static_layout<broadcast_expr<X, Ds...>>
-    : std::bool_constant<static_layout<std::remove_cvref_t<X>>::value && (is_static_v<Ds> && ...)> {};
+    : std::bool_constant<static_layout<std::remove_cvref_t<X>>::value && (is_static_v<Ds> && ...)> {
+};
 
 // The static strides of every leaf of E along OutDims, from index I on.
 template <class OutDims, std::size_t I, class E, std::size_t N>
@@ -202,19 +277,27 @@ constexpr void static_strides(std::array<std::array<std::ptrdiff_t, OutDims::siz
     [&]<class... Ls, class... Ds>(dim_list<Ls...>*, dim_list<Ds...>*) {
       constexpr auto own = row_major_strides<sizeof...(Ls)>({static_size_v<Ls>...});
       std::size_t d = 0;
-      ((out[I][d++] = [&] {
-         if constexpr (list_contains_v<dim_list<Ls...>, Ds>) return own[list_index_of_v<dim_list<Ls...>, Ds>];
-         else return std::ptrdiff_t{0};
-       }()),
+      ((out[I][d++] =
+            [&] {
+              if constexpr (list_contains_v<dim_list<Ls...>, Ds>)
+                return own[list_index_of_v<dim_list<Ls...>, Ds>];
+              else return std::ptrdiff_t{0};
+            }()),
        ...);
     }(static_cast<typename E::dims*>(nullptr), static_cast<OutDims*>(nullptr));
-  } else if constexpr (requires { typename E::value_type; std::declval<E>().value; }) {
+  } else if constexpr (requires {
+                         typename E::value_type;
+                         std::declval<E>().value;
+                       }) {
   } else if constexpr (requires { std::declval<E>().operand(); }) {
-    static_strides<OutDims, I, std::remove_cvref_t<decltype(std::declval<E>().operand())>>(out, bytes);
+    static_strides<OutDims, I, std::remove_cvref_t<decltype(std::declval<E>().operand())>>(out,
+                                                                                           bytes);
   } else {
     using ops = std::remove_cvref_t<decltype(std::declval<E>().operands())>;
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (static_strides<OutDims, I + leaves_before<ops, Ks>(), std::remove_cvref_t<std::tuple_element_t<Ks, ops>>>(out, bytes), ...);
+      (static_strides<OutDims, I + leaves_before<ops, Ks>(),
+                      std::remove_cvref_t<std::tuple_element_t<Ks, ops>>>(out, bytes),
+       ...);
     }(std::make_index_sequence<std::tuple_size_v<ops>>{});
   }
 }

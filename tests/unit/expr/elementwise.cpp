@@ -12,17 +12,18 @@
 namespace dg = dimgraph;
 
 namespace {
-struct B : dg::dim<"b"> {};                        // dynamic
-struct T : dg::dim<"t", dg::range{1, 8}> {};       // interval
-struct F : dg::dim<"f", 4> {};                     // static
-struct R : dg::dim<"r", 3> {};                     // static
+struct B : dg::dim<"b"> {};                   // dynamic
+struct T : dg::dim<"t", dg::range{1, 8}> {};  // interval
+struct F : dg::dim<"f", 4> {};                // static
+struct R : dg::dim<"r", 3> {};                // static
 
 // Fills with seeded values in [-1, 1] (not using the library's own fill).
 template <class X>
 void fill(X& x, unsigned seed) {
   std::mt19937 gen(seed);
   for (std::size_t i = 0; i < x.size(); ++i)
-    x.data()[i] = static_cast<typename X::value_type>(static_cast<double>(gen() % 2001) / 1000.0 - 1.0);
+    x.data()[i] =
+        static_cast<typename X::value_type>(static_cast<double>(gen() % 2001) / 1000.0 - 1.0);
 }
 
 using btf = dg::tensor<float, B, T, F>;
@@ -47,8 +48,10 @@ TEST_CASE("elementwise: a fused chain equals the hand loop (dynamic, interval an
 TEST_CASE("elementwise: unary math equals the standard functions") {
   const btf a = make_btf(2, 3, 4);
   const btf pos = dg::abs(a) + 0.5f;
-  const btf e = dg::exp(a), l = dg::log(pos), l1 = dg::log1p(pos), s = dg::sqrt(pos), rs = dg::rsqrt(pos);
-  const btf th = dg::tanh(a), sg = dg::sigmoid(a), re = dg::relu(a), ge = dg::gelu(a), si = dg::sin(a);
+  const btf e = dg::exp(a), l = dg::log(pos), l1 = dg::log1p(pos), s = dg::sqrt(pos),
+            rs = dg::rsqrt(pos);
+  const btf th = dg::tanh(a), sg = dg::sigmoid(a), re = dg::relu(a), ge = dg::gelu(a),
+            si = dg::sin(a);
   const btf co = dg::cos(a), fl = dg::floor(a * 3.0f), ce = dg::ceil(a * 3.0f), ng = -a;
   const btf mn = dg::min(a, pos - 1.0f), mx = dg::max(a, pos - 1.0f), pw = dg::pow(pos, 2.5f);
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -93,8 +96,8 @@ TEST_CASE("elementwise: broadcasting from either side never materialises the sma
   fill(bias, 8);
   dg::tensor<float, B, F> per_b(dg::extent<B>(2));
   fill(per_b, 9);
-  const btf left = bias * 2.0f + x;   // [F] + [B,T,F]: the result takes the larger operand's dims
-  const btf right = x - per_b;        // [B,T,F] - [B,F]
+  const btf left = bias * 2.0f + x;  // [F] + [B,T,F]: the result takes the larger operand's dims
+  const btf right = x - per_b;       // [B,T,F] - [B,F]
   for (std::size_t b = 0; b < 2; ++b)
     for (std::size_t t = 0; t < 3; ++t)
       for (std::size_t f = 0; f < 4; ++f) {
@@ -142,8 +145,8 @@ TEST_CASE("elementwise: in place and compound assignment") {
   const btf orig = x;
   dg::tensor<float, F> bias;
   fill(bias, 14);
-  x = x * x;      // exact aliasing is allowed
-  x += bias;      // [B,T,F] += [F]
+  x = x * x;  // exact aliasing is allowed
+  x += bias;  // [B,T,F] += [F]
   x -= 1.0f;
   x *= 2;
   x /= 4.0f;
@@ -168,10 +171,12 @@ TEST_CASE("elementwise: types promote as in PyTorch, scalars are wrapped numbers
   }
   static_assert(std::is_same_v<dg::value_t<decltype(i + f)>, float>);
   static_assert(std::is_same_v<dg::value_t<decltype(f + d)>, double>);
-  static_assert(std::is_same_v<dg::value_t<decltype(i8 + 1)>, std::int8_t>);       // int scalar: stays int8
-  static_assert(std::is_same_v<dg::value_t<decltype(f * 2.0)>, float>);            // double scalar: stays float
-  static_assert(std::is_same_v<dg::value_t<decltype(i * 0.5)>, float>);            // float scalar raises int
-  static_assert(std::is_same_v<dg::value_t<decltype(i / i)>, float>);              // true division
+  static_assert(
+      std::is_same_v<dg::value_t<decltype(i8 + 1)>, std::int8_t>);  // int scalar: stays int8
+  static_assert(
+      std::is_same_v<dg::value_t<decltype(f * 2.0)>, float>);  // double scalar: stays float
+  static_assert(std::is_same_v<dg::value_t<decltype(i * 0.5)>, float>);  // float scalar raises int
+  static_assert(std::is_same_v<dg::value_t<decltype(i / i)>, float>);    // true division
   static_assert(std::is_same_v<dg::value_t<decltype(dg::exp(i))>, float>);
   static_assert(std::is_same_v<dg::value_t<decltype(dg::less(i, f))>, bool>);
   const dg::tensor<float, F> s = i + f;
@@ -228,4 +233,21 @@ TEST_CASE("elementwise: an expression over temporaries keeps them alive") {
   const btf out = e;
   for (std::size_t i = 0; i < out.size(); ++i)
     CHECK(out.data()[i] == doctest::Approx(std::exp(ref.data()[i]) + ref.data()[i] * 2.0f));
+}
+
+TEST_CASE("elementwise: all-static tensors take the compile-time plan and equal the hand loop") {
+  dg::tensor<double, R, F> a, b;
+  fill(a, 20);
+  fill(b, 21);
+  dg::tensor<double, F> bias;
+  fill(bias, 22);
+  const dg::tensor<double, R, F> out = a * b - bias;
+  const dg::tensor<double, F, R> swapped = a + b;  // other order, static strides
+  for (std::size_t r = 0; r < 3; ++r)
+    for (std::size_t f = 0; f < 4; ++f) {
+      CHECK(out(r, f) == a(r, f) * b(r, f) - bias(f));
+      CHECK(swapped(f, r) == a(r, f) + b(r, f));
+    }
+  CHECK(dg::describe_plan(out, a * b - bias) ==
+        "2 loops: [3 x 4]; strides out {4, 1}, in1 {4, 1}, in2 {4, 1}, in3 {0, 1}");
 }

@@ -1,0 +1,170 @@
+// Reductions over named dims: sum, mean, prod, max, min, any, all (lazy nodes).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/expr/node.hpp"
+
+namespace dimgraph {
+namespace detail::fn {
+
+// How a reduction starts (identity) and combines; Acc is the type it accumulates in.
+// Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
+template <class T>
+using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
+
+struct sum_reduce {
+  static constexpr const char* name = "sum";
+  template <class T>
+  using result = sum_type_t<T>;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return Acc(0);
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(a + static_cast<Acc>(v));
+  }
+};
+struct prod_reduce {
+  static constexpr const char* name = "prod";
+  template <class T>
+  using result = sum_type_t<T>;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return Acc(1);
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(a * static_cast<Acc>(v));
+  }
+};
+// mean: a sum in the floating type, divided by the count afterwards.
+struct mean_reduce : sum_reduce {
+  static constexpr const char* name = "mean";
+  template <class T>
+  using result = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+};
+struct max_reduce {
+  static constexpr const char* name = "max";
+  template <class T>
+  using result = T;
+  template <class Acc>
+  static constexpr Acc identity() {
+    if constexpr (std::numeric_limits<Acc>::has_infinity)
+      return -std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::lowest();
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
+  }
+};
+struct min_reduce {
+  static constexpr const char* name = "min";
+  template <class T>
+  using result = T;
+  template <class Acc>
+  static constexpr Acc identity() {
+    if constexpr (std::numeric_limits<Acc>::has_infinity)
+      return std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::max();
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(v) < a ? static_cast<Acc>(v) : a;
+  }
+};
+struct any_reduce {
+  static constexpr const char* name = "any";
+  template <class T>
+  using result = bool;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return false;
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a || static_cast<bool>(v);
+  }
+};
+struct all_reduce {
+  static constexpr const char* name = "all";
+  template <class T>
+  using result = bool;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return true;
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a && static_cast<bool>(v);
+  }
+};
+
+}  // namespace detail::fn
+
+// Op over the dims Rs... of X. Shape rule: [x dims] -> [x dims without Rs...], in x's order.
+template <class Op, class X, class... Rs>
+class reduce_expr : public expr_node_base {
+ public:
+  using reduced = dim_list<Rs...>;
+  using dims = list_difference_t<dims_t<X>, reduced>;
+  using value_type = typename Op::template result<value_t<X>>;
+  using op = Op;
+
+  template <class Arg>
+  explicit reduce_expr(Arg&& x) : x_(std::forward<Arg>(x)) {}
+
+  template <class D>
+  std::size_t extent() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
+    return x_.template extent<D>();
+  }
+  const std::remove_cvref_t<X>& source() const { return x_; }
+  // The number of elements reduced into each result element.
+  std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
+
+ private:
+  X x_;
+};
+
+// The public reductions. Error (compile time): a reduced dim the tensor does not have,
+// a dim given twice, or the op on dg::index<D> (any/all: on a non-bool).
+#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
+  template <class... Rs, expression X>                                              \
+  auto NAME(X&& x) {                                                                \
+    constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                   \
+    constexpr bool distinct =                                                       \
+        detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);       \
+    constexpr bool allowed = ALLOWED;                                               \
+    static_assert(has, "dimgraph: " #NAME ": the tensor has no such dim");          \
+    static_assert(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice"); \
+    static_assert(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT);      \
+    if constexpr (has && distinct && allowed)                                       \
+      return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));            \
+    else return detail::invalid_expr{};                                             \
+  }
+#define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
+#define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)
+DIMGRAPH_REDUCTION(sum, detail::fn::sum_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(prod, detail::fn::prod_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(mean, detail::fn::mean_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(max, detail::fn::max_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(min, detail::fn::min_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(any, detail::fn::any_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+DIMGRAPH_REDUCTION(all, detail::fn::all_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+#undef DIMGRAPH_NUMERIC
+#undef DIMGRAPH_BOOLEAN
+#undef DIMGRAPH_REDUCTION
+
+}  // namespace dimgraph
