@@ -3,7 +3,7 @@
 #
 #   bash tools/run.sh examples     build every example with GCC and run it
 #   bash tools/run.sh tests        build and run the whole test suite with GCC
-#   bash tools/run.sh bench        Release -O3 -march=native build; compile-time benchmarks
+#   bash tools/run.sh bench        Release -O3 -march=native build; run-time and compile-time benchmarks
 #   bash tools/run.sh format       check formatting with clang-format-16
 #   bash tools/run.sh format-fix   reformat in place with clang-format-16
 set -euo pipefail
@@ -79,6 +79,7 @@ case "$command" in
     ensure_packages "${base_packages[@]}" python3 libbenchmark-dev
     cmake --preset bench
     cmake --build --preset bench -j "$jobs"
+    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise
     python3 bench/compile/run.py
     ;;
   format | format-fix)
