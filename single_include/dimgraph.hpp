@@ -1214,12 +1214,20 @@ template <class B, class X>
 struct left_quotient;
 
 template <class Q, class... Qs>
-type_list<Q, Qs...> prepend_parsed(type_list<Qs...>);
+constexpr type_list<Q, Qs...> prepend_parsed(type_list<Qs...>) {
+  return {};
+}
 template <class Q>
-no_candidate prepend_parsed(no_candidate);
+constexpr no_candidate prepend_parsed(no_candidate) {
+  return {};
+}
 template <class... Qs>
-std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>);
-no_candidate sum_parsed(no_candidate);
+constexpr std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>) {
+  return {};
+}
+constexpr no_candidate sum_parsed(no_candidate) {
+  return {};
+}
 
 template <class Terms, class B, std::size_t P>
 constexpr bool block_at() {
@@ -1916,10 +1924,10 @@ class shape {
   }
 
   // Extents by position, for code that builds shapes from other shapes.
-  static constexpr shape from_extents(const std::array<std::size_t, rank>& ext,
-                                      const char* op = "shape") {
+  static constexpr shape from_extents([[maybe_unused]] const std::array<std::size_t, rank>& ext,
+                                      [[maybe_unused]] const char* op = "shape") {  // (rank 0)
     shape s(uninitialized{});
-    std::size_t i = 0;
+    [[maybe_unused]] std::size_t i = 0;
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
     return s;
   }
@@ -1977,7 +1985,658 @@ std::string to_string(const shape<Ds...>& s) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/shape/shape.hpp
+// ---- begin dimgraph/shape/rules.hpp
+// Propagation rules of the structural ops: each result dim as a type next to its run-time extent.
 
+#include <cstdint>
+
+
+// Each rule is written once. The compile-time half is a dim type made by the dim
+// algebra, so its interval is bounds_v of that type (nGraph's interval rules: concat
+// sums intervals, merging multiplies them, an unknown bound stays unknown); the
+// run-time half computes the extent from the operands' extents and throws shape_error
+// where they cannot fit. Dims that must agree are the same tag, so their intervals
+// agree by construction and their run-time extents must be equal.
+
+namespace dimgraph {
+
+// concat: [.., a, ..] , [.., b, ..] -> [.., a + b, ..] (a + a is 2 * a).
+template <dimension... Parts>
+using concat_dim_t = decltype((... + std::remove_cvref_t<Parts>{}));
+
+// merge_dims: [.., a, .., b, ..] -> [.., a * b, ..] (a major).
+template <dimension A, dimension B>
+using merge_dim_t = decltype(std::remove_cvref_t<A>{} * std::remove_cvref_t<B>{});
+
+// pad: [.., a, ..] -> [.., Before + a + After, ..].
+template <dimension A, std::size_t Before, std::size_t After>
+using pad_dim_t = decltype(c<Before> + std::remove_cvref_t<A>{} + c<After>);
+
+namespace detail {
+
+// The same dim in operands i and j (1-based) must have one extent.
+template <class D>
+void check_agree(const char* op, std::size_t a, std::size_t i, std::size_t b, std::size_t j) {
+  if (a != b)
+    throw shape_error(op, "dim '" + describe<D>() + "' has extent " + std::to_string(a) +
+                              " in operand " + std::to_string(i) + " and " + std::to_string(b) +
+                              " in operand " + std::to_string(j));
+}
+
+// "a=3 + b[4]": parts with their extents.
+template <class... Parts>
+std::string parts_text(const char* sep, const std::array<std::size_t, sizeof...(Parts)>& ext) {
+  std::string s;
+  std::size_t i = 0;
+  ((s += (i ? sep : "") + dim_with_extent<Parts>(ext[i]), ++i), ...);
+  return s;
+}
+
+// The extents of the parts of a sum (split, the inverse of concat): the parts' extents
+// add up to the whole's. Parts with a static size or a given extent are known; the one
+// part left unknown (it may occur more than once: split<A, A> of 2 * A) gets the rest,
+// shared equally. Error: the known parts exceed the whole, or the rest does not share
+// equally, or (nothing unknown) the parts do not add up to the whole.
+template <class Whole, class... Parts>
+std::array<std::size_t, sizeof...(Parts)> split_sum_extents(
+    const char* op, std::size_t whole, std::array<std::size_t, sizeof...(Parts)> ext,
+    const std::array<bool, sizeof...(Parts)>& known) {
+  constexpr std::size_t n = sizeof...(Parts);
+  std::size_t sum = 0, unknown = 0;
+  for (std::size_t i = 0; i < n; ++i) known[i] ? void(sum += ext[i]) : void(++unknown);
+  auto fail = [&](const std::string& why) {
+    throw shape_error(
+        op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
+  };
+  if (unknown == 0 && sum != whole)
+    fail("but its parts add up to " + std::to_string(sum) + ": " +
+         parts_text<Parts...>(" + ", ext));
+  if (sum > whole) fail("less than its known parts add up to (" + std::to_string(sum) + ")");
+  if (unknown > 0) {
+    if ((whole - sum) % unknown != 0)
+      fail("which leaves " + std::to_string(whole - sum) + " to share among " +
+           std::to_string(unknown) + " equal parts");
+    for (std::size_t i = 0; i < n; ++i)
+      if (!known[i]) ext[i] = (whole - sum) / unknown;
+  }
+  return ext;
+}
+
+// The extents of the factors of a merged dim (split_dims, the inverse of merge_dims):
+// a * b == whole; the known factor gives the other exactly. Error: the known factor does
+// not divide the whole, or is 0 (then the other is undetermined), or (both known) the
+// product is not the whole.
+template <class Whole, class A, class B>
+std::array<std::size_t, 2> split_product_extents(const char* op, std::size_t whole,
+                                                 std::array<std::size_t, 2> ext,
+                                                 std::array<bool, 2> known) {
+  auto fail = [&](const std::string& why) {
+    throw shape_error(
+        op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
+  };
+  if (known[0] && known[1]) {
+    if (ext[0] * ext[1] != whole)
+      fail("but its factors' extents multiply to " + std::to_string(ext[0] * ext[1]) + ": " +
+           parts_text<A, B>(" * ", ext));
+    return ext;
+  }
+  const std::size_t k = known[0] ? 0 : 1;
+  const std::string part = k == 0 ? dim_with_extent<A>(ext[0]) : dim_with_extent<B>(ext[1]);
+  const std::string other = k == 0 ? describe<B>() : describe<A>();
+  if (ext[k] == 0)
+    fail("and " + part + " leaves the extent of '" + other +
+         "' undetermined; give it with dg::extent");
+  if (whole % ext[k] != 0) fail("which is not divisible by " + part);
+  ext[1 - k] = whole / ext[k];
+  return ext;
+}
+
+// An index read from data: index_error unless 0 <= i < n (the wording of check_index).
+template <class V>
+void check_class_index(const char* op, std::int64_t i, std::size_t n) {
+  if (i < 0 || static_cast<std::uint64_t>(i) >= n)
+    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" +
+                              describe<V>() + "' of extent " + std::to_string(n));
+}
+
+// A dim list with its dim Old replaced by the dims News... in place.
+template <class L, class Old, class... News>
+struct replace_dim {
+  using list = types_of_t<L>;
+  static constexpr std::size_t at = index_of_v<Old, list>;
+  using type =
+      concat_t<slice_t<0, at, list>, type_list<News...>, slice_t<at + 1, list::size, list>>;
+};
+template <class L, class Old, class... News>
+using replace_dim_t = typename replace_dim<L, Old, News...>::type;
+
+// Why a rename's sizes cannot agree (rename merges Old's interval with New's).
+enum class rename_sizes { ok, different_static_sizes, disjoint };
+template <class Old, class New>
+constexpr rename_sizes check_rename_sizes() {
+  if (is_static_v<Old> && is_static_v<New> && bounds_v<Old>.lo != bounds_v<New>.lo)
+    return rename_sizes::different_static_sizes;
+  if (intersect(bounds_v<Old>, bounds_v<New>).is_empty()) return rename_sizes::disjoint;
+  return rename_sizes::ok;
+}
+
+}  // namespace detail
+
+// Result dim lists (as detail::type_list) of the structural ops; D is x's dim list.
+//   rename<Old, New>:  [.., old, ..] -> [.., new, ..]
+//   concat along a:    [.., a, ..] -> [.., a + b, ..]
+//   split_dims<A, B>:  [.., a * b, ..] -> [.., a, b, ..]
+//   gather:            table [.., v, ..] , idx [is...] -> [is..., table dims without v]
+//   one_hot:           idx [is...] -> [is..., v]
+namespace detail {
+template <class D, class Old, class New>
+using rename_dims_t = replace_dim_t<D, Old, New>;
+template <class TableDims, class V, class IdxDims>
+using gather_dims_t =
+    concat_t<types_of_t<IdxDims>, types_of_t<list_difference_t<TableDims, dim_list<V>>>>;
+template <class IdxDims, class V>
+using one_hot_dims_t = concat_t<types_of_t<IdxDims>, type_list<V>>;
+}  // namespace detail
+
+}  // namespace dimgraph
+// ---- end dimgraph/shape/rules.hpp
+// ---- begin dimgraph/shape/slice_rule.hpp
+// The slice rule: NumPy slice bounds, the extent they select, and the dim a slice gives.
+
+
+
+namespace dimgraph {
+
+// An open slice bound (NumPy's None): the start or end of the dim in the stride's direction.
+struct none_t {
+  friend constexpr bool operator==(none_t, none_t) = default;
+};
+inline constexpr none_t none{};
+
+// A slice bound: an index (a negative one counts from the end) or dg::none.
+// A structural type, so it can be a template argument: dg::slice<Time, 2, -1>(x).
+struct slice_index {
+  std::ptrdiff_t value = 0;
+  bool is_none = true;
+
+  constexpr slice_index(none_t) noexcept {}  // NOLINT: implicit, like an integer
+  template <std::integral I>
+    requires(!std::is_same_v<I, bool>)
+  constexpr slice_index(I i) noexcept
+      : value(static_cast<std::ptrdiff_t>(i)), is_none(false) {}  // NOLINT
+};
+
+// The positions a slice selects along a dim of extent n: first, first + step, ...
+// (count of them; first is 0 when count is 0).
+struct slice_range {
+  std::size_t first = 0;
+  std::ptrdiff_t step = 1;
+  std::size_t count = 0;
+};
+
+// NumPy's rule (Python's slice.indices): a negative bound counts from the end, bounds
+// beyond either end are clamped (a slice never fails), end is exclusive; a negative
+// step walks backwards, and an open bound is then the last position (start) or the
+// position before the first (end). step must not be 0.
+constexpr slice_range slice_positions(std::size_t extent, slice_index start, slice_index end,
+                                      std::ptrdiff_t step) {
+  const auto n = static_cast<std::ptrdiff_t>(extent);
+  auto adjust = [&](slice_index b, std::ptrdiff_t open) {
+    if (b.is_none) return open;
+    std::ptrdiff_t v = b.value;
+    if (v < 0) {
+      v = v < -n ? (step < 0 ? -1 : 0) : v + n;
+    } else if (v >= n) {
+      v = step < 0 ? n - 1 : n;
+    }
+    return v;
+  };
+  const std::ptrdiff_t s = adjust(start, step < 0 ? n - 1 : 0);
+  const std::ptrdiff_t e = adjust(end, step < 0 ? -1 : n);
+  std::ptrdiff_t count = 0;
+  if (step > 0 && s < e) count = (e - s - 1) / step + 1;
+  if (step < 0 && e < s) count = (s - e - 1) / -step + 1;
+  return count == 0
+             ? slice_range{0, step, 0}
+             : slice_range{static_cast<std::size_t>(s), step, static_cast<std::size_t>(count)};
+}
+
+namespace detail {
+
+// The extents a slice can select from a dim whose extent lies in a. The count is
+// monotone between the extents where a bound starts or stops being clamped (|bound|
+// and its neighbours), so its extremes lie at those points or at a's ends; far beyond
+// them the count grows by one per |step| (unbounded), stays put, or falls to 0.
+constexpr interval slice_bounds(interval a, slice_index start, slice_index end,
+                                std::ptrdiff_t step) {
+  if (a.is_empty()) return interval::empty();
+  auto count = [&](std::size_t n) { return slice_positions(n, start, end, step).count; };
+  const std::size_t k = static_cast<std::size_t>(step < 0 ? -step : step);
+  // far: beyond every point where clamping changes, and where the distance from start to
+  // end is positive if it grows with the extent (it is then n plus at most the bounds).
+  std::size_t far = 2;
+  interval r = interval::empty();
+  auto sample = [&](std::size_t n) {
+    if (!a.contains(n)) return;
+    const std::size_t c = count(n);
+    r = hull(r, interval::exactly(c));
+  };
+  for (slice_index b : {start, end}) {
+    if (b.is_none) continue;
+    const std::size_t m = static_cast<std::size_t>(b.value < 0 ? -b.value : b.value);
+    for (std::size_t p : {m - 1, m, m + 1})
+      if (p <= m + 1) sample(p);  // (m - 1 wraps when m is 0)
+    far += m;
+  }
+  far = std::max(far, a.lo);
+  sample(a.lo);
+  if (a.is_bounded()) {
+    sample(a.hi);
+  } else {
+    const std::size_t at_far = count(far), next = count(far + k);
+    sample(far);
+    if (next > at_far) r.hi = unbounded;
+    if (next < at_far) r.lo = 0;
+  }
+  return r;
+}
+
+// The canonical slice for a static dim of size n: the positive positions lo, lo + k, ...
+// (m of them), as the algebra writes them: the part [lo, lo + (m - 1) k + 1) of a, cut
+// into windows of k. m == 0 gives a - n (empty); m == 1 or k == 1 need no windows.
+template <class A, std::size_t N, std::size_t Lo, std::size_t M, std::size_t K>
+constexpr auto positive_static_slice() {
+  if constexpr (M == 0) {
+    return A{} - c<N>;
+  } else {
+    constexpr std::size_t hi = Lo + (M - 1) * K + 1;
+    constexpr auto part = sub_left(c<Lo>, A{} - c<N - hi>);
+    if constexpr (M == 1) return part;
+    else return ceildiv(part, c<K>);
+  }
+}
+
+}  // namespace detail
+
+// The dim of a's positions in reverse order. reversed_dim<reversed_dim<a>> is a (reverse_t).
+template <class A>
+struct reversed_dim : dim_expr_base {
+  static constexpr interval bounds = bounds_v<A>;
+  static constexpr dim_kind kind = kind_v<A>;
+};
+
+// The dim of a slice of a. sliced_dim<a> (no parameters) is the result of a slice whose
+// bounds are known only at run time, with size [0, hi(a)]; sliced_dim<a, start, end,
+// step> is a compile-time slice that the algebra cannot write (such as one counting from
+// the end of a non-static dim), sized by the slice rule.
+template <class A, auto... Bounds>
+struct sliced_dim : dim_expr_base {
+  static_assert(sizeof...(Bounds) == 0 || sizeof...(Bounds) == 3,
+                "dimgraph: sliced_dim: give no bounds or three");
+  static constexpr interval bounds = [] {
+    if constexpr (sizeof...(Bounds) == 0) return interval{0, bounds_v<A>.hi};
+    else return detail::slice_bounds(bounds_v<A>, Bounds...);
+  }();
+  static constexpr dim_kind kind = kind_v<A>;
+};
+
+namespace detail {
+
+template <class A>
+struct reverse_of {
+  using type = reversed_dim<A>;
+};
+template <class A>
+struct reverse_of<reversed_dim<A>> {
+  using type = A;
+};
+
+}  // namespace detail
+
+template <dimension A>
+using reverse_t = typename detail::reverse_of<std::remove_cvref_t<A>>::type;
+
+namespace detail {
+
+// The positions cut from the front and the back (a larger cut than the dim can be
+// never selects anything: that slice is left to the opaque form).
+constexpr std::size_t front_back_cut(slice_index start, slice_index end) {
+  return (start.is_none ? 0 : static_cast<std::size_t>(start.value)) +
+         (end.is_none ? 0 : static_cast<std::size_t>(-end.value));
+}
+
+// The dim of dg::slice<A, Start, End, Step> (see slice_dim_t).
+template <class A, slice_index Start, slice_index End, std::ptrdiff_t Step>
+constexpr auto slice_dim_fn() {
+  static_assert(Step != 0, "dimgraph: slice: the stride is 0");
+  if constexpr (Step == 0) {
+    return invalid_dim{};
+  } else if constexpr (is_static_v<A>) {
+    constexpr std::size_t n = bounds_v<A>.lo;
+    constexpr slice_range r = slice_positions(n, Start, End, Step);
+    if constexpr (Step > 0 || r.count <= 1) {
+      return positive_static_slice<A, n, r.first, r.count, (Step > 0 ? Step : 1)>();
+    } else {
+      constexpr std::size_t k = static_cast<std::size_t>(-Step);
+      constexpr std::size_t last = r.first - (r.count - 1) * k;
+      return reverse_t<decltype(positive_static_slice<A, n, last, r.count, k>())>{};
+    }
+  } else if constexpr (Step > 0 && (Start.is_none || Start.value >= 0) &&
+                       (End.is_none || End.value < 0) &&
+                       bounds_v<A>.hi >= front_back_cut(Start, End)) {
+    constexpr std::size_t s = Start.is_none ? 0 : static_cast<std::size_t>(Start.value);
+    constexpr std::size_t e = End.is_none ? 0 : static_cast<std::size_t>(-End.value);
+    return ceildiv(sub_left(c<s>, A{} - c<e>), c<static_cast<std::size_t>(Step)>);
+  } else if constexpr (Step == -1 && Start.is_none && End.is_none) {
+    return reverse_t<A>{};
+  } else {
+    return sliced_dim<A, Start, End, Step>{};
+  }
+}
+
+template <class A>
+struct describer<reversed_dim<A>> {
+  static constexpr int level = level_atom;
+  static std::string text() { return "reverse(" + describer<A>::text() + ")"; }
+};
+template <class A, auto... Bounds>
+struct describer<sliced_dim<A, Bounds...>> {
+  static constexpr int level = level_atom;
+  static std::string bound(slice_index b) { return b.is_none ? "" : std::to_string(b.value); }
+  static std::string text() {
+    if constexpr (sizeof...(Bounds) == 0) {
+      return "slice(" + describer<A>::text() + ")";
+    } else {
+      const slice_index b[] = {Bounds...};
+      return describe_at<A>(level_atom) + "[" + bound(b[0]) + ":" + bound(b[1]) + ":" +
+             bound(b[2]) + "]";
+    }
+  }
+};
+
+}  // namespace detail
+
+// The dim dg::slice<A, Start, End, Step>(x) gives: the algebra's dim for the selected
+// positions wherever the algebra can write them, so that equal positions give equal
+// types and slicing the padding off a padded dim gives the dim itself.
+//  - a static: the positions are known. A positive step gives the part of a from the
+//    first to the last position, cut into windows of the step:
+//    ceildiv(sub_left(c<first>, a - c<n - last - 1>), c<step>) (which folds to a itself
+//    for the whole of a); a negative step gives reverse_t of the same positions read
+//    forwards. The size is static.
+//  - a not static, a positive step, a start from the front (>= 0 or open) and an end
+//    from the back (< 0 or open): ceildiv(sub_left(c<start>, a - c<-end>), c<step>),
+//    sized by interval arithmetic.
+//  - a not static, the whole of a backwards (none, none, -1): reversed_dim<a>.
+//  - anything else (e.g. the last 3 of a dynamic dim, slice<T, -3>): the opaque
+//    sliced_dim<a, Start, End, Step>, sized exactly by the slice rule (here [0, 3]).
+// A slice with bounds known only at run time gives sliced_dim<a> instead.
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Step = 1>
+using slice_dim_t = decltype(detail::slice_dim_fn<std::remove_cvref_t<A>, Start, End, Step>());
+
+}  // namespace dimgraph
+// ---- end dimgraph/shape/slice_rule.hpp
+
+// ---- begin dimgraph/tensor/element.hpp
+// Element types: the arithmetic types, dg::index<D>, the element concept and categories.
+
+#include <compare>
+#include <iosfwd>
+
+
+namespace dimgraph {
+
+// An integer that names a position along dim D: a class label, a token id
+// (dg::index<Vocab>). Not arithmetic: it is made explicitly from an integer, read
+// with value(), compared only with the same index<D>, and prints as the integer.
+// A value-initialised index is 0. Error: D is not a dim (compile time).
+template <class D>
+class index {
+  static_assert(dimension<D> && std::is_same_v<D, std::remove_cvref_t<D>>,
+                "dimgraph: index: the parameter must be a dim tag (not cv-qualified)");
+
+ public:
+  using dim_type = D;
+
+  constexpr index() = default;
+  template <std::integral I>
+    requires(!std::is_same_v<I, bool>)
+  constexpr explicit index(I i) noexcept : value_(static_cast<std::int64_t>(i)) {}
+
+  constexpr std::int64_t value() const noexcept { return value_; }
+
+  friend constexpr bool operator==(index, index) = default;
+  friend constexpr std::strong_ordering operator<=>(index, index) = default;
+
+  template <class Char, class Traits>
+  friend std::basic_ostream<Char, Traits>& operator<<(std::basic_ostream<Char, Traits>& os,
+                                                      index i) {
+    return os << i.value_;
+  }
+
+ private:
+  std::int64_t value_ = 0;
+};
+
+namespace detail {
+
+template <class T, class... Us>
+inline constexpr bool is_one_of_v = (std::is_same_v<T, Us> || ...);
+
+// The standard integer types: every std::intN_t / std::uintN_t is one of them. The
+// character types (char, wchar_t, char8_t, ...) are not elements: they would print as
+// characters and their signedness varies.
+template <class T>
+inline constexpr bool is_integer_element_v =
+    is_one_of_v<T, signed char, short, int, long, long long, unsigned char, unsigned short,
+                unsigned, unsigned long, unsigned long long>;
+
+template <class T>
+struct index_traits {
+  static constexpr bool is_index = false;
+};
+template <class D>
+struct index_traits<index<D>> {
+  static constexpr bool is_index = true;
+  using dim = D;
+};
+
+}  // namespace detail
+
+// T is dg::index<D> for some dim D (cv-qualifiers ignored).
+template <class T>
+inline constexpr bool is_index_v = detail::index_traits<std::remove_cv_t<T>>::is_index;
+
+// The dim of an index type: index_dim_t<dg::index<Vocab>> is Vocab. Ill-formed otherwise.
+template <class T>
+using index_dim_t = typename detail::index_traits<std::remove_cv_t<T>>::dim;
+
+// A tensor element type: bool, a 8-64-bit signed or unsigned integer, float, double or
+// dg::index<D> (not cv-qualified).
+template <class T>
+concept element = std::is_same_v<T, bool> || detail::is_integer_element_v<T> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, double> || is_index_v<T>;
+
+// The category of an element type. Promotion never lowers the category, and
+// boolean < integral < floating in that order; index is apart (it mixes with nothing).
+enum class element_category { boolean, integral, floating, index };
+
+template <element T>
+inline constexpr element_category element_category_v =
+    std::is_same_v<T, bool>       ? element_category::boolean
+    : std::is_floating_point_v<T> ? element_category::floating
+    : is_index_v<T>               ? element_category::index
+                                  : element_category::integral;
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/element.hpp
+// ---- begin dimgraph/tensor/promote.hpp
+// Type promotion: promote_t (PyTorch's promoteTypes), promote_scalar_t, is_narrowing_v.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559 &&
+                  sizeof(float) == 4 && sizeof(double) == 8,
+              "dimgraph: float and double must be IEEE 754 binary32 and binary64");
+
+// An arithmetic element type reduced to what promotion looks at: category, signedness
+// and width. Distinct types of equal width (long and long long) have the same code.
+enum class type_code { b1, u8, u16, u32, u64, i8, i16, i32, i64, f32, f64, none };
+
+constexpr bool is_unsigned_code(type_code c) {
+  return c >= type_code::u8 && c <= type_code::u64;
+}
+constexpr bool is_signed_code(type_code c) {
+  return c >= type_code::i8 && c <= type_code::i64;
+}
+constexpr bool is_float_code(type_code c) {
+  return c == type_code::f32 || c == type_code::f64;
+}
+// log2 of the width in bytes, within the code's family (u8 -> 0, u64 -> 3).
+constexpr int width_step(type_code c) {
+  if (is_unsigned_code(c)) return static_cast<int>(c) - static_cast<int>(type_code::u8);
+  if (is_signed_code(c)) return static_cast<int>(c) - static_cast<int>(type_code::i8);
+  return static_cast<int>(c) - static_cast<int>(type_code::f32);
+}
+constexpr type_code wider(type_code a, type_code b) {
+  return width_step(a) >= width_step(b) ? a : b;
+}
+
+template <class T>
+constexpr type_code code_of() {
+  if constexpr (std::is_same_v<T, bool>) return type_code::b1;
+  else if constexpr (std::is_same_v<T, float>) return type_code::f32;
+  else if constexpr (std::is_same_v<T, double>) return type_code::f64;
+  else if constexpr (is_integer_element_v<T>) {
+    constexpr int step = sizeof(T) == 1 ? 0 : sizeof(T) == 2 ? 1 : sizeof(T) == 4 ? 2 : 3;
+    constexpr type_code first = std::is_signed_v<T> ? type_code::i8 : type_code::u8;
+    return static_cast<type_code>(static_cast<int>(first) + step);
+  } else return type_code::none;  // index<D> and non-elements
+}
+
+// The fixed-width type of each code, in type_code's order.
+using code_types = type_list<bool, std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t,
+                             std::int8_t, std::int16_t, std::int32_t, std::int64_t, float, double>;
+template <type_code C>
+using type_of_code_t = at_t<static_cast<std::size_t>(C), code_types>;
+
+// The promotion of two arithmetic codes, or none. Rules (PyTorch's promoteTypes on
+// bool, u8, i8, i16, i32, i64, f32, f64, extended to u16, u32, u64):
+//   bool with X -> X;  floating with floating -> the wider;  integer with floating -> the floating;
+//   signed with signed, unsigned with unsigned -> the wider;
+//   unsigned u_n with signed i_m -> i_m if m > n, else the signed type of width 2n
+//   (u8 with i8 -> i16, u16 with i32 -> i32, u32 with i32 -> i64), and none for u64.
+constexpr type_code promote_codes(type_code a, type_code b) {
+  if (a == type_code::none || b == type_code::none) return type_code::none;
+  if (a == b) return a;
+  if (a == type_code::b1) return b;
+  if (b == type_code::b1) return a;
+  if (is_float_code(a) && is_float_code(b)) return wider(a, b);
+  if (is_float_code(a)) return a;
+  if (is_float_code(b)) return b;
+  if (is_signed_code(a) == is_signed_code(b)) return wider(a, b);
+  type_code u = is_unsigned_code(a) ? a : b, s = is_unsigned_code(a) ? b : a;
+  if (width_step(s) > width_step(u)) return s;
+  if (u == type_code::u64) return type_code::none;
+  return static_cast<type_code>(static_cast<int>(type_code::i8) + width_step(u) + 1);
+}
+
+template <class A, class B>
+struct promote_impl {};  // no promotion
+template <class A, class B>
+  requires(!std::is_same_v<A, B> && promote_codes(code_of<A>(), code_of<B>()) != type_code::none)
+struct promote_impl<A, B> {
+  using type = type_of_code_t<promote_codes(code_of<A>(), code_of<B>())>;
+};
+template <element A>
+struct promote_impl<A, A> {
+  using type = A;
+};
+
+// The fixed-width type an element type promotes as (long long -> std::int64_t on LP64).
+template <element T>
+struct canonical_element {
+  using type = T;
+};
+template <element T>
+  requires(code_of<T>() != type_code::none)
+struct canonical_element<T> {
+  using type = type_of_code_t<code_of<T>()>;
+};
+
+// A C++ scalar does not raise a tensor's type within its category; a scalar of a
+// higher category gives that category's default type (int64 for integers, float32
+// for floating point, as PyTorch's default dtype). index<D> scalars go only with index<D>.
+template <class Elem, class Scalar>
+struct promote_scalar_impl {};
+template <element Elem, element Scalar>
+  requires(!is_index_v<Elem> && !is_index_v<Scalar>)
+struct promote_scalar_impl<Elem, Scalar> {
+  static constexpr element_category elem_c = element_category_v<Elem>;
+  static constexpr element_category scalar_c = element_category_v<Scalar>;
+  using type = std::conditional_t<
+      (scalar_c <= elem_c), Elem,
+      std::conditional_t<scalar_c == element_category::integral, std::int64_t, float>>;
+};
+template <class D>
+struct promote_scalar_impl<index<D>, index<D>> {
+  using type = index<D>;
+};
+
+}  // namespace detail
+
+// The common element type of two tensors' elements, as torch.promote_types on the
+// types PyTorch has (bool, uint8, int8..int64, float32, float64):
+//   bool < integers < floating; within signed or unsigned integers the wider wins;
+//   uint8 with int8 -> int16; any integer with float32 -> float32; float32 with float64 -> float64.
+// Extension to uint16/uint32/uint64 (PyTorch refuses these with integers):
+//   unsigned with unsigned -> the wider; u_n with i_m -> the smallest signed type holding
+//   both ranges (u16 with i8 -> i32, u32 with i64 -> i64); u64 with any signed integer:
+//   no promotion. Any unsigned with float32/float64 -> that floating type (as PyTorch).
+// index<D> promotes only with the same index<D>. A type promotes with itself to itself.
+// Types of equal width and signedness (long, long long) promote as the fixed-width type.
+// promote_t is ill-formed (SFINAE-friendly) where there is no promotion: test it with
+// has_promotion_v to report an error.
+template <class A, class B>
+using promote_t = typename detail::promote_impl<A, B>::type;
+
+template <class A, class B>
+inline constexpr bool has_promotion_v = requires { typename detail::promote_impl<A, B>::type; };
+
+// The type a tensor with elements Elem and a C++ scalar of type Scalar combine in
+// (PyTorch's "wrapped numbers"): the tensor's type unless the scalar's category is
+// higher, then int64 (an integer scalar with a bool tensor) or float (a floating
+// scalar with a bool or integer tensor). f32 with a double scalar -> f32; i8 with an
+// int -> i8; u8 with a long -> u8; bool with an int -> int64; int32 with 0.5 -> float.
+// Ill-formed when Elem or Scalar is index<D> (except index<D> with index<D>).
+template <class Elem, class Scalar>
+using promote_scalar_t = typename detail::promote_scalar_impl<Elem, Scalar>::type;
+
+template <class Elem, class Scalar>
+inline constexpr bool has_scalar_promotion_v =
+    requires { typename detail::promote_scalar_impl<Elem, Scalar>::type; };
+
+namespace detail {
+template <class Src, class Dst>
+constexpr bool narrowing() {
+  if constexpr (has_promotion_v<Dst, Src>)
+    return !std::is_same_v<typename canonical_element<promote_t<Dst, Src>>::type,
+                           typename canonical_element<Dst>::type>;
+  else return true;
+}
+}  // namespace detail
+
+// True when writing Src elements into a Dst output needs a dg::cast: the promotion of
+// Dst and Src is not Dst itself (or there is none). float -> double is fine; double ->
+// float, int64 -> int32, float -> int32, int -> bool, int -> index<D> are narrowing.
+template <class Src, class Dst>
+inline constexpr bool is_narrowing_v = detail::narrowing<Src, Dst>();
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/promote.hpp
 // ---- begin dimgraph/tensor/tensor.hpp
 // dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
 
@@ -2003,8 +2662,8 @@ namespace detail {
 template <class D>
 constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
   if (i >= n)
-    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" + describe<D>() +
-                              "' of extent " + std::to_string(n));
+    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" +
+                              describe<D>() + "' of extent " + std::to_string(n));
 }
 }  // namespace detail
 
@@ -2034,7 +2693,8 @@ class heap_storage {
  public:
   heap_storage() = default;
   explicit heap_storage(std::size_t n)
-      : data_(n ? static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
+      : data_(n ? static_cast<T*>(
+                      ::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
                 : nullptr),
         size_(n) {
     std::uninitialized_value_construct_n(data_.get(), n);
@@ -2116,12 +2776,44 @@ struct drop_dim_view {
   using type = decltype(make(filter_t<keep, type_list<Ds...>>{}));
 };
 
+// Why extents given by tag do not fit the dims Ds... (checked in this order, so that the
+// entry point's static_asserts give one message per mistake).
+enum class extents_check { ok, unknown_dim, repeated, missing };
+template <class... Ds, class... Es>
+constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
+  if (!(contains_v<Es, type_list<Ds...>> && ...)) return extents_check::unknown_dim;
+  if (first_duplicate_v<type_list<Es...>> != sizeof...(Es)) return extents_check::repeated;
+  if (!((is_static_v<Ds> || contains_v<Ds, type_list<Es...>>)&&...)) return extents_check::missing;
+  return extents_check::ok;
+}
+
+// The extent given for D, or D's static size when none is given.
+template <class D, class... Es>
+constexpr std::size_t given_extent(extent_arg<Es>... e) {
+  std::size_t n = bounds_v<D>.lo;
+  ((std::is_same_v<D, Es> ? void(n = e.value) : void()), ...);
+  return n;
+}
+
+// The shape of Ds... from extents given by tag in any order (static dims optional),
+// each checked against its dim's interval: a shape_error that names `op`, the dim and
+// the extent. The caller has checked the arguments with check_extents.
+template <class... Ds, class... Es>
+shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
+  return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+}
+
 }  // namespace detail
 
 // What tensor and tensor_view share: extents, strides, access by position and by tag.
 // Derived provides data(), shape() and strides().
 template <class Derived, class T, class... Ds>
 class tensor_access {
+  static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
+                "dimgraph: tensor: a dim appears more than once");
+  static_assert((dimension<Ds> && ...),
+                "dimgraph: tensor: every dim must be a dim tag or a dim expression");
+
  public:
   using value_type = std::remove_const_t<T>;
   using element_type = T;
@@ -2136,7 +2828,8 @@ class tensor_access {
   std::size_t size() const { return self().shape().size(); }
   template <class D>
   std::ptrdiff_t stride() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>, "dimgraph: stride: the tensor has no such dim");
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: stride: the tensor has no such dim");
     return self().strides()[list_index_of_v<dims, std::remove_cvref_t<D>>];
   }
 
@@ -2189,7 +2882,9 @@ class tensor_access {
                       detail::first_duplicate_v<detail::type_list<As...>> == sizeof...(As),
                   "dimgraph: at: give one index for every dim of the tensor, by tag");
     std::array<std::size_t, rank> pos{};
-    ((detail::check_index<As>("at", a.value, extent<As>()), pos[list_index_of_v<dims, As>] = a.value), ...);
+    ((detail::check_index<As>("at", a.value, extent<As>()),
+      pos[list_index_of_v<dims, As>] = a.value),
+     ...);
     return offset(pos);
   }
   template <class P, class D>
@@ -2221,31 +2916,48 @@ struct construct_tag {};
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor<T, Ds...>, T, Ds...>;
-  static_assert(std::is_same_v<T, std::remove_cvref_t<T>>, "dimgraph: tensor: the element type must not be const or a reference");
+  static_assert(std::is_same_v<T, std::remove_cvref_t<T>>,
+                "dimgraph: tensor: the element type must not be const or a reference");
+  static_assert(element<std::remove_cvref_t<T>>,
+                "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, "
+                "double or dg::index<D>");
 
  public:
+  using base::rank;
   using typename base::dims;
   using typename base::shape_type;
-  using base::rank;
   static constexpr bool is_static = shape_type::is_static;
 
-  tensor() requires is_static = default;
+  tensor()
+    requires is_static
+  = default;
   explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
   template <class... Ts>
     requires(sizeof...(Ts) > 0)
-  explicit tensor(extent_arg<Ts>... e) : tensor(shape_type(e...)) {}
+  explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
+    constexpr auto check =
+        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
+    static_assert(check != detail::extents_check::unknown_dim,
+                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
+    static_assert(check != detail::extents_check::repeated,
+                  "dimgraph: tensor: an extent is given twice");
+    static_assert(check != detail::extents_check::missing,
+                  "dimgraph: tensor: a non-static dim has no extent");
+  }
 
   // From an expression (anything dimgraph can assign from): evaluates it.
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e), detail::construct_tag{}); })
-  tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
+             requires(tensor& t, E&& e) {
+               assign_expression(t, std::forward<E>(e), detail::construct_tag{});
+             })
+  DIMGRAPH_ALWAYS_INLINE tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
     assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
   }
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
              requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e)); })
-  tensor& operator=(E&& e) {
+  DIMGRAPH_ALWAYS_INLINE tensor& operator=(E&& e) {
     assign_expression(*this, std::forward<E>(e));
     return *this;
   }
@@ -2280,7 +2992,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     else return storage_type(s.size());
   }
 
-  shape_type shape_{};
+  // (Before a constructor sets it: every dim at its smallest extent.)
+  shape_type shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
   storage_type storage_ = make_storage(shape_);
   detail::strides_t<rank> strides_ = detail::row_major_strides<rank>(shape_.extents());
 };
@@ -2290,18 +3003,23 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
+  static_assert(
+      element<std::remove_const_t<T>>,
+      "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
+      "dg::index<D> (optionally const)");
 
  public:
+  using base::rank;
   using typename base::dims;
   using typename base::shape_type;
-  using base::rank;
 
   tensor_view(T* data, const shape_type& s, const detail::strides_t<rank>& strides)
       : data_(data), shape_(s), strides_(strides) {}
   // A view of a tensor (const-converting from a mutable view too).
   template <class U>
     requires std::is_same_v<const U, T>
-  tensor_view(const tensor_view<U, Ds...>& v) : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
+  tensor_view(const tensor_view<U, Ds...>& v)
+      : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
 
   template <class E>
     requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view> &&
@@ -2329,14 +3047,20 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   detail::strides_t<rank> strides_;
 };
 
-// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2)).
+// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr,
+// dg::extent<Batch>(2)). Extents by tag in any order; static dims need none. Errors: a missing,
+// repeated or foreign extent (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds, class... Es>
 tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  using shape_type = shape<Ds...>;
-  shape_type s = [&] {
-    if constexpr (sizeof...(Es) == 0) return shape_type{};
-    else return shape_type(e...);
-  }();
+  constexpr auto check =
+      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
+  static_assert(check != detail::extents_check::unknown_dim,
+                "dimgraph: view: an extent is given for a dim the view does not have");
+  static_assert(check != detail::extents_check::repeated,
+                "dimgraph: view: an extent is given twice");
+  static_assert(check != detail::extents_check::missing,
+                "dimgraph: view: a non-static dim has no extent");
+  shape<Ds...> s = detail::shape_from<Ds...>("view", e...);
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
 }
 
@@ -2356,4 +3080,3079 @@ auto permute(X&& x) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/tensor/tensor.hpp
+// ---- begin dimgraph/tensor/make.hpp
+// Tensor factories: zeros, ones, full, iota and the seeded, portable uniform.
+
+#include <cmath>
+#include <random>
+
+
+// The compile-time checks of a factory's extent arguments, one message per mistake.
+#define DIMGRAPH_CHECK_EXTENTS(OP)                                                           \
+  constexpr auto check =                                                                     \
+      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});         \
+  static_assert(check != detail::extents_check::unknown_dim,                                 \
+                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
+  static_assert(check != detail::extents_check::repeated,                                    \
+                "dimgraph: " OP ": an extent is given twice");                               \
+  static_assert(check != detail::extents_check::missing,                                     \
+                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
+  static_assert(element<T>, "dimgraph: " OP                                                  \
+                            ": the element type must be bool, an 8-64-bit integer, "         \
+                            "float, double or dg::index<D>")
+
+namespace dimgraph {
+namespace detail {
+
+// A value-initialised tensor of the given extents. After a reported error it is still a
+// tensor (missing extents at their dims' lower bounds, a float stand-in for a non-element
+// T), so that one mistake gives one message.
+template <class T, class... Ds, class... Es>
+auto new_tensor(const char* op, extent_arg<Es>... e) {
+  using elem = std::conditional_t<element<T>, T, float>;
+  return tensor<elem, Ds...>(shape_from<Ds...>(op, e...));
+}
+
+// The element that is the integer v (index<D> is made explicitly).
+template <class T>
+constexpr T element_from_integer(std::int64_t v) {
+  if constexpr (is_index_v<T>) return T(v);
+  else return static_cast<T>(v);
+}
+
+// The bounds uniform takes: T itself, or the integer of an index.
+template <class T>
+using uniform_bound_t = std::conditional_t<is_index_v<T>, std::int64_t, T>;
+
+// A uniform integer in [0, range) from the generator, unbiased by rejection, or the raw
+// 64 bits when range is 0 (meaning 2^64). Fully specified: the same on every platform.
+inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t range) {
+  if (range == 0) return gen();
+  const std::uint64_t reject_below = (0 - range) % range;  // 2^64 mod range
+  std::uint64_t x = gen();
+  while (x < reject_below) x = gen();
+  return x % range;
+}
+
+// A uniform value in [lo, hi) from the top bits of one draw: k / 2^p for p = the
+// mantissa width (24 or 53), which is exact, then lo + (hi - lo) * u in T with one
+// rounding per step (separate statements: no fused multiply-add), clamped below hi.
+template <class T>
+T uniform_real(std::mt19937_64& gen, T lo, T hi) {
+  constexpr int bits = std::numeric_limits<T>::digits;
+  const T u =
+      static_cast<T>(gen() >> (64 - bits)) * (T(1) / static_cast<T>(std::uint64_t{1} << bits));
+  const T span = hi - lo;
+  const T scaled = span * u;
+  const T r = lo + scaled;
+  return r < hi ? r : std::nextafter(hi, lo);
+}
+
+}  // namespace detail
+
+// A tensor of zeros: dg::zeros<float, Batch, Feature>(dg::extent<Batch>(2)). Extents by
+// tag in any order; static dims need none. Errors: a missing, repeated or foreign
+// extent (compile time); an extent outside its dim's interval (shape_error, "zeros").
+template <class T, class... Ds, class... Es>
+auto zeros(extent_arg<Es>... e) {
+  DIMGRAPH_CHECK_EXTENTS("zeros");
+  return detail::new_tensor<T, Ds...>("zeros", e...);
+}
+
+// A tensor of ones (true for bool, index 1 for dg::index<D>). Errors: as zeros.
+template <class T, class... Ds, class... Es>
+auto ones(extent_arg<Es>... e) {
+  DIMGRAPH_CHECK_EXTENTS("ones");
+  auto x = detail::new_tensor<T, Ds...>("ones", e...);
+  if constexpr (element<T>) std::fill_n(x.data(), x.size(), detail::element_from_integer<T>(1));
+  return x;
+}
+
+// A tensor with every element equal to value: dg::full<float, Time>(0.5f, dg::extent<Time>(4)).
+// Errors: as zeros.
+template <class T, class... Ds, class... Es>
+auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
+  DIMGRAPH_CHECK_EXTENTS("full");
+  auto x = detail::new_tensor<T, Ds...>("full", e...);
+  if constexpr (element<T>) std::fill_n(x.data(), x.size(), value);
+  return x;
+}
+
+// 0, 1, 2, ... in row-major order of Ds... (converted to T: an integer type narrower than
+// the count wraps around; a dg::index<D> holds the count). Errors: as zeros; a bool
+// element type (compile time).
+template <class T, class... Ds, class... Es>
+auto iota(extent_arg<Es>... e) {
+  DIMGRAPH_CHECK_EXTENTS("iota");
+  static_assert(!std::is_same_v<T, bool>, "dimgraph: iota: counting in bool makes no sense");
+  auto x = detail::new_tensor<T, Ds...>("iota", e...);
+  if constexpr (element<T> && !std::is_same_v<T, bool>) {
+    T* p = x.data();
+    for (std::size_t i = 0, n = x.size(); i < n; ++i)
+      p[i] = detail::element_from_integer<T>(static_cast<std::int64_t>(i));
+  }
+  return x;
+}
+
+// Pseudo-random elements, the same for a seed on every platform and standard library:
+// std::mt19937_64 (fully specified by the standard) seeded with `seed`, one draw per
+// element in row-major order of Ds..., mapped by dimgraph itself (not by a std::
+// distribution, whose output is implementation-defined):
+//   float, double: uniform in [lo, hi) from the draw's top 24 or 53 bits;
+//   integers, bool and dg::index<D> (bounds are then integers): uniform in [lo, hi],
+//   unbiased (rejection sampling; a rejected draw takes another).
+// Errors: as zeros; lo > hi, or for floating point lo >= hi or a non-finite lo, hi or
+// hi - lo (dg::error, "uniform").
+template <class T, class... Ds, class... Es>
+auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_bound_t<T> hi,
+             extent_arg<Es>... e) {
+  DIMGRAPH_CHECK_EXTENTS("uniform");
+  using bound = detail::uniform_bound_t<T>;
+  auto x = detail::new_tensor<T, Ds...>("uniform", e...);
+  if constexpr (element<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (!(lo < hi) || !std::isfinite(hi - lo))
+        throw error("uniform", "the range [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                   ") is empty or not finite");
+    } else if (lo > hi) {
+      throw error("uniform",
+                  "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is empty");
+    }
+    std::mt19937_64 gen(seed);
+    T* p = x.data();
+    const std::size_t n = x.size();
+    if constexpr (std::is_floating_point_v<T>) {
+      for (std::size_t i = 0; i < n; ++i) p[i] = detail::uniform_real<T>(gen, lo, hi);
+    } else {
+      // In 64-bit two's complement: v = lo + k for k uniform in [0, hi - lo].
+      using wide = std::conditional_t<std::is_signed_v<bound>, std::int64_t, std::uint64_t>;
+      const auto lo_bits = static_cast<std::uint64_t>(static_cast<wide>(lo));
+      const std::uint64_t range = static_cast<std::uint64_t>(static_cast<wide>(hi)) - lo_bits + 1;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t v = lo_bits + detail::uniform_below(gen, range);
+        if constexpr (is_index_v<T>) p[i] = T(static_cast<std::int64_t>(v));
+        else p[i] = static_cast<T>(static_cast<wide>(v));
+      }
+    }
+  }
+  return x;
+}
+
+}  // namespace dimgraph
+
+#undef DIMGRAPH_CHECK_EXTENTS
+// ---- end dimgraph/tensor/make.hpp
+// ---- begin dimgraph/tensor/equal.hpp
+// operator== / != between tensors and views: equal extents and elements, aligned by tag.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+template <class X>
+inline constexpr bool is_tensor_or_view_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_tensor_or_view_v<tensor<T, Ds...>> = true;
+template <class T, class... Ds>
+inline constexpr bool is_tensor_or_view_v<tensor_view<T, Ds...>> = true;
+
+// Two tensors or views with the same element type and the same set of dims.
+template <class A, class B>
+concept same_dims_and_element = is_tensor_or_view_v<A> && is_tensor_or_view_v<B> &&
+                                std::is_same_v<typename A::value_type, typename B::value_type> &&
+                                list_same_set_v<typename A::dims, typename B::dims>;
+
+// Compares the elements below `level` (positions in a's dim order), at a and b.
+template <std::size_t R, class P, class Q>
+bool equal_elements(std::size_t level, const std::array<std::size_t, R>& extent,
+                    const std::array<std::ptrdiff_t, R>& a_stride,
+                    const std::array<std::ptrdiff_t, R>& b_stride, P a, Q b) {
+  if (level == R) return *a == *b;
+  for (std::size_t i = 0; i < extent[level]; ++i) {
+    const auto k = static_cast<std::ptrdiff_t>(i);
+    if (!equal_elements<R>(level + 1, extent, a_stride, b_stride, a + k * a_stride[level],
+                           b + k * b_stride[level]))
+      return false;
+  }
+  return true;
+}
+
+template <class... Ds, class A, class B>
+bool equal_by_tag(dim_list<Ds...>*, const A& a, const B& b) {
+  if (((a.template extent<Ds>() != b.template extent<Ds>()) || ...)) return false;
+  constexpr std::size_t rank = sizeof...(Ds);
+  return equal_elements<rank>(0, {a.template extent<Ds>()...}, {a.template stride<Ds>()...},
+                              {b.template stride<Ds>()...}, a.data(), b.data());
+}
+
+}  // namespace detail
+
+// a == b for tensors and views (any mix) with the same element type and the same dim
+// set, in any order: true when every dim has the same extent in both and every element,
+// aligned by tag, compares equal (so NaN makes tensors unequal). A tensor equals its
+// permuted views. Different dim sets or element types: no operator (compile error, not
+// a silent false). a != b is !(a == b).
+template <class A, class B>
+  requires detail::same_dims_and_element<A, B>
+bool operator==(const A& a, const B& b) {
+  return detail::equal_by_tag(static_cast<typename A::dims*>(nullptr), a, b);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/equal.hpp
+// ---- begin dimgraph/tensor/print.hpp
+// operator<< for shapes, tensors and views: a line of dims, then NumPy-style brackets.
+
+#include <charconv>
+#include <ostream>
+
+
+namespace dimgraph {
+
+// "[batch[2], time[25], feature=512]": a non-static dim as name[extent], a static one as name=size.
+template <class... Ds>
+std::ostream& operator<<(std::ostream& os, const shape<Ds...>& s) {
+  return os << to_string(s);
+}
+
+namespace detail {
+
+// The name of an element type: bool, int8..int64, uint8..uint64, float32, float64, index<dim>.
+template <class T>
+std::string element_name() {
+  if constexpr (is_index_v<T>) {
+    return "index<" + describe<index_dim_t<T>>() + ">";
+  } else {
+    constexpr const char* names[] = {"bool",  "uint8", "uint16", "uint32",  "uint64", "int8",
+                                     "int16", "int32", "int64",  "float32", "float64"};
+    return names[static_cast<int>(code_of<T>())];
+  }
+}
+
+// One element as text: bool as true/false, integers (int8/uint8 too) and indices as
+// numbers, floating point as printf's %.4g (locale-independent).
+template <class T>
+std::string element_text(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v ? "true" : "false";
+  } else if constexpr (is_index_v<T>) {
+    return std::to_string(v.value());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    char buf[32];
+    auto end = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 4).ptr;
+    return std::string(buf, end);
+  } else if constexpr (std::is_signed_v<T>) {
+    return std::to_string(static_cast<std::int64_t>(v));
+  } else {
+    return std::to_string(static_cast<std::uint64_t>(v));
+  }
+}
+
+// NumPy's defaults: summarise above 1000 elements, keeping 3 items at each edge.
+inline constexpr std::size_t print_threshold = 1000;
+inline constexpr std::size_t print_edge_items = 3;
+
+// Writes the nested brackets of a rank-R strided array (R >= 1). Elements are right-
+// aligned to the widest one printed. In a summarised array a dim longer than
+// 2 * edge items shows its first and last edge items around "...".
+template <class T, std::size_t R>
+class array_printer {
+ public:
+  array_printer(const T* data, const std::array<std::size_t, R>& extent,
+                const std::array<std::ptrdiff_t, R>& stride)
+      : data_(data), extent_(extent), stride_(stride) {
+    std::size_t n = 1;
+    for (std::size_t e : extent_) n *= e;
+    summarise_ = n > print_threshold;
+  }
+
+  void write(std::ostream& os) {
+    width_ = 0;
+    measure(0, data_);
+    write(os, 0, data_);
+  }
+
+ private:
+  bool cut(std::size_t level) const { return summarise_ && extent_[level] > 2 * print_edge_items; }
+  // The k-th printed position along `level` (skipping the middle when cut).
+  std::size_t position(std::size_t level, std::size_t k) const {
+    return cut(level) && k >= print_edge_items ? extent_[level] - 2 * print_edge_items + k : k;
+  }
+  std::size_t printed(std::size_t level) const {
+    return cut(level) ? 2 * print_edge_items : extent_[level];
+  }
+  const T* at(std::size_t level, const T* p, std::size_t k) const {
+    return p + static_cast<std::ptrdiff_t>(position(level, k)) * stride_[level];
+  }
+
+  void measure(std::size_t level, const T* p) {
+    for (std::size_t k = 0; k < printed(level); ++k) {
+      if (level + 1 == R) {
+        std::size_t w = element_text(*at(level, p, k)).size();
+        if (w > width_) width_ = w;
+      } else {
+        measure(level + 1, at(level, p, k));
+      }
+    }
+  }
+
+  void write(std::ostream& os, std::size_t level, const T* p) const {
+    // Between items: ", " in the last dim; otherwise a comma, one line break per
+    // remaining dim, and an indent under the opening bracket.
+    const std::string sep =
+        level + 1 == R ? ", "
+                       : "," + std::string(R - 1 - level, '\n') + std::string(level + 1, ' ');
+    os << '[';
+    for (std::size_t k = 0; k < printed(level); ++k) {
+      if (k > 0) os << sep;
+      if (cut(level) && k == print_edge_items) os << "..." << sep;
+      if (level + 1 == R) {
+        std::string s = element_text(*at(level, p, k));
+        os << std::string(width_ - s.size(), ' ') << s;
+      } else {
+        write(os, level + 1, at(level, p, k));
+      }
+    }
+    os << ']';
+  }
+
+  const T* data_;
+  std::array<std::size_t, R> extent_;
+  std::array<std::ptrdiff_t, R> stride_;
+  bool summarise_ = false;
+  std::size_t width_ = 0;
+};
+
+// The header line, then the elements (rank 0: the one element; no elements: []).
+template <class X>
+std::ostream& print_tensor(std::ostream& os, const char* kind, const X& x) {
+  using value_type = typename X::value_type;
+  os << kind << '<' << element_name<value_type>() << "> " << dimgraph::to_string(x.shape()) << '\n';
+  const value_type* data = x.data();
+  if constexpr (X::rank == 0) {
+    os << element_text(*data);
+  } else if (x.size() == 0) {
+    os << "[]";  // as NumPy: the header line has the extents
+  } else {
+    array_printer<value_type, X::rank>(data, x.shape().extents(), x.strides()).write(os);
+  }
+  return os;
+}
+
+}  // namespace detail
+
+// A tensor as text, e.g. for dg::tensor<int, A, B> with A of extent 2 and B of size 3:
+//   tensor<int32> [a[2], b=3]
+//   [[0, 1, 2],
+//    [3, 4, 5]]
+// Rows on separate lines, elements right-aligned, floats as %.4g, bool as true/false;
+// above 1000 elements NumPy's summary (first and last 3 of each long dim around "...").
+template <class T, class... Ds>
+std::ostream& operator<<(std::ostream& os, const tensor<T, Ds...>& x) {
+  return detail::print_tensor(os, "tensor", x);
+}
+
+// A view as text: as a tensor, with the header "tensor_view<...>".
+template <class T, class... Ds>
+std::ostream& operator<<(std::ostream& os, const tensor_view<T, Ds...>& x) {
+  return detail::print_tensor(os, "tensor_view", x);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/print.hpp
+
+// ---- begin dimgraph/expr/node.hpp
+// What an expression is: tensors, views, scalars and lazy nodes, and how nodes hold operands.
+
+
+
+namespace dimgraph {
+
+// Every lazy node derives from this.
+struct expr_node_base {};
+
+namespace detail {
+template <class T>
+inline constexpr bool is_tensor_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
+template <class T>
+inline constexpr bool is_view_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+}  // namespace detail
+
+// A tensor, a view or a lazy node: anything with dims, a value type and extents.
+template <class E>
+concept expression =
+    detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
+    std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
+
+template <expression E>
+using value_t = typename std::remove_cvref_t<E>::value_type;
+template <expression E>
+using dims_t = typename std::remove_cvref_t<E>::dims;
+
+// A C++ scalar used as an operand ("wrapped number": it does not raise a tensor's
+// type within its category).
+template <class S>
+concept scalar = element<std::remove_cvref_t<S>> && !expression<S>;
+
+// A rank-0 operand holding one value, already converted to the type it combines in.
+template <class T>
+struct scalar_expr : expr_node_base {
+  using value_type = T;
+  using dims = dim_list<>;
+  T value;
+};
+
+// How a node holds an operand: lvalues by reference, rvalues by value, so
+// `auto e = dg::exp(make_tensor()) + x;` never dangles.
+template <class E>
+using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::remove_cvref_t<E>&,
+                                     std::remove_cvref_t<E>>;
+
+namespace detail {
+
+// The stand-in result of an op whose mistake was already reported: every op on it
+// quietly gives it again, so one mistake gives one message.
+struct invalid_expr {};
+template <class X>
+concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
+
+// The extent of D in e (e must have D).
+template <class D, class E>
+std::size_t extent_in(const E& e) {
+  return e.template extent<D>();
+}
+
+// Index of the first operand whose dim set contains every operand's dims, or npos.
+inline constexpr std::size_t no_operand = static_cast<std::size_t>(-1);
+template <class... Ls>
+constexpr std::size_t containing_operand() {
+  std::size_t i = 0, found = no_operand;
+  auto check = [&]<class L>(L*) {
+    if (found == no_operand && (list_is_subset_v<Ls, L> && ...)) found = i;
+    ++i;
+  };
+  (check(static_cast<Ls*>(nullptr)), ...);
+  return found;
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/expr/node.hpp
+// ---- begin dimgraph/expr/map.hpp
+// map_expr: the lazy element-wise node (one fused loop for a whole chain).
+
+#include <functional>
+#include <tuple>
+
+
+namespace dimgraph {
+
+// F applied element by element to operands aligned by tag. Dims is the result's dim
+// list: the dims of the operand that contains every other operand's dims.
+// Error: a shared non-static dim with different extents in two operands (shape_error,
+// thrown when the node is made, before anything is written).
+template <class F, class Dims, class... Ops>
+class map_expr;
+
+namespace detail {
+template <class F>
+constexpr const char* op_name() {
+  if constexpr (requires { F::name; }) return F::name;
+  else return "map";
+}
+}  // namespace detail
+
+template <class F, class... Ds, class... Ops>
+class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
+ public:
+  using dims = dim_list<Ds...>;
+  using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, value_t<Ops>...>>;
+  static constexpr const char* name = detail::op_name<F>();
+
+  template <class... Args>
+  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_(std::forward<Args>(args)...) {
+    (check_dim<Ds>(), ...);
+  }
+
+  template <class D>
+  std::size_t extent() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
+    return extent_from<std::remove_cvref_t<D>>(std::index_sequence_for<Ops...>{});
+  }
+
+  const F& fn() const { return f_; }
+  const std::tuple<Ops...>& operands() const { return ops_; }
+
+ private:
+  template <class D, std::size_t... Is>
+  std::size_t extent_from(std::index_sequence<Is...>) const {
+    std::size_t e = 0;
+    bool found = false;
+    ((!found && list_contains_v<dims_t<Ops>, D> ? (e = operand_extent<D, Is>(), found = true)
+                                                : false),
+     ...);
+    return e;
+  }
+  template <class D, std::size_t I>
+  std::size_t operand_extent() const {
+    if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>)
+      return std::get<I>(ops_).template extent<D>();
+    else return 0;
+  }
+  // Every operand with a non-static D must agree on its extent.
+  template <class D>
+  void check_dim() const {
+    if constexpr (!is_static_v<D>) check_dim_in<D>(std::index_sequence_for<Ops...>{});
+  }
+  template <class D, std::size_t... Is>
+  void check_dim_in(std::index_sequence<Is...>) const {
+    std::size_t first = 0, first_at = 0;
+    bool seen = false;
+    auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>) {
+        std::size_t e = std::get<I>(ops_).template extent<D>();
+        if (!seen) {
+          first = e;
+          first_at = I;
+          seen = true;
+        } else if (e != first) {
+          throw shape_error(name, "dim '" + describe<D>() + "' has extent " +
+                                      std::to_string(first) + " in operand " +
+                                      std::to_string(first_at + 1) + " and " + std::to_string(e) +
+                                      " in operand " + std::to_string(I + 1));
+        }
+      }
+    };
+    (visit(std::integral_constant<std::size_t, Is>{}), ...);
+  }
+
+  [[no_unique_address]] F f_;
+  std::tuple<Ops...> ops_;
+};
+
+namespace detail {
+
+// A scalar operand becomes a scalar_expr of the type it combines in.
+template <class Other, class X>
+decltype(auto) as_operand(X&& x) {
+  if constexpr (expression<X>) return std::forward<X>(x);
+  else
+    return scalar_expr<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>{
+        {}, static_cast<promote_scalar_t<value_t<Other>, std::remove_cvref_t<X>>>(x)};
+}
+
+// The node for f over operands xs (expressions), dims from the containing operand.
+template <class F, class... Xs>
+auto make_map(F f, Xs&&... xs) {
+  constexpr std::size_t at = containing_operand<dims_t<Xs>...>();
+  using result_dims = dims_t<std::tuple_element_t<at, std::tuple<Xs...>>>;
+  return map_expr<F, result_dims, operand_t<Xs&&>...>(std::move(f), std::forward<Xs>(xs)...);
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/expr/map.hpp
+// ---- begin dimgraph/expr/functors.hpp
+// The element functions of dimgraph's element-wise ops (what one element computes).
+
+
+
+namespace dimgraph::detail::fn {
+
+// Math on integers is done in float, as in PyTorch (exp of an int tensor is float).
+template <class T>
+using float_of_t = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+
+#define DIMGRAPH_PROMOTED_BINARY(NAME, OPNAME, EXPR)          \
+  struct NAME {                                               \
+    static constexpr const char* name = OPNAME;               \
+    template <class A, class B>                               \
+    constexpr auto operator()(A a_, B b_) const {             \
+      using C = promote_t<A, B>;                              \
+      const C a = static_cast<C>(a_), b = static_cast<C>(b_); \
+      return static_cast<C>(EXPR);                            \
+    }                                                         \
+  };
+DIMGRAPH_PROMOTED_BINARY(add, "add", a + b)
+DIMGRAPH_PROMOTED_BINARY(sub, "sub", a - b)
+DIMGRAPH_PROMOTED_BINARY(mul, "mul", a* b)
+DIMGRAPH_PROMOTED_BINARY(minimum, "min", b < a ? b : a)
+DIMGRAPH_PROMOTED_BINARY(maximum, "max", a < b ? b : a)
+#undef DIMGRAPH_PROMOTED_BINARY
+
+// True division: integers divide as float (PyTorch's torch.div).
+struct div {
+  static constexpr const char* name = "div";
+  template <class A, class B>
+  constexpr auto operator()(A a, B b) const {
+    using C = float_of_t<promote_t<A, B>>;
+    return static_cast<C>(static_cast<C>(a) / static_cast<C>(b));
+  }
+};
+struct pow {
+  static constexpr const char* name = "pow";
+  template <class A, class B>
+  auto operator()(A a, B b) const {
+    using C = promote_t<A, B>;
+    if constexpr (std::is_floating_point_v<C>)
+      return static_cast<C>(std::pow(static_cast<C>(a), static_cast<C>(b)));
+    else return static_cast<C>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+  }
+};
+
+#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)                                         \
+  struct NAME {                                                                       \
+    static constexpr const char* name = OPNAME;                                       \
+    template <class A, class B>                                                       \
+    constexpr bool operator()(A a, B b) const {                                       \
+      if constexpr (std::is_same_v<A, B>) return a OP b;                              \
+      else return static_cast<promote_t<A, B>>(a) OP static_cast<promote_t<A, B>>(b); \
+    }                                                                                 \
+  };
+DIMGRAPH_COMPARISON(equal, "equal", ==)
+DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
+DIMGRAPH_COMPARISON(less, "less", <)
+DIMGRAPH_COMPARISON(less_equal, "less_equal", <=)
+DIMGRAPH_COMPARISON(greater, "greater", >)
+DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
+#undef DIMGRAPH_COMPARISON
+
+struct logical_and {
+  static constexpr const char* name = "logical_and";
+  constexpr bool operator()(bool a, bool b) const { return a && b; }
+};
+struct logical_or {
+  static constexpr const char* name = "logical_or";
+  constexpr bool operator()(bool a, bool b) const { return a || b; }
+};
+struct logical_xor {
+  static constexpr const char* name = "logical_xor";
+  constexpr bool operator()(bool a, bool b) const { return a != b; }
+};
+struct logical_not {
+  static constexpr const char* name = "logical_not";
+  constexpr bool operator()(bool a) const { return !a; }
+};
+
+// Unary ops that keep the type.
+struct neg {
+  static constexpr const char* name = "neg";
+  template <class A>
+  constexpr A operator()(A a) const {
+    return static_cast<A>(-a);
+  }
+};
+struct abs {
+  static constexpr const char* name = "abs";
+  template <class A>
+  constexpr A operator()(A a) const {
+    if constexpr (std::is_unsigned_v<A>) return a;
+    else return a < A(0) ? static_cast<A>(-a) : a;
+  }
+};
+struct relu {
+  static constexpr const char* name = "relu";
+  template <class A>
+  constexpr A operator()(A a) const {
+    return a > A(0) ? a : A(0);
+  }
+};
+struct floor {
+  static constexpr const char* name = "floor";
+  template <class A>
+  A operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>) return std::floor(a);
+    else return a;
+  }
+};
+struct ceil {
+  static constexpr const char* name = "ceil";
+  template <class A>
+  A operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>) return std::ceil(a);
+    else return a;
+  }
+};
+
+// Unary math, computed in float_of_t.
+#define DIMGRAPH_FLOAT_UNARY(NAME, EXPR)       \
+  struct NAME {                                \
+    static constexpr const char* name = #NAME; \
+    template <class A>                         \
+    auto operator()(A a_) const {              \
+      using C = float_of_t<A>;                 \
+      const C x = static_cast<C>(a_);          \
+      return static_cast<C>(EXPR);             \
+    }                                          \
+  };
+DIMGRAPH_FLOAT_UNARY(exp, std::exp(x))
+DIMGRAPH_FLOAT_UNARY(log, std::log(x))
+DIMGRAPH_FLOAT_UNARY(log1p, std::log1p(x))
+DIMGRAPH_FLOAT_UNARY(sqrt, std::sqrt(x))
+DIMGRAPH_FLOAT_UNARY(rsqrt, C(1) / std::sqrt(x))
+DIMGRAPH_FLOAT_UNARY(tanh, std::tanh(x))
+DIMGRAPH_FLOAT_UNARY(sigmoid, C(1) / (C(1) + std::exp(-x)))
+DIMGRAPH_FLOAT_UNARY(gelu, C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))))
+DIMGRAPH_FLOAT_UNARY(sin, std::sin(x))
+DIMGRAPH_FLOAT_UNARY(cos, std::cos(x))
+#undef DIMGRAPH_FLOAT_UNARY
+
+struct select {
+  static constexpr const char* name = "where";
+  template <class A, class B>
+  constexpr auto operator()(bool c, A a, B b) const {
+    using C = promote_t<A, B>;
+    return c ? static_cast<C>(a) : static_cast<C>(b);
+  }
+};
+
+template <class T>
+struct cast_to {
+  static constexpr const char* name = "cast";
+  template <class A>
+  constexpr T operator()(A a) const {
+    if constexpr (is_index_v<A>) return static_cast<T>(a.value());
+    else return static_cast<T>(a);
+  }
+};
+
+// A user function: dg::map(f, xs...).
+template <class F>
+struct user {
+  static constexpr const char* name = "map";
+  F f;
+  template <class... As>
+  constexpr auto operator()(As... as) const {
+    return f(as...);
+  }
+};
+
+}  // namespace dimgraph::detail::fn
+// ---- end dimgraph/expr/functors.hpp
+// ---- begin dimgraph/expr/ops.hpp
+// The element-wise ops: + - * /, math functions, comparisons, logic, where, cast, map.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// Operands of a binary op: two expressions, or an expression and a C++ scalar.
+template <class A, class B>
+concept binary_operands = (expression<A> && expression<B>) || (expression<A> && scalar<B>) ||
+                          (scalar<A> && expression<B>);
+
+template <class A, class B>
+concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
+
+template <class X>
+struct operand_elem {
+  using type = std::remove_cvref_t<X>;
+};
+template <expression X>
+struct operand_elem<X> {
+  using type = value_t<X>;
+};
+template <class X>
+using operand_elem_t = typename operand_elem<X>::type;
+
+template <class X>
+struct operand_dims {
+  using type = dim_list<>;
+};
+template <expression X>
+struct operand_dims<X> {
+  using type = dims_t<X>;
+};
+template <class X>
+using operand_dims_t = typename operand_dims<X>::type;
+
+// Why a binary op is rejected (checked in this order, so one mistake gives one message).
+enum class binary_check { ok, outer_broadcast, index_arithmetic, bool_arithmetic, no_common_type };
+
+template <class A, class B>
+constexpr bool dims_nest() {
+  using la = operand_dims_t<A>;
+  using lb = operand_dims_t<B>;
+  return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
+}
+
+template <class A, class B, bool Arithmetic>
+constexpr binary_check check_binary() {
+  using ea = operand_elem_t<A>;
+  using eb = operand_elem_t<B>;
+  if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
+  if (Arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
+  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
+    return binary_check::bool_arithmetic;
+  if constexpr (expression<A> && expression<B>) {
+    if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
+  }
+  return binary_check::ok;
+}
+
+template <class F, class A, class B>
+auto make_binary(A&& a, B&& b) {
+  if constexpr (expression<A> && expression<B>)
+    return make_map(F{}, std::forward<A>(a), std::forward<B>(b));
+  else if constexpr (expression<A>)
+    return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
+  else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
+}
+
+}  // namespace detail
+
+// Element-wise binary ops. Shape rule: operands align by tag; one operand's dim set
+// must contain the other's, and the result has that operand's order (the left one's
+// when the sets are equal). Types promote as in PyTorch; C++ scalars are wrapped numbers.
+// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
+// dg::index<D> or on two bools; element types with no common type.
+// Errors (run time): a shared dynamic dim with different extents (shape_error).
+#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                             \
+  template <class A, class B>                                                                      \
+    requires detail::binary_operands_or_poisoned<A, B>                                             \
+  auto DECL(A&& a, B&& b) {                                                                        \
+    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};       \
+    else {                                                                                         \
+      constexpr auto check = detail::check_binary<A, B, ARITH>();                                  \
+      static_assert(check != detail::binary_check::outer_broadcast,                                \
+                    "dimgraph: " NAME                                                              \
+                    ": neither operand's dims contain the other's (an implicit outer broadcast); " \
+                    "use dg::broadcast_to<...> or dg::outer");                                     \
+      static_assert(check != detail::binary_check::index_arithmetic,                               \
+                    "dimgraph: " NAME                                                              \
+                    ": arithmetic on dg::index<D> makes no sense; dg::cast it first");             \
+      static_assert(check != detail::binary_check::bool_arithmetic,                                \
+                    "dimgraph: " NAME                                                              \
+                    ": arithmetic on two bool operands makes no sense; use a logical "             \
+                    "op or dg::cast");                                                             \
+      static_assert(check != detail::binary_check::no_common_type,                                 \
+                    "dimgraph: " NAME                                                              \
+                    ": the element types have no common type; dg::cast one operand");              \
+      if constexpr (check == detail::binary_check::ok)                                             \
+        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
+      else return detail::invalid_expr{};                                                          \
+    }                                                                                              \
+  }
+
+DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
+DIMGRAPH_BINARY_OP(operator-, "sub", detail::fn::sub, true)
+DIMGRAPH_BINARY_OP(operator*, "mul", detail::fn::mul, true)
+DIMGRAPH_BINARY_OP(operator/, "div", detail::fn::div, true)
+DIMGRAPH_BINARY_OP(pow, "pow", detail::fn::pow, true)
+DIMGRAPH_BINARY_OP(min, "min", detail::fn::minimum, true)
+DIMGRAPH_BINARY_OP(max, "max", detail::fn::maximum, true)
+// Comparisons give bool. (operator== on tensors compares whole values; element-wise
+// comparison is always spelled out.)
+DIMGRAPH_BINARY_OP(equal, "equal", detail::fn::equal, false)
+DIMGRAPH_BINARY_OP(not_equal, "not_equal", detail::fn::not_equal, false)
+DIMGRAPH_BINARY_OP(less, "less", detail::fn::less, false)
+DIMGRAPH_BINARY_OP(less_equal, "less_equal", detail::fn::less_equal, false)
+DIMGRAPH_BINARY_OP(greater, "greater", detail::fn::greater, false)
+DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, false)
+#undef DIMGRAPH_BINARY_OP
+
+// Logical ops on bool operands.
+#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                 \
+  template <class A, class B>                                                                    \
+    requires detail::binary_operands<A, B>                                                       \
+  auto DECL(A&& a, B&& b) {                                                                      \
+    constexpr bool nest = detail::dims_nest<A, B>();                                             \
+    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                    \
+                           std::is_same_v<detail::operand_elem_t<B>, bool>;                      \
+    static_assert(nest,                                                                          \
+                  "dimgraph: " NAME                                                              \
+                  ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
+    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");              \
+    if constexpr (nest && bools)                                                                 \
+      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
+    else return detail::invalid_expr{};                                                          \
+  }
+DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
+DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
+DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
+#undef DIMGRAPH_LOGICAL_OP
+
+template <expression X>
+auto logical_not(X&& x) {
+  static_assert(std::is_same_v<value_t<X>, bool>,
+                "dimgraph: logical_not: the operand must be bool");
+  return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+}
+
+// Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
+// compute in float. Error: the op on dg::index<D> or bool.
+#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                              \
+  template <detail::poisoned X>                                                             \
+  auto DECL(X&&) {                                                                          \
+    return detail::invalid_expr{};                                                          \
+  }                                                                                         \
+  template <expression X>                                                                   \
+  auto DECL(X&& x) {                                                                        \
+    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
+    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
+    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
+    else return detail::invalid_expr{};                                                     \
+  }
+DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
+DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
+DIMGRAPH_UNARY_OP(exp, "exp", detail::fn::exp)
+DIMGRAPH_UNARY_OP(log, "log", detail::fn::log)
+DIMGRAPH_UNARY_OP(log1p, "log1p", detail::fn::log1p)
+DIMGRAPH_UNARY_OP(sqrt, "sqrt", detail::fn::sqrt)
+DIMGRAPH_UNARY_OP(rsqrt, "rsqrt", detail::fn::rsqrt)
+DIMGRAPH_UNARY_OP(tanh, "tanh", detail::fn::tanh)
+DIMGRAPH_UNARY_OP(sigmoid, "sigmoid", detail::fn::sigmoid)
+DIMGRAPH_UNARY_OP(relu, "relu", detail::fn::relu)
+DIMGRAPH_UNARY_OP(gelu, "gelu", detail::fn::gelu)
+DIMGRAPH_UNARY_OP(sin, "sin", detail::fn::sin)
+DIMGRAPH_UNARY_OP(cos, "cos", detail::fn::cos)
+DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
+DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
+#undef DIMGRAPH_UNARY_OP
+
+// where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
+// three operands (one must contain the others' dims). Error: cond not bool.
+template <class C, class A, class B>
+  requires expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)
+auto where(C&& c, A&& a, B&& b) {
+  using la = detail::operand_dims_t<A>;
+  using lb = detail::operand_dims_t<B>;
+  constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
+  constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
+  static_assert(
+      nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
+  static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
+  if constexpr (nest && cond_bool) {
+    auto wrap = [](auto&& x, auto* other) -> decltype(auto) {
+      using other_t = std::remove_pointer_t<decltype(other)>;
+      return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
+    };
+    if constexpr (expression<A> && expression<B>)
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
+                              std::forward<B>(b));
+    else if constexpr (expression<A>)
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
+          wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
+    else if constexpr (expression<B>)
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c),
+          wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)),
+          std::forward<B>(b));
+    else
+      return detail::make_map(
+          detail::fn::select{}, std::forward<C>(c),
+          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
+          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+// cast<T>(x): x's elements converted to T (the explicit narrowing).
+template <class T, expression X>
+auto cast(X&& x) {
+  static_assert(element<T>, "dimgraph: cast: the target is not an element type");
+  return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+}
+
+// map(f, xs...): a user function applied element by element (fused like any other op).
+// Shape rule: as for where. Error: no operand contains the others' dims.
+template <class F, expression... Xs>
+auto map(F f, Xs&&... xs) {
+  constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
+  static_assert(
+      nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+  if constexpr (nest)
+    return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+  else return detail::invalid_expr{};
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/ops.hpp
+// ---- begin dimgraph/expr/broadcast.hpp
+// broadcast_to and outer: the explicit ways to combine operands whose dims do not nest.
+
+
+
+namespace dimgraph {
+
+// x read as a tensor with dims Ds... (a superset of x's dims, in any order); the new
+// dims repeat x (stride 0: never materialised). Extents of new non-static dims are given.
+template <class X, class... Ds>
+class broadcast_expr : public expr_node_base {
+ public:
+  using dims = dim_list<Ds...>;
+  using value_type = value_t<X>;
+
+  template <class Arg>
+  broadcast_expr(Arg&& x, const std::array<std::size_t, sizeof...(Ds)>& new_extents)
+      : x_(std::forward<Arg>(x)), extents_(new_extents) {}
+
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (list_contains_v<dims_t<X>, d>) return x_.template extent<d>();
+    else return extents_[list_index_of_v<dims, d>];
+  }
+  const std::remove_cvref_t<X>& operand() const { return x_; }
+
+ private:
+  X x_;
+  std::array<std::size_t, sizeof...(Ds)> extents_;
+};
+
+// broadcast_to<Ds...>(x, dg::extent<New>(n)...): Shape rule [x dims] -> [Ds...].
+// Error: Ds... lacks one of x's dims; a new non-static dim without an extent.
+template <class... Ds, expression X, class... Es>
+auto broadcast_to(X&& x, extent_arg<Es>... given) {
+  using xd = dims_t<X>;
+  static_assert(list_is_subset_v<xd, dim_list<Ds...>>,
+                "dimgraph: broadcast_to: the target dims must include every dim of the operand");
+  static_assert(
+      ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
+        detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
+      "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+  std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
+  ((ext[list_index_of_v<dim_list<Ds...>, Es>] =
+        detail::checked_extent<Es>("broadcast_to", given.value)),
+   ...);
+  return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+}
+
+// outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
+// dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
+template <expression A, expression B, class F = detail::fn::mul>
+auto outer(A&& a, B&& b, F f = {}) {
+  using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
+                                                                  std::forward<B>(b));
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/broadcast.hpp
+// ---- begin dimgraph/expr/reshape.hpp
+// Views that re-describe a tensor's memory: rename, split, split_dims, slice (no loops, no copies).
+
+
+
+// Each op returns a tensor_view of its operand's memory, so the operand must be a tensor
+// or a view and must outlive the result: a temporary tensor is rejected (its view would
+// dangle); dg::eval a lazy expression first.
+
+namespace dimgraph {
+namespace detail {
+
+template <class P, class List>
+struct view_of_list;
+template <class P, class... Ds>
+struct view_of_list<P, type_list<Ds...>> {
+  using type = tensor_view<P, Ds...>;
+};
+// The view of elements P (possibly const) with the dims in List.
+template <class P, class List>
+using view_of_list_t = typename view_of_list<P, List>::type;
+
+template <class T, class List>
+struct tensor_of_list;
+template <class T, class... Ds>
+struct tensor_of_list<T, type_list<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+// The tensor of elements T with the dims in List.
+template <class T, class List>
+using tensor_of_list_t = typename tensor_of_list<T, List>::type;
+
+// The element type a view of x has (const for a const tensor).
+template <class X>
+using view_element_t = std::remove_pointer_t<decltype(std::declval<X&>().data())>;
+
+// A view of x's memory with the dims at positions [K, K + Span) replaced by News...,
+// whose extents and strides are given, starting `offset` elements in. The extents are
+// checked against the new dims' intervals (shape_error naming op).
+template <std::size_t K, std::size_t Span, class... News, class X>
+auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
+                  const std::array<std::size_t, sizeof...(News)>& ext,
+                  const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
+  using dims = types_of_t<typename std::remove_cvref_t<X>::dims>;
+  constexpr std::size_t r = dims::size, m = sizeof...(News), n = r - Span + m;
+  using view_t =
+      view_of_list_t<view_element_t<X>,
+                     concat_t<slice_t<0, K, dims>, type_list<News...>, slice_t<K + Span, r, dims>>>;
+  std::array<std::size_t, n> e{};
+  std::array<std::ptrdiff_t, n> s{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_new = i >= K && i < K + m;
+    const std::size_t from = i < K ? i : i - m + Span;
+    e[i] = is_new ? ext[i - K] : x.shape().extent(from);
+    s[i] = is_new ? str[i - K] : x.strides()[from];
+  }
+  // (An empty operand may have no memory at all: no offset from its null pointer.)
+  return view_t(x.data() + (x.size() == 0 ? 0 : offset), view_t::shape_type::from_extents(e, op),
+                s);
+}
+
+// The same with the dim Old replaced.
+template <class Old, class... News, class X>
+auto replaced_view(X& x, const char* op, std::ptrdiff_t offset,
+                   const std::array<std::size_t, sizeof...(News)>& ext,
+                   const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
+  return spliced_view<list_index_of_v<typename std::remove_cvref_t<X>::dims, Old>, 1, News...>(
+      x, op, offset, ext, str);
+}
+
+// Why a structural op rejects its operands (checked in this order: one message per mistake).
+enum class structural_check {
+  ok,
+  not_memory,      // a lazy expression where a view is made
+  temporary,       // a temporary tensor where a view is made
+  no_such_dim,     // the operand lacks the dim the op works on
+  dim_present,     // a dim the op makes is already one of the operand's other dims
+  same_parts,      // split_dims / merge_dims of a dim with itself
+  sizes_differ,    // rename between static dims of different sizes
+  sizes_disjoint,  // rename between dims whose intervals are disjoint
+  bad_extent_arg,  // an extent given for a dim that is not a part, or twice
+  too_many_unknown,
+  zero_stride,
+  not_index,
+  other_dims_differ,
+  no_common_type,
+};
+
+template <class X>
+constexpr structural_check check_view_operand() {
+  using x = std::remove_cvref_t<X>;
+  if (!is_tensor_v<x> && !is_view_v<x>) return structural_check::not_memory;
+  if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
+  return structural_check::ok;
+}
+
+template <class Old, class New, class X>
+constexpr structural_check check_rename() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, Old>) return structural_check::no_such_dim;
+    if (!std::is_same_v<Old, New> && list_contains_v<dims, New>)
+      return structural_check::dim_present;
+    if (check_rename_sizes<Old, New>() == rename_sizes::different_static_sizes)
+      return structural_check::sizes_differ;
+    if (check_rename_sizes<Old, New>() == rename_sizes::disjoint)
+      return structural_check::sizes_disjoint;
+    return structural_check::ok;
+  }
+}
+
+// Extents given by tag for some of the parts Parts...: each for a part, none twice.
+template <class... Es, class... Parts>
+constexpr bool extent_args_fit(type_list<Es...>, type_list<Parts...>) {
+  return (contains_v<Es, type_list<Parts...>> && ...) &&
+         first_duplicate_v<type_list<Es...>> == sizeof...(Es);
+}
+// Parts known from their static size or a given extent.
+template <class Part, class... Es>
+inline constexpr bool part_known_v = is_static_v<Part> || contains_v<Part, type_list<Es...>>;
+// The number of different parts whose extent is not known.
+template <class... Parts, class... Es>
+constexpr std::size_t unknown_parts(type_list<Parts...>, type_list<Es...>) {
+  constexpr bool unknown[] = {!part_known_v<Parts, Es...>..., false};
+  constexpr std::size_t first[] = {index_of_v<Parts, type_list<Parts...>>..., 0};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < sizeof...(Parts); ++i) n += unknown[i] && first[i] == i;
+  return n;
+}
+// The parts' extents: static sizes and given ones, with which are known.
+template <class... Parts, class... Es>
+std::pair<std::array<std::size_t, sizeof...(Parts)>, std::array<bool, sizeof...(Parts)>>
+part_extents(type_list<Parts...>, extent_arg<Es>... given) {
+  return {{given_extent<Parts>(given...)...}, {part_known_v<Parts, Es...>...}};
+}
+
+template <class Whole, class Parts, class Given, class X>
+constexpr structural_check check_split() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using others = list_difference_t<dims, dim_list<Whole>>;
+    if (!list_contains_v<dims, Whole>) return structural_check::no_such_dim;
+    if ([]<class... Ps>(type_list<Ps...>) { return (list_contains_v<others, Ps> || ...); }(Parts{}))
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, Parts{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(Parts{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+template <class A, class B, class Given, class X>
+constexpr structural_check check_split_dims() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using whole = merge_dim_t<A, B>;
+    using others = list_difference_t<dims, dim_list<whole>>;
+    if (!list_contains_v<dims, whole>) return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<others, A> || list_contains_v<others, B>)
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, type_list<A, B>{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(type_list<A, B>{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+template <class A, class Result, bool ZeroStride, class X>
+constexpr structural_check check_slice() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
+    if (ZeroStride) return structural_check::zero_stride;
+    if (!std::is_same_v<Result, A> && list_contains_v<dims, Result>)
+      return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+// The slice of x along A as a view with dim R (the positions are checked by the caller).
+template <class A, class R, class X>
+auto slice_view(X& x, const slice_range& p) {
+  const std::ptrdiff_t s = x.template stride<A>();
+  return replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
+                             {p.step * s});
+}
+
+}  // namespace detail
+
+// One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
+// Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
+// dims have different static sizes; their size intervals are disjoint. Error (run time):
+// Old's extent outside New's interval (shape_error).
+template <dimension Old, dimension New, class X>
+auto rename(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check =
+        detail::check_rename<std::remove_cvref_t<Old>, std::remove_cvref_t<New>, X>();
+    static_assert(
+        check != check_t::not_memory,
+        "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: rename: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: rename: the new dim is already a dim of the tensor");
+    static_assert(check != check_t::sizes_differ,
+                  "dimgraph: rename: the dims have different static sizes");
+    static_assert(check != check_t::sizes_disjoint,
+                  "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both");
+    if constexpr (check == check_t::ok)
+      return detail::replaced_view<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>(
+          x, "rename", 0, {x.template extent<Old>()}, {x.template stride<Old>()});
+    else return detail::invalid_expr{};
+  }
+}
+
+// The parts of a concatenated dim, as views (the inverse of concat):
+//   split<a, b>(z): [.., a + b, ..] -> ([.., a, ..], [.., b, ..])   (more parts alike)
+// returned as a std::tuple (use structured bindings). The parts' extents add up to the
+// whole's: static parts are known, one part may be left to take the rest, others are
+// given with dg::extent<Part>(n). Errors (compile time): z has no dim a + b; a part is
+// one of z's other dims; an extent given for a non-part or twice; more than one part
+// of unknown extent. Error (run time): extents that do not add up (shape_error).
+template <dimension... Parts, class X, class... Es>
+auto split(X&& z, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using whole = concat_dim_t<Parts...>;
+    constexpr auto check =
+        detail::check_split<whole, detail::type_list<std::remove_cvref_t<Parts>...>,
+                            detail::type_list<Es...>, X>();
+    static_assert(
+        check != check_t::not_memory,
+        "dimgraph: split: the operand must be a tensor or a view (dg::eval an expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: split: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: split: the tensor has no dim that is the sum of the parts");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: split: a part is already another dim of the tensor");
+    static_assert(check != check_t::bad_extent_arg,
+                  "dimgraph: split: an extent is given for a dim that is not a part, or twice");
+    static_assert(
+        check != check_t::too_many_unknown,
+        "dimgraph: split: more than one part has no static size; give the extents of all but one "
+        "with dg::extent<Part>(n)");
+    if constexpr (check == check_t::ok) {
+      using parts = detail::type_list<std::remove_cvref_t<Parts>...>;
+      auto [ext, known] = detail::part_extents(parts{}, given...);
+      ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
+          "split", z.template extent<whole>(), ext, known);
+      const std::ptrdiff_t s = z.template stride<whole>();
+      return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
+        for (std::size_t i = 1; i < sizeof...(Parts); ++i)
+          offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
+        return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
+            z, "split", offset[Is], {ext[Is]}, {s})...};
+      }(std::index_sequence_for<Parts...>{});
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// A merged dim as its two factors, in place (the inverse of merge_dims; a view):
+//   split_dims<a, b>(x): [.., a * b, ..] -> [.., a, b, ..]
+// One factor's extent gives the other's exactly: a static factor is known; otherwise
+// give one, dg::split_dims<A, B>(x, dg::extent<A>(n)). Errors (compile time): x has no
+// dim a * b; a == b; a factor is one of x's other dims; an extent given for a non-factor
+// or twice; neither factor known. Error (run time): a factor's extent that does not
+// divide the merged extent (shape_error).
+template <dimension A, dimension B, class X, class... Es>
+auto split_dims(X&& x, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_split_dims<a, b, detail::type_list<Es...>, X>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: split_dims: the operand must be a tensor or a view (dg::eval an "
+                  "expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: split_dims: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: split_dims: the tensor has no dim that is the product of the factors");
+    static_assert(check != check_t::same_parts,
+                  "dimgraph: split_dims: the two factors are the same dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: split_dims: a factor is already another dim of the tensor");
+    static_assert(
+        check != check_t::bad_extent_arg,
+        "dimgraph: split_dims: an extent is given for a dim that is not a factor, or twice");
+    static_assert(
+        check != check_t::too_many_unknown,
+        "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
+        "dg::extent<Factor>(n)");
+    if constexpr (check == check_t::ok) {
+      using whole = merge_dim_t<a, b>;
+      auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
+      ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
+                                                       ext, known);
+      const std::ptrdiff_t s = x.template stride<whole>();
+      return detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
+                                                {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// A slice along dim a with bounds known at compile time (a view), NumPy's rule (see
+// slice_positions): negative bounds count from the end, end is exclusive, bounds beyond
+// the ends are clamped, a negative stride reads backwards; dg::none leaves a bound open.
+//   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
+// The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
+// 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
+// slice_dim_t). Errors (compile time): x has no dim a; stride 0; the result dim is
+// already another dim of x.
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
+          class X>
+auto slice(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using result =
+        slice_dim_t<a, Start, End, Stride == 0 ? 1 : Stride>;  // (unused when Stride is 0)
+    constexpr auto check = detail::check_slice<a, result, Stride == 0, X>();
+    static_assert(
+        check != check_t::not_memory,
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
+    static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: slice: the result dim is already another dim of the tensor");
+    if constexpr (check == check_t::ok)
+      return detail::slice_view<a, result>(
+          x, slice_positions(x.template extent<a>(), Start, End, Stride));
+    else return detail::invalid_expr{};
+  }
+}
+
+// A slice along dim a with bounds known at run time (a view), by the same rule:
+//   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
+// sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
+// it to tell two apart). Errors: x has no dim a (compile time); stride 0 (shape_error).
+template <dimension A, class X>
+auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using result = sliced_dim<a>;
+    constexpr auto check = detail::check_slice<a, result, false, X>();
+    static_assert(
+        check != check_t::not_memory,
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: slice: the result dim is already another dim of the tensor");
+    if constexpr (check == check_t::ok) {
+      if (stride == 0)
+        throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
+      return detail::slice_view<a, result>(
+          x, slice_positions(x.template extent<a>(), start, end, stride));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/reshape.hpp
+// ---- begin dimgraph/expr/reduce.hpp
+// Reductions over named dims: sum, mean, prod, max, min, any, all (lazy nodes).
+
+
+
+namespace dimgraph {
+namespace detail::fn {
+
+// How a reduction starts (identity) and combines; Acc is the type it accumulates in.
+// Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
+template <class T>
+using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
+
+struct sum_reduce {
+  static constexpr const char* name = "sum";
+  template <class T>
+  using result = sum_type_t<T>;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return Acc(0);
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(a + static_cast<Acc>(v));
+  }
+};
+struct prod_reduce {
+  static constexpr const char* name = "prod";
+  template <class T>
+  using result = sum_type_t<T>;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return Acc(1);
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(a * static_cast<Acc>(v));
+  }
+};
+// mean: a sum in the floating type, divided by the count afterwards.
+struct mean_reduce : sum_reduce {
+  static constexpr const char* name = "mean";
+  template <class T>
+  using result = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+};
+struct max_reduce {
+  static constexpr const char* name = "max";
+  template <class T>
+  using result = T;
+  template <class Acc>
+  static constexpr Acc identity() {
+    if constexpr (std::numeric_limits<Acc>::has_infinity)
+      return -std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::lowest();
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
+  }
+};
+struct min_reduce {
+  static constexpr const char* name = "min";
+  template <class T>
+  using result = T;
+  template <class Acc>
+  static constexpr Acc identity() {
+    if constexpr (std::numeric_limits<Acc>::has_infinity)
+      return std::numeric_limits<Acc>::infinity();
+    else return std::numeric_limits<Acc>::max();
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return static_cast<Acc>(v) < a ? static_cast<Acc>(v) : a;
+  }
+};
+struct any_reduce {
+  static constexpr const char* name = "any";
+  template <class T>
+  using result = bool;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return false;
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a || static_cast<bool>(v);
+  }
+};
+struct all_reduce {
+  static constexpr const char* name = "all";
+  template <class T>
+  using result = bool;
+  template <class Acc>
+  static constexpr Acc identity() {
+    return true;
+  }
+  template <class Acc, class V>
+  static constexpr Acc combine(Acc a, V v) {
+    return a && static_cast<bool>(v);
+  }
+};
+
+}  // namespace detail::fn
+
+// Op over the dims Rs... of X. Shape rule: [x dims] -> [x dims without Rs...], in x's order.
+template <class Op, class X, class... Rs>
+class reduce_expr : public expr_node_base {
+ public:
+  using reduced = dim_list<Rs...>;
+  using dims = list_difference_t<dims_t<X>, reduced>;
+  using value_type = typename Op::template result<value_t<X>>;
+  using op = Op;
+
+  template <class Arg>
+  explicit reduce_expr(Arg&& x) : x_(std::forward<Arg>(x)) {}
+
+  template <class D>
+  std::size_t extent() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
+    return x_.template extent<D>();
+  }
+  const std::remove_cvref_t<X>& source() const { return x_; }
+  // The number of elements reduced into each result element.
+  std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
+
+ private:
+  X x_;
+};
+
+// The public reductions. Error (compile time): a reduced dim the tensor does not have,
+// a dim given twice, or the op on dg::index<D> (any/all: on a non-bool).
+#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
+  template <class... Rs, expression X>                                              \
+  auto NAME(X&& x) {                                                                \
+    constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                   \
+    constexpr bool distinct =                                                       \
+        detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);       \
+    constexpr bool allowed = ALLOWED;                                               \
+    static_assert(has, "dimgraph: " #NAME ": the tensor has no such dim");          \
+    static_assert(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice"); \
+    static_assert(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT);      \
+    if constexpr (has && distinct && allowed)                                       \
+      return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));            \
+    else return detail::invalid_expr{};                                             \
+  }
+#define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
+#define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)
+DIMGRAPH_REDUCTION(sum, detail::fn::sum_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(prod, detail::fn::prod_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(mean, detail::fn::mean_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(max, detail::fn::max_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(min, detail::fn::min_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(any, detail::fn::any_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+DIMGRAPH_REDUCTION(all, detail::fn::all_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+#undef DIMGRAPH_NUMERIC
+#undef DIMGRAPH_BOOLEAN
+#undef DIMGRAPH_REDUCTION
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/reduce.hpp
+// ---- begin dimgraph/expr/contract.hpp
+// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags).
+
+
+
+namespace dimgraph {
+
+// sum over Ks... of a * b, aligned by tag. Dims in both operands but not in Ks...
+// are batch dims (aligned, kept once). Shape rule:
+//   [a dims] . [b dims] -> [a dims without Ks..., then b's other dims without Ks...]
+// It is the reduction of the operands' outer product, evaluated without forming it:
+// the loop nest runs over all dims and accumulates into the result (GEMM as rank-1
+// updates with the result's last dim innermost; GEMV as one dot product per row).
+// Error (compile time): an operand lacks a contracted dim; a dim contracted twice.
+template <class... Ks, expression A, expression B>
+auto dot(A&& a, B&& b) {
+  constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
+  constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
+  constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+  static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
+  static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
+  if constexpr (in_a && in_b && distinct) {
+    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
+    static_assert(numbers, "dimgraph: dot: the op makes no sense on dg::index<D>");
+    return sum<Ks...>(outer(std::forward<A>(a), std::forward<B>(b)));
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/contract.hpp
+
+// ---- begin dimgraph/eval/plan.hpp
+// loop_plan: the loop nest of an element-wise assignment (reordered, coalesced).
+
+
+namespace dimgraph {
+
+// The loops that run an assignment over R dims with N operands (operand 0 is the
+// output). Levels are outermost first; the last level is the inner loop. Built the
+// way ATen's TensorIterator builds its loops: dims of extent 1 are dropped, outer
+// dims are ordered by the output's strides (largest outermost), and neighbouring
+// levels are coalesced into one where every operand steps through them as through
+// one dim (stride[outer] == stride[inner] * extent[inner]). The inner loop is always
+// the output's last dim (the one each operand's inner-stride kind was decided for at
+// compile time), extended by coalescing.
+template <std::size_t R, std::size_t N>
+struct loop_plan {
+  std::size_t depth = 0;  // number of levels; 0 when there is nothing to do
+  std::array<std::size_t, R> extent{};
+  std::array<std::array<std::ptrdiff_t, R>, N> stride{};
+
+  constexpr std::size_t inner_extent() const { return extent[depth - 1]; }
+  constexpr std::ptrdiff_t inner_stride(std::size_t op) const { return stride[op][depth - 1]; }
+  constexpr std::size_t elements() const {
+    std::size_t n = depth ? 1 : 0;
+    for (std::size_t k = 0; k < depth; ++k) n *= extent[k];
+    return n;
+  }
+};
+
+namespace detail {
+
+constexpr std::ptrdiff_t magnitude(std::ptrdiff_t s) {
+  return s < 0 ? -s : s;
+}
+
+// ext: the output's extents; strides[op][d]: operand op's stride along output dim d.
+template <std::size_t R, std::size_t N>
+constexpr loop_plan<R, N> make_loop_plan(
+    const std::array<std::size_t, R>& ext,
+    const std::array<std::array<std::ptrdiff_t, R>, N>& strides) {
+  loop_plan<R, N> p;
+  if constexpr (R == 0) {
+    return p;  // a rank-0 assignment is one element; the executor handles it
+  } else {
+    for (std::size_t d = 0; d < R; ++d)
+      if (ext[d] == 0) return p;  // nothing to do
+    // Outer dims (all but the last), extent-1 dims dropped, ordered by output stride.
+    std::array<std::size_t, R> order{};
+    std::size_t n_outer = 0;
+    for (std::size_t d = 0; d + 1 < R; ++d)
+      if (ext[d] != 1) order[n_outer++] = d;
+    for (std::size_t i = 1; i < n_outer; ++i)  // stable insertion sort, largest stride first
+      for (std::size_t j = i;
+           j > 0 && magnitude(strides[0][order[j - 1]]) < magnitude(strides[0][order[j]]); --j) {
+        std::size_t t = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = t;
+      }
+    order[n_outer] = R - 1;
+    const std::size_t levels = n_outer + 1;
+    // Coalesce from the inner end outwards.
+    std::array<std::size_t, R> e{};
+    std::array<std::array<std::ptrdiff_t, R>, N> s{};
+    std::size_t out = R;  // filled from the back
+    for (std::size_t l = levels; l-- > 0;) {
+      const std::size_t d = order[l];
+      bool merge = out < R;
+      for (std::size_t op = 0; merge && op < N; ++op)
+        merge = strides[op][d] == s[op][out] * static_cast<std::ptrdiff_t>(e[out]);
+      if (merge) {
+        e[out] *= ext[d];
+      } else {
+        --out;
+        e[out] = ext[d];
+        for (std::size_t op = 0; op < N; ++op) s[op][out] = strides[op][d];
+      }
+    }
+    p.depth = R - out;
+    for (std::size_t k = 0; k < p.depth; ++k) {
+      p.extent[k] = e[out + k];
+      for (std::size_t op = 0; op < N; ++op) p.stride[op][k] = s[op][out + k];
+    }
+    return p;
+  }
+}
+
+}  // namespace detail
+
+// The plan as text, for tests and debugging: "2 loops: [4096 x 512]; strides out {512, 1}, in1 {0,
+// 1}".
+template <std::size_t R, std::size_t N>
+std::string to_string(const loop_plan<R, N>& p) {
+  std::string s = std::to_string(p.depth) + (p.depth == 1 ? " loop: [" : " loops: [");
+  for (std::size_t k = 0; k < p.depth; ++k) s += (k ? " x " : "") + std::to_string(p.extent[k]);
+  s += "]; strides";
+  for (std::size_t op = 0; op < N; ++op) {
+    s += op ? ", in" + std::to_string(op) + " {" : " out {";
+    for (std::size_t k = 0; k < p.depth; ++k)
+      s += (k ? ", " : "") + std::to_string(p.stride[op][k]);
+    s += "}";
+  }
+  return s;
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/plan.hpp
+// ---- begin dimgraph/eval/cursor.hpp
+// Cursors: an expression flattened into loads from leaf pointers, for the loop executor.
+
+
+
+namespace dimgraph::detail {
+
+// How a leaf steps along the inner loop, decided at compile time from its type:
+// an owning tensor whose last dim is the output's last dim steps by 1; a leaf
+// without that dim does not step (broadcast); anything else steps by a run-time stride.
+enum class stride_kind { unit, zero, dynamic };
+
+template <class L>
+inline constexpr bool is_leaf_v =
+    is_tensor_v<std::remove_cvref_t<L>> || is_view_v<std::remove_cvref_t<L>>;
+
+// The number of memory leaves (tensors and views) in an expression, in visiting order.
+template <class E>
+struct leaf_count : std::integral_constant<std::size_t, 1> {};  // a tensor or view
+template <class T>
+struct leaf_count<scalar_expr<T>> : std::integral_constant<std::size_t, 0> {};
+template <class F, class Dims, class... Ops>
+struct leaf_count<map_expr<F, Dims, Ops...>>
+    : std::integral_constant<std::size_t, (leaf_count<std::remove_cvref_t<Ops>>::value + ... + 0)> {
+};
+template <class X, class... Ds>
+struct leaf_count<broadcast_expr<X, Ds...>> : leaf_count<std::remove_cvref_t<X>> {};
+template <class E>
+inline constexpr std::size_t leaf_count_v = leaf_count<std::remove_cvref_t<E>>::value;
+
+template <class L, class Inner>
+constexpr stride_kind kind_of_leaf() {
+  using l = std::remove_cvref_t<L>;
+  if constexpr (!list_contains_v<typename l::dims, Inner>) return stride_kind::zero;
+  else if constexpr (is_tensor_v<l> && std::is_same_v<back_t<types_of_t<typename l::dims>>, Inner>)
+    return stride_kind::unit;
+  else return stride_kind::dynamic;
+}
+
+// A leaf at the start of an inner row.
+template <class T, stride_kind K, bool AssumeUnit>
+struct leaf_row {
+  const T* p;
+  std::ptrdiff_t s;
+  DIMGRAPH_ALWAYS_INLINE T load(std::size_t i) const {
+    if constexpr (K == stride_kind::zero) return *p;
+    else if constexpr (K == stride_kind::unit || AssumeUnit) return p[i];
+    else return p[static_cast<std::ptrdiff_t>(i) * s];
+  }
+};
+template <class T>
+struct scalar_row {
+  T v;
+  DIMGRAPH_ALWAYS_INLINE T load(std::size_t) const { return v; }
+};
+template <class F, class... Rows>
+struct map_row {
+  const F* f;
+  std::tuple<Rows...> rows;
+  DIMGRAPH_ALWAYS_INLINE auto load(std::size_t i) const {
+    return std::apply([&](const Rows&... r) DIMGRAPH_ALWAYS_INLINE { return (*f)(r.load(i)...); },
+                      rows);
+  }
+};
+
+// Cursors hold base pointers; row(offsets, strides) positions them at a row.
+template <class T, stride_kind K, std::size_t I>
+struct leaf_cursor {
+  const T* base;
+  static constexpr stride_kind kind = K;
+  template <bool AssumeUnit, std::size_t N>
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
+                                  const std::array<std::ptrdiff_t, N>& inner) const {
+    return leaf_row<T, K, AssumeUnit>{base + off[I], inner[I]};
+  }
+};
+template <class T>
+struct scalar_cursor {
+  T v;
+  template <bool AssumeUnit, std::size_t N>
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>&,
+                                  const std::array<std::ptrdiff_t, N>&) const {
+    return scalar_row<T>{v};
+  }
+};
+template <class F, class... Cs>
+struct map_cursor {
+  const F* f;
+  std::tuple<Cs...> children;
+  template <bool AssumeUnit, std::size_t N>
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
+                                  const std::array<std::ptrdiff_t, N>& inner) const {
+    return std::apply(
+        [&](const Cs&... c) DIMGRAPH_ALWAYS_INLINE {
+          return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{
+              f, {c.template row<AssumeUnit>(off, inner)...}};
+        },
+        children);
+  }
+};
+
+// (Out of line and cold, so that the checks cost a few compares in the hot path.)
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
+  throw overlap_error("assign",
+                      "operand " + std::to_string(operand) +
+                          " partially overlaps the output (same memory, different element order); "
+                          "evaluate it into a new tensor first");
+}
+
+// f(element&) for every element of a tensor or view (any strides; not a hot path).
+template <class X, class F>
+void for_each_element(X& x, F f) {
+  constexpr std::size_t rank = std::remove_cvref_t<X>::rank;
+  auto* base = x.data();
+  if constexpr (rank == 0) {
+    f(*base);
+  } else {
+    const auto ext = x.shape().extents();
+    const auto& str = x.strides();
+    if (x.size() == 0) return;
+    std::array<std::size_t, rank> idx{};
+    std::ptrdiff_t off = 0;
+    for (;;) {
+      for (std::size_t i = 0; i < ext[rank - 1]; ++i)
+        f(base[off + static_cast<std::ptrdiff_t>(i) * str[rank - 1]]);
+      std::size_t k = rank - 1;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        off += str[k];
+        if (++idx[k] < ext[k]) break;
+        off -= str[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+// A reduction used as an operand is evaluated first (declared here, defined with the
+// assignment machinery in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// A leaf that owns its memory: a materialised node (heap, so the address is stable).
+template <class Tensor, stride_kind K, std::size_t I>
+struct owned_leaf_cursor {
+  std::unique_ptr<Tensor> owned;
+  template <bool AssumeUnit, std::size_t N>
+  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
+                                  const std::array<std::ptrdiff_t, N>& inner) const {
+    return leaf_row<typename Tensor::value_type, K, AssumeUnit>{owned->data() + off[I], inner[I]};
+  }
+};
+
+// What the planner needs of each leaf: its strides along the output's dims, and the
+// memory it spans (for the overlap check).
+template <std::size_t R>
+struct leaf_info {
+  const void* data = nullptr;
+  std::array<std::ptrdiff_t, R> strides{};
+  const char* lo = nullptr;  // first and one-past-last byte touched
+  const char* hi = nullptr;
+};
+
+// The bytes [lo, hi) that a strided tensor touches (empty for 0 elements).
+template <class X>
+std::pair<const char*, const char*> memory_span(const X& x) {
+  using value = std::remove_const_t<std::remove_pointer_t<decltype(x.data())>>;
+  const char* base = reinterpret_cast<const char*>(x.data());
+  std::ptrdiff_t lo = 0, hi = 0;
+  const auto ext = x.shape().extents();
+  for (std::size_t d = 0; d < ext.size(); ++d) {
+    if (ext[d] == 0) return {base, base};
+    std::ptrdiff_t span = x.strides()[d] * static_cast<std::ptrdiff_t>(ext[d] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {base + lo * static_cast<std::ptrdiff_t>(sizeof(value)),
+          base + (hi + 1) * static_cast<std::ptrdiff_t>(sizeof(value))};
+}
+
+// The strides of leaf E along OutDims (0 where E lacks the dim).
+template <class OutDims, class E>
+std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return std::array<std::ptrdiff_t, OutDims::size>{[&] {
+      if constexpr (list_contains_v<typename E::dims, Ds>) return e.template stride<Ds>();
+      else return std::ptrdiff_t{0};
+    }()...};
+  }(static_cast<OutDims*>(nullptr));
+}
+
+// Builds the cursor of e for output dims OutDims, filling infos[I...] for its leaves
+// (only their data pointers when Light: the static path knows the rest at compile time).
+template <class OutDims, std::size_t I, bool Light = false, class E, std::size_t R, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline auto build_cursor(const E& e, std::array<leaf_info<R>, N>& infos) {
+  using inner = back_t<types_of_t<OutDims>>;
+  if constexpr (is_leaf_v<E>) {
+    using value = typename E::value_type;
+    leaf_info<R>& info = infos[I];
+    info.data = e.data();
+    if constexpr (!Light) {
+      info.strides = strides_along<OutDims>(e);
+      std::tie(info.lo, info.hi) = memory_span(e);
+    }
+    return leaf_cursor<value, kind_of_leaf<E, inner>(), I>{e.data()};
+  } else if constexpr (requires { e.value; }) {
+    return scalar_cursor<typename E::value_type>{e.value};
+  } else if constexpr (requires { e.source(); }) {
+    using owned_t = decltype(materialize(e));
+    auto owned = std::make_unique<owned_t>(materialize(e));
+    leaf_info<R>& info = infos[I];
+    info.data = owned->data();
+    info.strides = strides_along<OutDims>(*owned);
+    std::tie(info.lo, info.hi) = memory_span(*owned);
+    return owned_leaf_cursor<owned_t, kind_of_leaf<owned_t, inner>(), I>{std::move(owned)};
+  } else if constexpr (requires { e.operand(); }) {
+    return build_cursor<OutDims, I, Light>(e.operand(), infos);
+  } else {
+    return build_children<OutDims, I, Light>(
+        e, infos,
+        std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.operands())>>>{});
+  }
+}
+template <class Tuple, std::size_t K>
+constexpr std::size_t leaves_before() {
+  return [&]<std::size_t... Js>(std::index_sequence<Js...>) {
+    return (leaf_count_v<std::tuple_element_t<Js, Tuple>> + ... + 0);
+  }(std::make_index_sequence<K>{});
+}
+
+template <class OutDims, std::size_t I, bool Light, class E, std::size_t R, std::size_t N,
+          std::size_t... Ks>
+DIMGRAPH_ALWAYS_INLINE inline auto build_children(const E& e, std::array<leaf_info<R>, N>& infos,
+                                                  std::index_sequence<Ks...>) {
+  using ops = std::remove_cvref_t<decltype(e.operands())>;
+  using fn = std::remove_cvref_t<decltype(e.fn())>;
+  return map_cursor<fn, decltype(build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(
+                            std::get<Ks>(e.operands()), infos))...>{
+      &e.fn(),
+      {build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
+                                                                  infos)...}};
+}
+
+// Whether every stride and extent of out = e is known at compile time: the output and
+// every leaf are all-static owning tensors (then the loop plan is a constant).
+template <class E>
+struct static_layout : std::false_type {};
+template <class T, class... Ds>
+struct static_layout<tensor<T, Ds...>> : std::bool_constant<tensor<T, Ds...>::is_static> {};
+template <class T>
+struct static_layout<scalar_expr<T>> : std::true_type {};
+template <class F, class Dims, class... Ops>
+struct static_layout<map_expr<F, Dims, Ops...>>
+    : std::bool_constant<(static_layout<std::remove_cvref_t<Ops>>::value && ...)> {};
+template <class X, class... Ds>
+struct static_layout<broadcast_expr<X, Ds...>>
+    : std::bool_constant<static_layout<std::remove_cvref_t<X>>::value && (is_static_v<Ds> && ...)> {
+};
+
+// The static strides of every leaf of E along OutDims, from index I on.
+template <class OutDims, std::size_t I, class E, std::size_t N>
+constexpr void static_strides(std::array<std::array<std::ptrdiff_t, OutDims::size>, N>& out,
+                              std::array<std::size_t, N>& bytes) {
+  if constexpr (is_tensor_v<E>) {
+    bytes[I] = typename E::shape_type{}.size() * sizeof(typename E::value_type);
+    [&]<class... Ls, class... Ds>(dim_list<Ls...>*, dim_list<Ds...>*) {
+      constexpr auto own = row_major_strides<sizeof...(Ls)>({static_size_v<Ls>...});
+      std::size_t d = 0;
+      ((out[I][d++] =
+            [&] {
+              if constexpr (list_contains_v<dim_list<Ls...>, Ds>)
+                return own[list_index_of_v<dim_list<Ls...>, Ds>];
+              else return std::ptrdiff_t{0};
+            }()),
+       ...);
+    }(static_cast<typename E::dims*>(nullptr), static_cast<OutDims*>(nullptr));
+  } else if constexpr (requires {
+                         typename E::value_type;
+                         std::declval<E>().value;
+                       }) {
+  } else if constexpr (requires { std::declval<E>().operand(); }) {
+    static_strides<OutDims, I, std::remove_cvref_t<decltype(std::declval<E>().operand())>>(out,
+                                                                                           bytes);
+  } else {
+    using ops = std::remove_cvref_t<decltype(std::declval<E>().operands())>;
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      (static_strides<OutDims, I + leaves_before<ops, Ks>(),
+                      std::remove_cvref_t<std::tuple_element_t<Ks, ops>>>(out, bytes),
+       ...);
+    }(std::make_index_sequence<std::tuple_size_v<ops>>{});
+  }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/cursor.hpp
+// ---- begin dimgraph/eval/reduce.hpp
+// Evaluation of reductions: one pass over the input, accumulating into the output.
+
+
+
+namespace dimgraph::detail {
+
+template <class E>
+inline constexpr bool is_reduce_v = false;
+template <class Op, class X, class... Rs>
+inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
+
+// The loop nest runs over the input's dims; the output steps with stride 0 along the
+// reduced dims. Per row: when the output does not step (the reduced dim is the inner
+// one) the row is folded into one accumulator; otherwise each output element takes
+// the matching input element (a vertical reduction, vectorised like an element-wise op).
+template <class Op, bool AssumeUnit, class Acc, class Cursor, std::size_t R, std::size_t N>
+void run_reduce(Acc* out, const Cursor& c, const loop_plan<R, N>& p) {
+  if constexpr (R == 0) {
+    std::array<std::ptrdiff_t, N> zero{};
+    *out = Op::combine(*out, c.template row<AssumeUnit>(zero, zero).load(0));
+  } else {
+    if (p.depth == 0) return;
+    const std::size_t n = p.inner_extent();
+    std::array<std::ptrdiff_t, N> inner{};
+    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
+    const std::ptrdiff_t os = inner[0];
+    std::array<std::ptrdiff_t, N> off{};
+    std::array<std::size_t, R> idx{};
+    for (;;) {
+      Acc* o = out + off[0];
+      const auto row = c.template row<AssumeUnit>(off, inner);
+      if (os == 0) {
+        Acc a = *o;
+        for (std::size_t i = 0; i < n; ++i) a = Op::combine(a, row.load(i));
+        *o = a;
+      } else if (AssumeUnit) {
+        for (std::size_t i = 0; i < n; ++i) o[i] = Op::combine(o[i], row.load(i));
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          Acc& slot = o[static_cast<std::ptrdiff_t>(i) * os];
+          slot = Op::combine(slot, row.load(i));
+        }
+      }
+      std::size_t k = p.depth - 1;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
+        if (++idx[k] < p.extent[k]) break;
+        for (std::size_t op = 0; op < N; ++op)
+          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+// dst = reduction e (dst's extents already match e's). The output may not overlap the
+// input at all (overlap_error), checked before the first write.
+template <class Dst, class Op, class X, class... Rs>
+void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+  using xdims = dims_t<X>;
+  using acc = typename std::remove_const_t<Dst>::value_type;
+  constexpr std::size_t R = xdims::size;
+  constexpr std::size_t N = leaf_count_v<X> + 1;
+  const auto& x = e.source();
+
+  std::array<leaf_info<R>, N> infos{};
+  const auto cursor = build_cursor<xdims, 1>(x, infos);
+  leaf_info<R>& out = infos[0];
+  out.data = dst.data();
+  out.strides = strides_along<xdims>(dst);  // 0 along the reduced dims
+  std::tie(out.lo, out.hi) = memory_span(dst);
+  for (std::size_t i = 1; i < N; ++i)
+    if (out.lo != out.hi && infos[i].lo != infos[i].hi && infos[i].lo < out.hi &&
+        out.lo < infos[i].hi)
+      throw_partial_overlap(i);
+
+  const auto ext = [&]<class... Ds>(dim_list<Ds...>*) {
+    return std::array<std::size_t, R>{x.template extent<Ds>()...};
+  }(static_cast<xdims*>(nullptr));
+  std::array<std::array<std::ptrdiff_t, R>, N> strides{};
+  for (std::size_t op = 0; op < N; ++op) strides[op] = infos[op].strides;
+  const auto plan = make_loop_plan<R>(ext, strides);
+
+  // Start from the identity, then fold the input in.
+  for_each_element(dst, [](acc& v) { v = Op::template identity<acc>(); });
+  bool unit = plan.depth > 0;
+  for (std::size_t op = 1; op < N && unit; ++op)
+    unit = plan.inner_stride(op) == 0 || plan.inner_stride(op) == 1;
+  if (unit && (plan.depth == 0 || plan.inner_stride(0) == 0 || plan.inner_stride(0) == 1))
+    run_reduce<Op, true>(dst.data(), cursor, plan);
+  else run_reduce<Op, false>(dst.data(), cursor, plan);
+
+  if constexpr (std::is_same_v<Op, fn::mean_reduce>) {
+    const acc count = static_cast<acc>(e.count());
+    for_each_element(dst, [count](acc& v) { v = v / count; });
+  }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/reduce.hpp
+// ---- begin dimgraph/eval/assign.hpp
+// Assignment of an expression to a tensor or view: checks, plan, and the fused loop.
+
+
+
+// The overlap check has already run when an inner loop starts, so its iterations are independent.
+// GCC is told so (ivdep drops its run-time alias checks). Clang is not: its "vectorize" hints turn
+// every loop it cannot vectorise (a call to a scalar libm function, a gather) into a
+// -Wpass-failed warning, and it vectorises the loops that matter on its own behind a cheap
+// run-time alias check.
+#if defined(__GNUC__) && !defined(__clang__)
+#define DIMGRAPH_LOOP_INDEPENDENT _Pragma("GCC ivdep")
+#else
+#define DIMGRAPH_LOOP_INDEPENDENT
+#endif
+
+namespace dimgraph {
+namespace detail {
+
+template <class Dst, class E>
+constexpr bool assign_dims_match() {
+  return list_same_set_v<typename Dst::dims, dims_t<E>>;
+}
+
+// Compile-time checks of out = e, at the entry point (one message per mistake).
+template <class Dst, class E>
+constexpr bool check_assign() {
+  constexpr bool dims_ok = assign_dims_match<Dst, E>();
+  static_assert(dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims");
+  constexpr bool narrowing = dims_ok && is_narrowing_v<value_t<E>, typename Dst::value_type>;
+  static_assert(!narrowing,
+                "dimgraph: assign: the expression's element type would narrow to the "
+                "destination's; use dg::cast<T>");
+  return dims_ok && !narrowing;
+}
+
+// The expression's extents in the destination's dim order.
+template <class... Ds, class E>
+std::array<std::size_t, sizeof...(Ds)> extents_in_order(dim_list<Ds...>*, const E& e) {
+  return {e.template extent<Ds>()...};
+}
+
+// Every leaf whose memory overlaps the output must be the output itself, element for
+// element (in-place element-wise work); anything else is a partial overlap.
+template <std::size_t R, std::size_t N>
+void check_overlap(const leaf_info<R>& out, const std::array<leaf_info<R>, N>& leaves) {
+  if (out.lo == out.hi) return;
+  for (std::size_t i = 1; i < N; ++i) {
+    const auto& l = leaves[i];
+    if (l.lo == l.hi || l.hi <= out.lo || out.hi <= l.lo) continue;
+    if (l.data == out.data && l.strides == out.strides) continue;
+    throw_partial_overlap(i);
+  }
+}
+
+template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
+          std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loop_plan<R, N>& p) {
+  if constexpr (R == 0) {
+    std::array<std::ptrdiff_t, N> zero{};
+    *out = static_cast<Out>(c.template row<AssumeUnit>(zero, zero).load(0));
+  } else {
+    if (p.depth == 0) return;
+    const std::size_t n = p.inner_extent();
+    std::array<std::ptrdiff_t, N> inner{};
+    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
+    std::array<std::ptrdiff_t, N> off{};
+    std::array<std::size_t, R> idx{};
+    for (;;) {
+      Out* o = out + off[0];
+      const auto row = c.template row<AssumeUnit>(off, inner);
+      // The overlap check has ruled out every overlap but exact aliasing, which carries
+      // no dependence between iterations: the loop is safe to vectorise as it stands.
+      if constexpr (OutKind == stride_kind::unit || AssumeUnit) {
+        DIMGRAPH_LOOP_INDEPENDENT
+        for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<Out>(row.load(i));
+      } else {
+        const std::ptrdiff_t os = inner[0];
+        DIMGRAPH_LOOP_INDEPENDENT
+        for (std::size_t i = 0; i < n; ++i)
+          o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
+      }
+      // Odometer over the outer levels.
+      std::size_t k = p.depth - 1;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
+        if (++idx[k] < p.extent[k]) break;
+        for (std::size_t op = 0; op < N; ++op)
+          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+template <class Dst, class E>
+struct assignment {
+  using out_dims = typename Dst::dims;
+  using out_value = typename Dst::value_type;
+  static constexpr std::size_t R = out_dims::size;
+  static constexpr std::size_t N = leaf_count_v<E> + 1;
+  using inner_dim = std::conditional_t<(R > 0), back_t<types_of_t<out_dims>>, void>;
+
+  std::array<leaf_info<R>, N> infos{};
+  loop_plan<R, N> plan{};
+
+  template <class Cursor>
+  void run(out_value* out, const Cursor& c) const {
+    constexpr stride_kind out_kind = is_tensor_v<Dst> ? stride_kind::unit : stride_kind::dynamic;
+    bool all_unit = plan.depth > 0;
+    for (std::size_t op = 0; op < N && all_unit; ++op) {
+      const std::ptrdiff_t s = plan.inner_stride(op);
+      all_unit = s == 1 || s == 0;
+    }
+    // Leaves of kind zero have stride 0 and kind unit stride 1; so all_unit means
+    // every dynamic-kind operand (and the output) steps by 1 here.
+    if (all_unit) run_plan<out_value, out_kind, true>(out, c, plan);
+    else run_plan<out_value, out_kind, false>(out, c, plan);
+  }
+};
+
+// Plans dst = e and checks it (extents, overlap); returns the cursor and the plan.
+template <class Dst, class E>
+auto prepare(const Dst& dst, const E& e, assignment<std::remove_const_t<Dst>, E>& a) {
+  constexpr std::size_t R = assignment<Dst, E>::R;
+  auto cursor = build_cursor<typename Dst::dims, 1>(e, a.infos);
+  leaf_info<R>& out = a.infos[0];
+  out.data = dst.data();
+  out.strides = dst.strides();
+  std::tie(out.lo, out.hi) = memory_span(dst);
+  std::array<std::array<std::ptrdiff_t, R>, assignment<Dst, E>::N> strides{};
+  for (std::size_t op = 0; op < strides.size(); ++op) strides[op] = a.infos[op].strides;
+  a.plan = make_loop_plan<R>(dst.shape().extents(), strides);
+  return cursor;
+}
+
+template <class Dst, class E>
+void check_extents(const Dst& dst, const E& e) {
+  if constexpr (Dst::rank > 0) {
+    const auto want = extents_in_order(static_cast<typename Dst::dims*>(nullptr), e);
+    const auto have = dst.shape().extents();
+    std::size_t i = 0;
+    [&]<class... Ds>(dim_list<Ds...>*) {
+      ((want[i] != have[i]
+            ? throw shape_error("assign", "dim '" + describe<Ds>() + "' has extent " +
+                                              std::to_string(have[i]) + " in the destination and " +
+                                              std::to_string(want[i]) + " in the expression")
+            : void(),
+        ++i),
+       ...);
+    }(static_cast<typename Dst::dims*>(nullptr));
+  }
+}
+
+// The layout of out = e when every stride and extent is static: strides, leaf sizes
+// in bytes, and the loop plan, all constants.
+template <class Dst, class E>
+struct static_assignment {
+  static constexpr std::size_t R = Dst::rank;
+  static constexpr std::size_t N = leaf_count_v<E> + 1;
+  struct layout {
+    std::array<std::array<std::ptrdiff_t, R>, N> strides{};
+    std::array<std::size_t, N> bytes{};
+    loop_plan<R, N> plan{};
+  };
+  static constexpr layout value = [] {
+    layout l;
+    static_strides<typename Dst::dims, 0, Dst>(l.strides, l.bytes);
+    static_strides<typename Dst::dims, 1, E>(l.strides, l.bytes);
+    constexpr auto ext = typename Dst::shape_type{}.extents();
+    l.plan = make_loop_plan<R>(ext, l.strides);
+    return l;
+  }();
+  static constexpr bool all_unit = [] {
+    if (value.plan.depth == 0) return true;
+    for (std::size_t op = 0; op < N; ++op)
+      if (value.plan.inner_stride(op) != 0 && value.plan.inner_stride(op) != 1) return false;
+    return true;
+  }();
+
+  template <bool CheckOverlap>
+  DIMGRAPH_ALWAYS_INLINE static void run(typename Dst::value_type* out, const E& e) {
+    std::array<leaf_info<R>, N> infos{};
+    const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
+    const char* o = reinterpret_cast<const char*>(out);
+    for (std::size_t i = 1; CheckOverlap && i < N; ++i) {
+      const char* p = static_cast<const char*>(infos[i].data);
+      if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
+      if (p == o && value.strides[i] == value.strides[0]) continue;
+      throw_partial_overlap(i);
+    }
+    run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
+  }
+};
+
+// dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
+template <bool CheckOverlap = true, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
+  using dst_t = std::remove_const_t<Dst>;
+  if constexpr (is_reduce_v<E>) {
+    reduce_into(dst, e);
+  } else if constexpr (static_layout<dst_t>::value && static_layout<E>::value) {
+    static_assignment<dst_t, E>::template run<CheckOverlap>(dst.data(), e);
+  } else {
+    assignment<dst_t, E> a;
+    auto cursor = prepare(dst, e, a);
+    if constexpr (CheckOverlap) check_overlap(a.infos[0], a.infos);
+    a.run(dst.data(), cursor);
+  }
+}
+
+}  // namespace detail
+
+// out = e for a view: every extent must match (shape_error), no operand may partially
+// overlap out (overlap_error); both checked before the first write.
+template <class T, class... Ds, expression E>
+void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
+  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
+    detail::check_extents(out, e);
+    detail::assign_into(out, e);
+  }
+}
+
+// out = e for an owning tensor: takes the expression's extents (re-allocating when
+// they change, into new memory first, so an expression reading out stays valid).
+template <class T, class... Ds, expression E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    if constexpr (dst::is_static) {
+      detail::assign_into(out, e);
+    } else {
+      auto s = dst::shape_type::from_extents(
+          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
+      if (s == out.shape()) {
+        detail::assign_into(out, e);
+      } else {
+        dst fresh(s);
+        detail::assign_into<false>(fresh, e);
+        out = std::move(fresh);
+      }
+    }
+  }
+}
+template <class T, class... Ds, expression E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e,
+                                                     detail::construct_tag) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    if constexpr (!dst::is_static)
+      out.reshape(dst::shape_type::from_extents(
+          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
+    detail::assign_into<false>(out, e);
+  }
+}
+
+namespace detail {
+// A node that is not element-wise (a reduction), evaluated into a tensor of its own
+// when it is the operand of an element-wise op.
+template <class E>
+auto materialize(const E& e) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor<value_t<E>, Ds...>(e);
+  }(static_cast<dims_t<E>*>(nullptr));
+}
+}  // namespace detail
+
+// After a reported mistake: nothing more to say.
+template <class Dst, detail::poisoned E>
+void assign_expression(Dst&, E&&, detail::construct_tag = {}) {}
+template <detail::poisoned E>
+detail::invalid_expr eval(E&&) {
+  return {};
+}
+
+// A new tensor holding the value of e (dims in e's order).
+template <expression E>
+auto eval(E&& e) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor<value_t<E>, Ds...>(std::forward<E>(e));
+  }(static_cast<dims_t<E>*>(nullptr));
+}
+
+// The loop plan of dst = e, as text (for tests and debugging).
+template <class Dst, expression E>
+std::string describe_plan(const Dst& dst, const E& e) {
+  detail::assignment<Dst, std::remove_cvref_t<E>> a;
+  (void)detail::prepare(dst, e, a);
+  return to_string(a.plan);
+}
+
+}  // namespace dimgraph
+
+#undef DIMGRAPH_LOOP_INDEPENDENT
+// ---- end dimgraph/eval/assign.hpp
+// ---- begin dimgraph/eval/compound.hpp
+// Compound assignment: x += e means x = x + e, evaluated in place (exact aliasing).
+
+
+
+namespace dimgraph {
+
+// x op= e. Shape rule: e's dims must be a subset of x's (x keeps its dims).
+#define DIMGRAPH_COMPOUND(OP, NAME)                                                              \
+  template <class X, class E>                                                                    \
+    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                      \
+             detail::is_view_v<std::remove_cvref_t<X>>) &&                                       \
+            (expression<E> || scalar<E>)                                                         \
+  X&& operator OP##=(X&& x, E&& e) {                                                             \
+    static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
+                  "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
+    assign_expression(x, std::as_const(x) OP std::forward<E>(e));                                \
+    return std::forward<X>(x);                                                                   \
+  }
+DIMGRAPH_COMPOUND(+, "add")
+DIMGRAPH_COMPOUND(-, "sub")
+DIMGRAPH_COMPOUND(*, "mul")
+DIMGRAPH_COMPOUND(/, "div")
+#undef DIMGRAPH_COMPOUND
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/compound.hpp
+// ---- begin dimgraph/eval/structural.hpp
+// Structural ops that copy: concat, merge_dims (when no view can do), pad.
+
+
+
+// Each op checks everything first, then allocates its result and fills it by assigning
+// its operands (any expressions) to sub-views of the result with the element-wise
+// machinery: no loops of their own. (gather and one_hot, which move data by index, are
+// in eval/gather.hpp.)
+
+namespace dimgraph {
+namespace detail {
+
+// Every element of a view set to value (a scalar broadcast over the view's dims).
+template <class T, class... Ds>
+void fill_view(const tensor_view<T, Ds...>& v, T value) {
+  v = broadcast_expr<scalar_expr<T>, Ds...>(scalar_expr<T>{{}, value}, v.shape().extents());
+}
+
+// The shape of a result whose dims are x's with one dim (Special, of extent n) new.
+template <class Result, class Special, class X>
+typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return Result::shape_type::from_extents({[&] {
+                                              if constexpr (std::is_same_v<Ds, Special>) return n;
+                                              else return x.template extent<Ds>();
+                                            }()...},
+                                            op);
+  }(static_cast<typename Result::dims*>(nullptr));
+}
+
+}  // namespace detail
+
+// concat's operand: x, concatenated along its dim A.
+template <class A, class X>
+struct along_arg {
+  X operand;
+};
+template <dimension A, class X>
+auto along(X&& x) {
+  return along_arg<std::remove_cvref_t<A>, operand_t<X&&>>{std::forward<X>(x)};
+}
+
+namespace detail {
+
+template <class T>
+inline constexpr bool is_along_v = false;
+template <class A, class X>
+inline constexpr bool is_along_v<along_arg<A, X>> = true;
+
+template <class X>
+using operand_value_t = value_t<std::remove_cvref_t<X>>;
+
+template <class... Ts>
+struct common_element;
+template <class T>
+struct common_element<T> {
+  using type = T;
+};
+template <class T, class U, class... Ts>
+  requires has_promotion_v<T, U>
+struct common_element<T, U, Ts...> : common_element<promote_t<T, U>, Ts...> {};
+template <class... Ts>
+inline constexpr bool has_common_element_v = requires { typename common_element<Ts...>::type; };
+
+template <class... As, class... Xs>
+constexpr structural_check check_concat(type_list<along_arg<As, Xs>...>) {
+  constexpr bool all_expr = (expression<Xs> && ...);
+  if constexpr (!all_expr) {
+    return structural_check::not_memory;
+  } else {
+    if (!(list_contains_v<dims_t<Xs>, As> && ...)) return structural_check::no_such_dim;
+    using first = type_list<As...>;
+    using others = list_difference_t<dims_t<front_t<type_list<Xs...>>>, dim_list<front_t<first>>>;
+    if (!(list_same_set_v<list_difference_t<dims_t<Xs>, dim_list<As>>, others> && ...))
+      return structural_check::other_dims_differ;
+    if (list_contains_v<others, concat_dim_t<As...>>) return structural_check::dim_present;
+    if (!has_common_element_v<operand_value_t<Xs>...>) return structural_check::no_common_type;
+    return structural_check::ok;
+  }
+}
+
+// concat's run-time rule: other dims and repeated concatenated tags agree; the
+// concatenated extents add up.
+template <class R, class... As, class... Xs>
+std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&... parts) {
+  const auto& first = std::get<0>(std::forward_as_tuple(parts...)).operand;
+  using first_t = std::remove_cvref_t<decltype(first)>;
+  using others = list_difference_t<dims_t<first_t>, dim_list<front_t<type_list<As...>>>>;
+  std::size_t i = 0;
+  auto agree_others = [&]<class... Ds>(dim_list<Ds...>*, const auto& x) {
+    (check_agree<Ds>("concat", first.template extent<Ds>(), 1, x.template extent<Ds>(), i + 1),
+     ...);
+  };
+  ((agree_others(static_cast<others*>(nullptr), parts.operand), ++i), ...);
+  std::array<std::size_t, sizeof...(As)> ext{parts.operand.template extent<As>()...};
+  // The same tag concatenated with itself (a + a == 2 * a) has one extent.
+  constexpr std::size_t firsts[] = {index_of_v<As, type_list<As...>>...};
+  for (std::size_t k = 0; k < sizeof...(As); ++k) {
+    const std::size_t j = firsts[k];
+    if (j != k && ext[j] != ext[k]) {
+      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        ((Ks == k ? check_agree<at_t<Ks, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1)
+                  : void()),
+         ...);
+      }(std::index_sequence_for<As...>{});
+    }
+  }
+  return ext;
+}
+
+}  // namespace detail
+
+// Concatenation along one dim of each operand (a new tensor):
+//   concat(along<a>(x), along<b>(y)): [.., a, ..] , [.., b, ..] -> [.., a + b, ..]
+// The result dim is a + b by the algebra (a + a is 2 * a), at the position of x's a, and
+// x's other dims in x's order; every operand must have the same other dims (in any
+// order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
+// The element type is the operands' common type. Errors (compile time): an operand
+// lacks its dim; the operands' other dims differ; the result dim is one of the other
+// dims; no common element type. Error (run time): another dim, or a tag concatenated
+// with itself, with different extents (shape_error). Nothing is allocated before the checks.
+template <class... Parts>
+  requires(sizeof...(Parts) > 0 && (detail::is_along_v<Parts> && ...))
+auto concat(Parts... parts) {
+  if constexpr ((detail::poisoned<decltype(parts.operand)> || ...)) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check = detail::check_concat(detail::type_list<Parts...>{});
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: concat: an operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim, "dimgraph: concat: an operand has no such dim");
+    static_assert(check != check_t::other_dims_differ,
+                  "dimgraph: concat: the operands' other dims differ");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: concat: the result dim is already one of the other dims");
+    static_assert(check != check_t::no_common_type,
+                  "dimgraph: concat: the element types have no common type");
+    if constexpr (check == check_t::ok) {
+      return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
+        using r_dim = concat_dim_t<As...>;
+        using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
+        using a0 = detail::front_t<detail::type_list<As...>>;
+        using value = typename detail::common_element<detail::operand_value_t<Xs>...>::type;
+        using result_t =
+            detail::tensor_of_list_t<value, detail::replace_dim_t<dims_t<x0>, a0, r_dim>>;
+        const auto ext = detail::concat_extents<r_dim>(ps...);
+        const auto& x = std::get<0>(std::forward_as_tuple(ps...)).operand;
+        std::size_t total = 0;
+        for (std::size_t e : ext) total += e;
+        result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<r_dim>();
+        std::ptrdiff_t offset = 0;
+        std::size_t i = 0;
+        ((detail::replaced_view<r_dim, As>(whole, "concat", offset, {ext[i]}, {s}) = ps.operand,
+          offset += static_cast<std::ptrdiff_t>(ext[i++]) * s),
+         ...);
+        return r;
+      }(parts...);
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+namespace detail {
+
+template <class A, class B, class X>
+constexpr structural_check check_merge_dims() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
+      return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+}  // namespace detail
+
+// Two dims merged into one, a major, at a's position:
+//   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
+// A view when x is a tensor (not a temporary) with b right after a: its row-major
+// layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
+// run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
+// elements: the result type says which, at compile time. Errors (compile time): x lacks
+// a or b; a == b; a * b is already a dim of x.
+template <dimension A, dimension B, class X>
+auto merge_dims(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_merge_dims<a, b, X>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: merge_dims: the operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: merge_dims: the tensor lacks one of the dims");
+    static_assert(check != check_t::same_parts,
+                  "dimgraph: merge_dims: the two dims are the same dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
+    if constexpr (check == check_t::ok) {
+      using x_t = std::remove_cvref_t<X>;
+      using dims = dims_t<x_t>;
+      using m = merge_dim_t<a, b>;
+      constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
+      const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
+        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {na * nb},
+                                              {x.template stride<b>()});
+      } else {
+        using value = value_t<x_t>;
+        using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
+        using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
+        result_t r(detail::shape_with<result_t, m>("merge_dims", x, na * nb));
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<m>();
+        detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
+                                       {s * static_cast<std::ptrdiff_t>(nb), s}) = x;
+        return r;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+namespace detail {
+
+template <class A, class P, class X>
+constexpr structural_check check_pad() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
+    if (!std::is_same_v<P, A> && list_contains_v<dims, P>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+template <class X>
+struct pad_value {
+  using type = int;  // (after a reported mistake)
+};
+template <expression X>
+struct pad_value<X> {
+  using type = value_t<X>;
+};
+
+// The part of a padded dim before or after the operand (a private dim: it only names a
+// sub-view of the result).
+template <class P, std::size_t Size, bool After>
+struct pad_part : dim_expr_base {
+  static constexpr interval bounds = interval::exactly(Size);
+  static constexpr dim_kind kind = kind_v<P>;
+  static constexpr std::string_view name = After ? "padding after" : "padding before";
+};
+
+}  // namespace detail
+
+// Padding along dim a with `value` (a new tensor):
+//   pad<a, before, after>(x, value = 0): [.., a, ..] -> [.., before + a + after, ..]
+// The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
+// padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
+// when after is 0), gives a view with dim a itself.
+// Errors (compile time): x has no dim a; the padded dim is already one of x's dims.
+template <dimension A, std::size_t Before, std::size_t After, class X>
+auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using p = pad_dim_t<a, Before, After>;
+    constexpr auto check = detail::check_pad<a, p, X>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: pad: the operand is not a tensor or an expression");
+    static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: pad: the padded dim is already a dim of the tensor");
+    if constexpr (check == check_t::ok) {
+      using x_t = std::remove_cvref_t<X>;
+      using value_type = value_t<x_t>;
+      using result_t =
+          detail::tensor_of_list_t<value_type, detail::replace_dim_t<dims_t<x_t>, a, p>>;
+      const std::size_t n = x.template extent<a>();
+      result_t r(detail::shape_with<result_t, p>("pad", x, Before + n + After));
+      auto whole = r.view();
+      const std::ptrdiff_t s = r.template stride<p>();
+      if constexpr (Before > 0)
+        detail::fill_view(detail::replaced_view<p, detail::pad_part<p, Before, false>>(
+                              whole, "pad", 0, {Before}, {s}),
+                          value);
+      detail::replaced_view<p, a>(whole, "pad", static_cast<std::ptrdiff_t>(Before) * s, {n}, {s}) =
+          x;
+      if constexpr (After > 0)
+        detail::fill_view(
+            detail::replaced_view<p, detail::pad_part<p, After, true>>(
+                whole, "pad", static_cast<std::ptrdiff_t>(Before + n) * s, {After}, {s}),
+            value);
+      return r;
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/structural.hpp
+// ---- begin dimgraph/eval/gather.hpp
+// gather (embedding lookup) and one_hot: the structural ops that move data by index.
+
+
+
+// Both check every index before they allocate or write anything, then loop over the
+// indices themselves (a gather is no element-wise assignment); each row of a gather is
+// copied by the assignment machinery, or by one block copy when the table's rows are
+// contiguous.
+
+namespace dimgraph {
+namespace detail {
+
+template <class X>
+concept index_expression = expression<X> && is_index_v<value_t<X>>;
+
+// A lazy expression evaluated; a tensor or view passed through.
+template <class X>
+decltype(auto) as_memory(const X& x) {
+  if constexpr (is_tensor_v<X> || is_view_v<X>) return x;
+  else return eval(x);
+}
+
+template <class Table, class Idx>
+constexpr structural_check check_gather() {
+  if constexpr (!expression<Table> || !expression<Idx>) {
+    return structural_check::not_memory;
+  } else if constexpr (!is_index_v<value_t<Idx>>) {
+    return structural_check::not_index;
+  } else {
+    using v = index_dim_t<value_t<Idx>>;
+    if (!list_contains_v<dims_t<Table>, v>) return structural_check::no_such_dim;
+    using rest = list_difference_t<dims_t<Table>, dim_list<v>>;
+    if (list_intersection_t<dims_t<Idx>, rest>::size != 0) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+// Every index in idx (a tensor) checked against extent n of V: index_error, before any write.
+template <class V, class Idx>
+void check_indices(const char* op, const Idx& idx, std::size_t n) {
+  const auto* p = idx.data();
+  for (std::size_t i = 0, size = idx.size(); i < size; ++i)
+    check_class_index<V>(op, p[i].value(), n);
+}
+
+// idx as a row-major tensor (a tensor already is one; anything else is evaluated).
+template <class Idx>
+decltype(auto) row_major_indices(const Idx& idx) {
+  if constexpr (is_tensor_v<Idx>) return idx;
+  else return eval(idx);
+}
+
+}  // namespace detail
+
+// Rows of a table picked by index (embedding lookup; a new tensor):
+//   gather(table, idx): [.., v, ..] , [is...] of dg::index<v> -> [is..., the table's other dims]
+// Errors (compile time): idx's elements are not dg::index<v>; the table has no dim v;
+// idx's dims overlap the table's other dims. Error (run time): an index outside
+// [0, extent of v) (index_error naming v, the index and the extent), before any write.
+template <class Table, class Idx>
+auto gather(const Table& table, const Idx& idx) {
+  if constexpr (detail::poisoned<Table> || detail::poisoned<Idx>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check = detail::check_gather<Table, Idx>();
+    static_assert(check != check_t::not_memory,
+                  "dimgraph: gather: the table and the indices must be tensors or expressions");
+    static_assert(check != check_t::not_index,
+                  "dimgraph: gather: the indices' elements must be dg::index<D>");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: gather: the table has no dim for the indices' class dim");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: gather: the indices' dims overlap the table's other dims");
+    if constexpr (check == check_t::ok) {
+      using v = index_dim_t<value_t<Idx>>;
+      decltype(auto) t = detail::as_memory(table);
+      decltype(auto) ix = detail::row_major_indices(idx);
+      using t_t = std::remove_cvref_t<decltype(t)>;
+      using rest = list_difference_t<dims_t<t_t>, dim_list<v>>;
+      using result_t = detail::tensor_of_list_t<value_t<t_t>,
+                                                detail::gather_dims_t<dims_t<t_t>, v, dims_t<Idx>>>;
+      const std::size_t n = t.template extent<v>();
+      detail::check_indices<v>("gather", ix, n);
+      const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        return result_t::shape_type::from_extents({[&] {
+                                                    if constexpr (list_contains_v<dims_t<Idx>, Ds>)
+                                                      return ix.template extent<Ds>();
+                                                    else return t.template extent<Ds>();
+                                                  }()...},
+                                                  "gather");
+      }(static_cast<typename result_t::dims*>(nullptr));
+      result_t r(shape);
+      const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
+      const auto* index = ix.data();
+      using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
+      const auto row_strides =
+          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>*) {
+            return std::array<std::size_t, rest::size>{t.template extent<Ds>()...};
+          }(static_cast<rest*>(nullptr)));
+      constexpr bool contiguous_rows =
+          detail::is_tensor_v<t_t> &&
+          std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
+      for (std::size_t i = 0; i < rows && block > 0; ++i) {
+        const auto k = static_cast<std::size_t>(index[i].value());
+        if constexpr (contiguous_rows) {
+          std::copy_n(t.data() + k * block, block, r.data() + i * block);
+        } else {
+          const auto src = t[at<v>(k)];
+          row_view(r.data() + i * block, src.shape(), row_strides) = src;
+        }
+      }
+      return r;
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// Indices as one-hot vectors (a new tensor of T, float by default):
+//   one_hot(idx): idx [is...] of dg::index<v> -> [is..., v]
+// v's extent is its static size or given: one_hot(idx, dg::extent<V>(n)). Errors
+// (compile time): idx's elements are not dg::index<v>; v is not static and no extent is
+// given; an extent given for another dim. Errors (run time): an extent outside v's
+// interval (shape_error); an index outside [0, extent) (index_error), before any write.
+template <class T = float, class Idx, class... Es>
+auto one_hot(const Idx& idx, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<Idx>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool is_idx = detail::index_expression<Idx>;
+    static_assert(is_idx, "dimgraph: one_hot: the indices' elements must be dg::index<D>");
+    if constexpr (is_idx) {
+      using v = index_dim_t<value_t<Idx>>;
+      constexpr bool extent_ok = (std::is_same_v<Es, v> && ...) && sizeof...(Es) <= 1;
+      constexpr bool known = is_static_v<v> || sizeof...(Es) == 1;
+      static_assert(extent_ok,
+                    "dimgraph: one_hot: the only extent to give is the class dim's, once");
+      static_assert(
+          !extent_ok || known,
+          "dimgraph: one_hot: the class dim is not static; give its extent: dg::extent<V>(n)");
+      constexpr bool fresh = !list_contains_v<dims_t<Idx>, v>;
+      static_assert(!(extent_ok && known) || fresh,
+                    "dimgraph: one_hot: the indices already have the class dim");
+      static_assert(!(extent_ok && known && fresh) || element<T>,
+                    "dimgraph: one_hot: the result's element type is not an element type");
+      if constexpr (extent_ok && known && fresh && element<T>) {
+        const std::size_t n =
+            detail::checked_extent<v>("one_hot", detail::given_extent<v>(given...));
+        decltype(auto) ix = detail::row_major_indices(idx);
+        detail::check_indices<v>("one_hot", ix, n);
+        using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
+        const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+          return result_t::shape_type::from_extents({[&] {
+                                                      if constexpr (std::is_same_v<Ds, v>) return n;
+                                                      else return ix.template extent<Ds>();
+                                                    }()...},
+                                                    "one_hot");
+        }(static_cast<typename result_t::dims*>(nullptr));
+        result_t r(shape);
+        const auto* index = ix.data();
+        for (std::size_t i = 0, rows = ix.size(); i < rows; ++i)
+          r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
+        return r;
+      } else {
+        return detail::invalid_expr{};
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/gather.hpp
+// ---- begin dimgraph/eval/softmax.hpp
+// Composite reductions: logsumexp, softmax, log_softmax, argmax, argmin (evaluated eagerly).
+
+
+
+namespace dimgraph {
+namespace detail {
+template <class X, class... Rs>
+constexpr bool numeric_over() {
+  return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
+         !std::is_same_v<value_t<X>, bool>;
+}
+// positions along D: 0, 1, ..., extent - 1
+template <class D>
+tensor<std::int64_t, D> positions(std::size_t n) {
+  tensor<std::int64_t, D> p(extent<D>(n));
+  for (std::size_t i = 0; i < n; ++i) p.data()[i] = static_cast<std::int64_t>(i);
+  return p;
+}
+}  // namespace detail
+
+// log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
+// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type.
+// Error: a dim the tensor does not have; a bool or index operand.
+template <class... Rs, expression X>
+auto logsumexp(X&& x) {
+  constexpr bool ok = detail::numeric_over<X, Rs...>();
+  static_assert(ok,
+                "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
+  if constexpr (ok) {
+    const auto m = detail::materialize(max<Rs...>(x));
+    return eval(m + log(sum<Rs...>(exp(x - m))));
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims.
+template <class D, expression X>
+auto softmax(X&& x) {
+  constexpr bool ok = detail::numeric_over<X, D>();
+  static_assert(ok,
+                "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
+  if constexpr (ok) {
+    const auto m = detail::materialize(max<D>(x));
+    auto e = detail::materialize(exp(x - m));
+    e /= sum<D>(e);
+    return e;
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+// x - logsumexp(x) over D. Shape rule: x's dims.
+template <class D, expression X>
+auto log_softmax(X&& x) {
+  constexpr bool ok = detail::numeric_over<X, D>();
+  static_assert(
+      ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
+  if constexpr (ok) {
+    using real = detail::fn::float_of_t<value_t<X>>;
+    const auto m = detail::materialize(max<D>(x));
+    auto r = detail::materialize(cast<real>(x - m));
+    r -= log(sum<D>(exp(r)));
+    return r;
+  } else {
+    return detail::invalid_expr{};
+  }
+}
+
+// The first position of the largest (argmax) or smallest (argmin) element along D, as
+// dg::index<D>. Shape rule: [x dims] -> [x dims without D].
+#define DIMGRAPH_ARG_REDUCTION(NAME, EXTREME)                                                    \
+  template <class D, expression X>                                                               \
+  auto NAME(X&& x) {                                                                             \
+    constexpr bool ok = detail::numeric_over<X, D>();                                            \
+    static_assert(                                                                               \
+        ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
+    if constexpr (ok) {                                                                          \
+      const std::size_t n = x.template extent<D>();                                              \
+      const auto best = detail::materialize(EXTREME<D>(x));                                      \
+      const auto pos = detail::positions<D>(n);                                                  \
+      const auto first =                                                                         \
+          detail::materialize(min<D>(where(equal(x, best), pos, static_cast<std::int64_t>(n)))); \
+      return eval(cast<index<D>>(first));                                                        \
+    } else {                                                                                     \
+      return detail::invalid_expr{};                                                             \
+    }                                                                                            \
+  }
+DIMGRAPH_ARG_REDUCTION(argmax, max)
+DIMGRAPH_ARG_REDUCTION(argmin, min)
+#undef DIMGRAPH_ARG_REDUCTION
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/softmax.hpp
 // ---- end dimgraph.hpp
