@@ -43,3 +43,8 @@
 #include "dimgraph/eval/structural.hpp"
 #include "dimgraph/eval/gather.hpp"
 #include "dimgraph/eval/softmax.hpp"
+
+#include "dimgraph/graph/symbol.hpp"
+#include "dimgraph/graph/ops.hpp"
+#include "dimgraph/graph/trace.hpp"
+#include "dimgraph/graph/print.hpp"

@@ -1,0 +1,204 @@
+// The public ops on symbolic values: each records a node whose type is what the op gives on
+// tensors, so a traced function checks and types exactly as it does when run eagerly.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/gather.hpp"
+#include "dimgraph/eval/structural.hpp"
+#include "dimgraph/eval/softmax.hpp"
+#include "dimgraph/expr/contract.hpp"
+#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/expr/reduce.hpp"
+#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/symbol.hpp"
+#include "dimgraph/tensor/print.hpp"
+
+namespace dimgraph {
+
+// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
+#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                                      \
+  template <class A, class B>                                                                     \
+    requires detail::symbolic_operands<A, B>                                                      \
+  auto DECL(const A& a, const B& b) {                                                             \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& x, auto&& y) { return DECL(x, y); }, a, \
+                                                b);                                               \
+  }
+DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
+DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
+DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
+DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
+DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
+DIMGRAPH_SYMBOLIC_BINARY(min, "min")
+DIMGRAPH_SYMBOLIC_BINARY(max, "max")
+DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
+DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
+DIMGRAPH_SYMBOLIC_BINARY(less, "less")
+DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
+DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
+DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
+DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
+DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
+DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
+#undef DIMGRAPH_SYMBOLIC_BINARY
+
+// Unary element-wise ops.
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                           \
+  template <symbolic X>                                                               \
+  auto DECL(const X& x) {                                                             \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(y); }, x); \
+  }
+DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
+DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
+DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
+DIMGRAPH_SYMBOLIC_UNARY(log, "log")
+DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
+DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
+DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
+DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
+DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
+DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
+DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
+DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
+DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
+DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
+DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
+DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
+#undef DIMGRAPH_SYMBOLIC_UNARY
+
+// where(c, a, b) with a symbolic operand.
+template <class C, class A, class B>
+  requires detail::symbolic_operands<C, A, B>
+auto where(const C& c, const A& a, const B& b) {
+  return detail::symbolic_apply<op_tag<"where">>(
+      [](auto&& x, auto&& y, auto&& z) { return where(x, y, z); }, c, a, b);
+}
+
+// cast<T>(x).
+template <class T, symbolic X>
+auto cast(const X& x) {
+  return detail::symbolic_apply<op_tag<"cast", T>>([](auto&& y) { return cast<T>(y); }, x);
+}
+
+// Reductions and the softmax family over named dims: the dims are the node's attributes.
+#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                                                 \
+  template <PARAMS, symbolic X>                                                                    \
+  auto NAME(const X& x) {                                                                          \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>>([](auto&& y) { return NAME<ARGS>(y); }, x); \
+  }
+#define DIMGRAPH_PACK class... Rs
+#define DIMGRAPH_ONE class D
+DIMGRAPH_SYMBOLIC_OVER(sum, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(prod, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(mean, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(max, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(min, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(any, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(all, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(logsumexp, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(log_softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
+#undef DIMGRAPH_PACK
+#undef DIMGRAPH_ONE
+#undef DIMGRAPH_SYMBOLIC_OVER
+
+// dot<Ks...>(a, b) with a symbolic operand.
+template <class... Ks, class A, class B>
+  requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
+auto dot(const A& a, const B& b) {
+  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
+      [](auto&& x, auto&& y) { return dot<Ks...>(x, y); }, a, b);
+}
+
+// Structural ops. The views (rename, split, split_dims, slice, permute) and the copies
+// (merge_dims, concat, pad, gather, one_hot) alike become one node each.
+template <dimension Old, dimension New, symbolic X>
+auto rename(X&& x) {
+  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
+      [](auto&& y) { return rename<Old, New>(y); }, x);
+}
+template <class... Ps, symbolic X>
+auto permute(X&& x) {
+  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
+      [](auto&& y) { return permute<Ps...>(y); }, x);
+}
+template <dimension A, dimension B, symbolic X>
+auto merge_dims(X&& x) {
+  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
+      [](auto&& y) { return merge_dims<A, B>(y); }, x);
+}
+template <dimension... Parts, symbolic X, class... Es>
+auto split(X&& x, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"split", Parts...>>(
+      [](auto&& y) { return split<Parts...>(y, extent<Es>(0)...); }, x);
+}
+template <dimension A, dimension B, symbolic X, class... Es>
+auto split_dims(X&& x, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
+      [](auto&& y) { return split_dims<A, B>(y, extent<Es>(1)...); }, x);
+}
+
+namespace detail {
+inline std::string slice_bound_text(slice_index i) {
+  return i.is_none ? std::string("none") : std::to_string(i.value);
+}
+inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t stride) {
+  return "start=" + slice_bound_text(start) + ", end=" + slice_bound_text(end) +
+         ", stride=" + std::to_string(stride);
+}
+}  // namespace detail
+
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
+          symbolic X>
+auto slice(X&& x) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(Start, End, Stride),
+      [](auto&& y) { return slice<A, Start, End, Stride>(y); }, x);
+}
+template <dimension A, symbolic X>
+auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(start, end, stride), [](auto&& y) { return slice<A>(y, 0, none, 1); }, x);
+}
+namespace detail {
+template <class N>
+struct pad_value<symbol<N>> {
+  using type = typename N::value_type;
+};
+}  // namespace detail
+template <dimension A, std::size_t Before, std::size_t After, symbolic X>
+auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
+  return detail::symbolic_apply_with<op_tag<"pad", A>>(
+      "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
+          ", value=" + detail::element_text(value),
+      [](auto&& y) { return pad<A, Before, After>(y); }, x);
+}
+template <class... As, class... Xs>
+  requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
+auto concat(along_arg<As, Xs>... parts) {
+  return detail::symbolic_apply<op_tag<"concat", As...>>(
+      [](auto&&... ys) { return concat(along<As>(ys)...); }, parts.operand...);
+}
+template <class Table, class Idx>
+  requires detail::symbolic_operands<Table, Idx>
+auto gather(const Table& table, const Idx& idx) {
+  return detail::symbolic_apply<op_tag<"gather">>([](auto&& t, auto&& i) { return gather(t, i); },
+                                                  table, idx);
+}
+template <class T = float, symbolic Idx, class... Es>
+auto one_hot(const Idx& idx, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"one_hot", T>>(
+      [](auto&& i) { return one_hot<T>(i, extent<Es>(1)...); }, idx);
+}
+
+// eval(x) of a symbol is the symbol: a traced function may materialise where it likes.
+template <symbolic X>
+X eval(const X& x) {
+  return x;
+}
+
+}  // namespace dimgraph

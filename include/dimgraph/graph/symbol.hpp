@@ -1,0 +1,180 @@
+// Symbolic values and the nodes of a traced graph: inputs, captured constants, scalars, ops.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/detail/fixed_string.hpp"
+#include "dimgraph/expr/node.hpp"
+
+namespace dimgraph {
+
+// The I-th input of a traced graph: element type T, dims Ds.
+template <std::size_t I, class T, class... Ds>
+struct input_node {
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t index = I;
+};
+
+// A tensor the traced function captured: a constant of the graph. `address` tells two
+// captured tensors of the same type apart.
+template <class T, class Dims>
+struct constant_node {
+  using value_type = T;
+  using dims = Dims;
+  const void* address = nullptr;
+};
+
+// A C++ scalar operand (x * 2.0f): a rank-0 constant with its value.
+template <class T>
+struct scalar_node {
+  using value_type = T;
+  using dims = dim_list<>;
+  T value{};
+};
+
+// The name of an op and its compile-time attributes (dims, printed by name).
+template <detail::fixed_string Name, class... Attrs>
+struct op_tag {
+  static constexpr auto name = Name;
+};
+
+// Op applied to Children, giving element type T over Dims (the types the op gives on
+// tensors: the graph's shape facts are the eager ops' own).
+template <class Op, class T, class Dims, class... Children>
+struct op_node {
+  using value_type = T;
+  using dims = Dims;
+  using op = Op;
+  std::tuple<Children...> children;
+  std::string attributes{};  // run-time attributes as text ("start=1, end=-1"), may be empty
+};
+
+// A symbolic value: what a traced function sees instead of a tensor. It has the value
+// type and dims of the tensor it stands for and no data; every public op on it returns
+// the symbol of a new node.
+template <class Node>
+struct symbol {
+  using node_type = Node;
+  using value_type = typename Node::value_type;
+  using dims = typename Node::dims;
+  Node node;
+
+  // x[dg::at<D>(i)]: the slice at position i of D, without D.
+  template <class D>
+  auto operator[](at_arg<D> a) const;
+};
+
+// dg::input<T, Ds...>: declares one input of dg::trace by its element type and dims.
+template <class T, class... Ds>
+struct input {
+  static_assert(element<T>, "dimgraph: input: not an element type");
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+};
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_symbol_v = false;
+template <class N>
+inline constexpr bool is_symbol_v<symbol<N>> = true;
+
+}  // namespace detail
+
+// A symbolic value (cv and references ignored).
+template <class X>
+concept symbolic = detail::is_symbol_v<std::remove_cvref_t<X>>;
+
+namespace detail {
+
+// The tensor type a node stands for.
+template <class T, class Dims>
+struct tensor_for;
+template <class T, class... Ds>
+struct tensor_for<T, dim_list<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+template <class X>
+using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
+                                         typename std::remove_cvref_t<X>::dims>::type;
+
+// What an op's result type is computed from: a symbol stands in as a tensor of its type,
+// anything else as itself.
+template <class X>
+struct stand_in {
+  using type = X&&;
+};
+template <class N>
+struct stand_in<symbol<N>> {
+  using type = const typename tensor_for<typename N::value_type, typename N::dims>::type&;
+};
+template <class X>
+using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;
+
+// The node an operand becomes: a symbol's own node, a captured constant, or a scalar.
+template <class X>
+auto node_of(const X& x) {
+  if constexpr (is_symbol_v<X>) return x.node;
+  else if constexpr (expression<X>) return constant_node<value_t<X>, dims_t<X>>{&x};
+  else return scalar_node<X>{x};
+}
+template <class X>
+using node_of_t = decltype(node_of(std::declval<const std::remove_cvref_t<X>&>()));
+
+template <class R>
+inline constexpr bool is_tuple_v = false;
+template <class... Ts>
+inline constexpr bool is_tuple_v<std::tuple<Ts...>> = true;
+
+// The symbol of a node of Op over xs whose eager result has type R.
+template <class Op, class R, class... Xs>
+auto symbol_of(std::string attributes, const Xs&... xs) {
+  using node = op_node<Op, value_t<R>, dims_t<R>, node_of_t<Xs>...>;
+  return symbol<node>{node{{node_of(xs)...}, std::move(attributes)}};
+}
+
+// Operands of an op traced symbolically: at least one symbol, the others tensors,
+// expressions or scalars.
+template <class... Xs>
+concept symbolic_operands =
+    (symbolic<Xs> || ...) && ((symbolic<Xs> || expression<Xs> || scalar<Xs>)&&...);
+
+// The symbol of Op applied to xs: the result type is the one `eager` (the public op on
+// tensors) gives on tensors of the operands' types, so shape rules and compile-time
+// errors are the eager op's, checked once.
+// `attributes` describes the run-time arguments `eager` captured.
+template <class Op, class Eager, class... Xs>
+auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
+  using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
+  if constexpr (poisoned<result>) {
+    return invalid_expr{};
+  } else if constexpr (is_tuple_v<result>) {
+    // An op with several results (split): one node per result, told apart by "part=i".
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, result>>(
+          attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
+    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+  } else {
+    return symbol_of<Op, result>(std::move(attributes), xs...);
+  }
+}
+template <class Op, class Eager, class... Xs>
+auto symbolic_apply(Eager eager, const Xs&... xs) {
+  return symbolic_apply_with<Op>(std::string(), eager, xs...);
+}
+
+}  // namespace detail
+
+template <class Node>
+template <class D>
+auto symbol<Node>::operator[](at_arg<D> a) const {
+  return detail::symbolic_apply_with<op_tag<"at", D>>(
+      "index=" + std::to_string(a.value), [](auto&& y) { return y[at<D>(0)]; }, *this);
+}
+
+}  // namespace dimgraph
