@@ -82,3 +82,50 @@ function(dimgraph_add_header_checks target include_dir)
   add_library(${target} OBJECT ${_sources})
   target_link_libraries(${target} PRIVATE dimgraph_dev)
 endfunction()
+
+# dimgraph_add_codegen_tests(<source> [RULE body|loop] [GCC_RULE body|loop] [CLANG_RULE body|loop])
+#
+# <source> holds kernels whose names follow "// codegen: " in its first lines. Registers
+#   codegen.gcc    compiled with g++,
+#   codegen.clang  compiled with clang++-16,
+# each compiling <source> with -O3 -march=x86-64-v3 (fixed, so that the result does not depend
+# on the machine) and passing when every named function holds packed SIMD float instructions
+# on ymm registers and no call: none at all (RULE body, the default) or none in its innermost
+# SIMD loops (RULE loop); see run_codegen_check.cmake. RULE applies to both compilers unless
+# GCC_RULE or CLANG_RULE says otherwise. A compiler that is not installed makes its test
+# skipped, not failed.
+function(dimgraph_add_codegen_tests source)
+  cmake_parse_arguments(PARSE_ARGV 1 _arg "" "RULE;GCC_RULE;CLANG_RULE" "")
+  if(NOT _arg_RULE)
+    set(_arg_RULE body)
+  endif()
+  foreach(_label IN ITEMS GCC CLANG)
+    if(NOT _arg_${_label}_RULE)
+      set(_arg_${_label}_RULE ${_arg_RULE})
+    endif()
+  endforeach()
+  _dimgraph_boost_include_dirs(_system_dirs)
+  string(REPLACE ";" "|" _system_dirs "${_system_dirs}")
+  if(CMAKE_OBJDUMP)
+    set(_objdump "${CMAKE_OBJDUMP}")
+  else()
+    set(_objdump objdump)
+  endif()
+  foreach(_pair IN ITEMS "gcc=g++" "clang=clang++-16")
+    string(REPLACE "=" ";" _pair "${_pair}")
+    list(GET _pair 0 _label)
+    list(GET _pair 1 _compiler)
+    string(TOUPPER "${_label}" _upper)
+    set(_rule "${_arg_${_upper}_RULE}")
+    add_test(
+      NAME "codegen.${_label}"
+      COMMAND
+        "${CMAKE_COMMAND}" "-DCOMPILER=${_compiler}" "-DSOURCE=${source}"
+        "-DINCLUDE_DIR=${DIMGRAPH_TESTED_INCLUDE_DIR}" "-DSYSTEM_INCLUDE_DIRS=${_system_dirs}"
+        "-DOBJDUMP=${_objdump}" "-DRULE=${_rule}"
+        "-DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/codegen/${_label}"
+        -P "${_dimgraph_helpers_dir}/run_codegen_check.cmake")
+    set_tests_properties("codegen.${_label}" PROPERTIES LABELS codegen
+                                                        SKIP_REGULAR_EXPRESSION "codegen: skipped")
+  endforeach()
+endfunction()

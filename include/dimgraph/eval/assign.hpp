@@ -44,21 +44,37 @@ constexpr bool check_assign() {
 
 // The expression's extents in the destination's dim order.
 template <class... Ds, class E>
-std::array<std::size_t, sizeof...(Ds)> extents_in_order(dim_list<Ds...>*, const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
+    dim_list<Ds...>*, const E& e) {
   return {e.template extent<Ds>()...};
+}
+
+// b, hidden from the optimiser: a branch on it cannot be threaded, so the cold code behind
+// it stays in one place (GCC moves it to <function>.cold instead of copying the call into the
+// hot path).
+DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
+#if defined(__GNUC__) || defined(__clang__)
+  asm("" : "+r"(b));
+#endif
+  return b;
 }
 
 // Every leaf whose memory overlaps the output must be the output itself, element for
 // element (in-place element-wise work); anything else is a partial overlap.
 template <std::size_t R, std::size_t N>
-void check_overlap(const leaf_info<R>& out, const std::array<leaf_info<R>, N>& leaves) {
+DIMGRAPH_ALWAYS_INLINE inline void check_overlap(const leaf_info<R>& out,
+                                                 const std::array<leaf_info<R>, N>& leaves) {
   if (out.lo == out.hi) return;
-  for (std::size_t i = 1; i < N; ++i) {
+  // The first offending operand (0: none), then one call site for the cold throw.
+  std::size_t bad = 0;
+  for (std::size_t i = N; i-- > 1;) {
     const auto& l = leaves[i];
     if (l.lo == l.hi || l.hi <= out.lo || out.hi <= l.lo) continue;
     if (l.data == out.data && l.strides == out.strides) continue;
-    throw_partial_overlap(i);
+    bad = i;
   }
+  if (opaque(bad != 0)) [[unlikely]]
+    throw_partial_overlap(bad);
 }
 
 template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
@@ -72,9 +88,7 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
     const std::size_t n = p.inner_extent();
     std::array<std::ptrdiff_t, N> inner{};
     for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    std::array<std::ptrdiff_t, N> off{};
-    std::array<std::size_t, R> idx{};
-    for (;;) {
+    const auto run_row = [&](const std::array<std::ptrdiff_t, N>& off) DIMGRAPH_ALWAYS_INLINE {
       Out* o = out + off[0];
       const auto row = c.template row<AssumeUnit>(off, inner);
       // The overlap check has ruled out every overlap but exact aliasing, which carries
@@ -88,8 +102,26 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
         for (std::size_t i = 0; i < n; ++i)
           o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
       }
-      // Odometer over the outer levels.
-      std::size_t k = p.depth - 1;
+    };
+    std::array<std::ptrdiff_t, N> off{};
+    if (p.depth == 1) {
+      run_row(off);
+      return;
+    }
+    // The level around the inner loop is a plain counted loop (rows one stride apart);
+    // an odometer steps the levels outside it.
+    const std::size_t middle = p.depth - 2;
+    const std::size_t rows = p.extent[middle];
+    std::array<std::ptrdiff_t, N> step{};
+    for (std::size_t op = 0; op < N; ++op) step[op] = p.stride[op][middle];
+    std::array<std::size_t, R> idx{};
+    for (;;) {
+      std::array<std::ptrdiff_t, N> at = off;
+      for (std::size_t r = 0; r < rows; ++r) {
+        run_row(at);
+        for (std::size_t op = 0; op < N; ++op) at[op] += step[op];
+      }
+      std::size_t k = middle;
       for (;;) {
         if (k == 0) return;
         --k;
@@ -115,7 +147,7 @@ struct assignment {
   loop_plan<R, N> plan{};
 
   template <class Cursor>
-  void run(out_value* out, const Cursor& c) const {
+  DIMGRAPH_ALWAYS_INLINE void run(out_value* out, const Cursor& c) const {
     constexpr stride_kind out_kind = is_tensor_v<Dst> ? stride_kind::unit : stride_kind::dynamic;
     bool all_unit = plan.depth > 0;
     for (std::size_t op = 0; op < N && all_unit; ++op) {
@@ -131,7 +163,8 @@ struct assignment {
 
 // Plans dst = e and checks it (extents, overlap); returns the cursor and the plan.
 template <class Dst, class E>
-auto prepare(const Dst& dst, const E& e, assignment<std::remove_const_t<Dst>, E>& a) {
+DIMGRAPH_ALWAYS_INLINE inline auto prepare(const Dst& dst, const E& e,
+                                           assignment<std::remove_const_t<Dst>, E>& a) {
   constexpr std::size_t R = assignment<Dst, E>::R;
   auto cursor = build_cursor<typename Dst::dims, 1>(e, a.infos);
   leaf_info<R>& out = a.infos[0];
@@ -144,21 +177,28 @@ auto prepare(const Dst& dst, const E& e, assignment<std::remove_const_t<Dst>, E>
   return cursor;
 }
 
+// (Cold and out of line: the message is built only when it is thrown.)
+template <class... Ds, std::size_t R>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_extent_mismatch(
+    dim_list<Ds...>*, const std::array<std::size_t, R>& have,
+    const std::array<std::size_t, R>& want) {
+  std::string what;
+  std::size_t i = 0;
+  ((what.empty() && have[i] != want[i]
+        ? void(what = "dim '" + describe<Ds>() + "' has extent " + std::to_string(have[i]) +
+                      " in the destination and " + std::to_string(want[i]) + " in the expression")
+        : void(),
+    ++i),
+   ...);
+  throw shape_error("assign", what);
+}
+
 template <class Dst, class E>
-void check_extents(const Dst& dst, const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   if constexpr (Dst::rank > 0) {
     const auto want = extents_in_order(static_cast<typename Dst::dims*>(nullptr), e);
     const auto have = dst.shape().extents();
-    std::size_t i = 0;
-    [&]<class... Ds>(dim_list<Ds...>*) {
-      ((want[i] != have[i]
-            ? throw shape_error("assign", "dim '" + describe<Ds>() + "' has extent " +
-                                              std::to_string(have[i]) + " in the destination and " +
-                                              std::to_string(want[i]) + " in the expression")
-            : void(),
-        ++i),
-       ...);
-    }(static_cast<typename Dst::dims*>(nullptr));
+    if (want != have) throw_extent_mismatch(static_cast<typename Dst::dims*>(nullptr), have, want);
   }
 }
 
@@ -193,12 +233,15 @@ struct static_assignment {
     std::array<leaf_info<R>, N> infos{};
     const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
     const char* o = reinterpret_cast<const char*>(out);
-    for (std::size_t i = 1; CheckOverlap && i < N; ++i) {
+    std::size_t bad = 0;  // the first offending operand (0: none)
+    for (std::size_t i = N; CheckOverlap && i-- > 1;) {
       const char* p = static_cast<const char*>(infos[i].data);
       if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
       if (p == o && value.strides[i] == value.strides[0]) continue;
-      throw_partial_overlap(i);
+      bad = i;
     }
+    if (opaque(bad != 0)) [[unlikely]]
+      throw_partial_overlap(bad);
     run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
   }
 };
@@ -219,12 +262,23 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   }
 }
 
+// out = e where out's extents change: e is evaluated into new memory first (e may read
+// out), which then replaces out's. Cold and out of line: allocating dominates it anyway,
+// and it keeps the allocation out of the kernel of a steady-state assignment.
+template <class Dst, class E>
+[[gnu::cold]] DIMGRAPH_NOINLINE void assign_resized(Dst& out, const E& e,
+                                                    const typename Dst::shape_type& s) {
+  Dst fresh(s);
+  assign_into<false>(fresh, e);
+  out = std::move(fresh);
+}
+
 }  // namespace detail
 
 // out = e for a view: every extent must match (shape_error), no operand may partially
 // overlap out (overlap_error); both checked before the first write.
 template <class T, class... Ds, expression E>
-void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
+DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
   if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
     detail::check_extents(out, e);
     detail::assign_into(out, e);
@@ -242,13 +296,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     } else {
       auto s = dst::shape_type::from_extents(
           detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      if (s == out.shape()) {
+      if (detail::opaque(s == out.shape())) [[likely]]
         detail::assign_into(out, e);
-      } else {
-        dst fresh(s);
-        detail::assign_into<false>(fresh, e);
-        out = std::move(fresh);
-      }
+      else detail::assign_resized(out, e, s);
     }
   }
 }

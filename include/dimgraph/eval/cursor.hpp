@@ -175,7 +175,7 @@ struct leaf_info {
 
 // The bytes [lo, hi) that a strided tensor touches (empty for 0 elements).
 template <class X>
-std::pair<const char*, const char*> memory_span(const X& x) {
+DIMGRAPH_ALWAYS_INLINE inline std::pair<const char*, const char*> memory_span(const X& x) {
   using value = std::remove_const_t<std::remove_pointer_t<decltype(x.data())>>;
   const char* base = reinterpret_cast<const char*>(x.data());
   std::ptrdiff_t lo = 0, hi = 0;
@@ -191,7 +191,7 @@ std::pair<const char*, const char*> memory_span(const X& x) {
 
 // The strides of leaf E along OutDims (0 where E lacks the dim).
 template <class OutDims, class E>
-std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     return std::array<std::ptrdiff_t, OutDims::size>{[&] {
       if constexpr (list_contains_v<typename E::dims, Ds>) return e.template stride<Ds>();

@@ -79,9 +79,13 @@ constexpr loop_plan<R, N> make_loop_plan(
       }
     }
     p.depth = R - out;
-    for (std::size_t k = 0; k < p.depth; ++k) {
-      p.extent[k] = e[out + k];
-      for (std::size_t op = 0; op < N; ++op) p.stride[op][k] = s[op][out + k];
+    // Levels move to the front. A fixed trip count, so that this stays a few moves and
+    // does not become a call to memcpy in the caller's hot path.
+    for (std::size_t k = 0; k < R; ++k) {
+      const bool used = k < p.depth;
+      const std::size_t from = used ? out + k : 0;
+      p.extent[k] = used ? e[from] : 0;
+      for (std::size_t op = 0; op < N; ++op) p.stride[op][k] = used ? s[op][from] : 0;
     }
     return p;
   }

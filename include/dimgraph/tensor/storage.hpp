@@ -1,39 +1,47 @@
-// detail::storage: 64-byte aligned element storage, inline when the size is static.
+// detail::storage: element storage, 64-byte aligned on the heap, inline when the size is static.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <utility>
 
 namespace dimgraph::detail {
 
 inline constexpr std::size_t storage_alignment = 64;
 
-struct aligned_free {
-  template <class T>
-  void operator()(T* p) const {
-    ::operator delete[](static_cast<void*>(p), std::align_val_t{storage_alignment});
-  }
+// Memory from plain ::operator new, freed with plain ::operator delete.
+struct raw_free {
+  void operator()(void* p) const { ::operator delete(p); }
 };
 
 // Heap storage of n value-initialised elements (T is trivially destructible: the
-// element types are arithmetic).
+// element types are arithmetic), 64-byte aligned inside a plain allocation of n elements
+// plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
+// fresh mmap every time, so a loop that makes one big tensor per iteration would fault
+// in every page of it on every call; plain requests of a repeated size reuse the heap.)
 template <class T>
 class heap_storage {
  public:
   heap_storage() = default;
-  explicit heap_storage(std::size_t n)
-      : data_(n ? static_cast<T*>(
-                      ::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
-                : nullptr),
-        size_(n) {
-    std::uninitialized_value_construct_n(data_.get(), n);
+  explicit heap_storage(std::size_t n) : size_(n) {
+    if (n == 0) return;
+    raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
+    void* p = raw_.get();
+    std::size_t space = n * sizeof(T) + storage_alignment;
+    data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
+    std::uninitialized_value_construct_n(data_, n);
   }
   heap_storage(const heap_storage& o) : heap_storage(o.size_) {
-    std::copy_n(o.data_.get(), size_, data_.get());
+    std::copy_n(o.data_, size_, data_);
   }
-  heap_storage(heap_storage&& o) noexcept = default;
+  // A moved-from storage is empty.
+  heap_storage(heap_storage&& o) noexcept
+      : raw_(std::move(o.raw_)),
+        data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)) {}
   heap_storage& operator=(const heap_storage& o) {
     if (this != &o) {
       heap_storage copy(o);
@@ -41,16 +49,29 @@ class heap_storage {
     }
     return *this;
   }
-  heap_storage& operator=(heap_storage&& o) noexcept = default;
+  heap_storage& operator=(heap_storage&& o) noexcept {
+    raw_ = std::move(o.raw_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
 
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   std::size_t size() const { return size_; }
 
  private:
-  std::unique_ptr<T, aligned_free> data_;
+  std::unique_ptr<void, raw_free> raw_;
+  T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// The alignment of N inline elements of T: storage_alignment, or less for a small tensor
+// (its size in bytes rounded up to a power of two, at least alignof(T)), so that an
+// all-static tensor is no larger than its elements.
+template <class T, std::size_t N>
+inline constexpr std::size_t inline_alignment =
+    std::clamp(std::bit_ceil(sizeof(T) * (N == 0 ? 1 : N)), alignof(T), storage_alignment);
 
 // Inline storage of N elements (no heap), value-initialised.
 template <class T, std::size_t N>
@@ -61,7 +82,7 @@ class inline_storage {
   static constexpr std::size_t size() { return N; }
 
  private:
-  alignas(storage_alignment) T data_[N == 0 ? 1 : N]{};
+  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N]{};
 };
 
 }  // namespace dimgraph::detail

@@ -189,6 +189,11 @@ struct construct_tag {};
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
 // 64-byte aligned, inline when every dim is static. Elements start value-initialised.
+// An all-static tensor is exactly its elements (no extents, no strides, no pointer; inline
+// storage is aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
+// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A tensor with a non-static
+// dim that has been moved from is left at each such dim's smallest extent (empty when the dim
+// may be 0): valid, and ready to be assigned again.
 // Error: a repeated dim (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
@@ -208,7 +213,34 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   tensor()
     requires is_static
   = default;
-  explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
+  explicit tensor(const shape_type& s)
+      : shape_(s), storage_(make_storage(s)), strides_(strides_of(s)) {}
+
+  tensor(const tensor&) = default;
+  tensor& operator=(const tensor&) = default;
+  tensor(tensor&&) noexcept
+    requires is_static
+  = default;
+  tensor& operator=(tensor&&) noexcept
+    requires is_static
+  = default;
+  // (Allocates only when every dim's smallest extent is above 0.)
+  tensor(tensor&& o) noexcept(lower_bound_size == 0)
+    requires(!is_static)
+      : shape_(o.shape_), storage_(std::move(o.storage_)), strides_(o.strides_) {
+    o.reset_to_lower_bounds();
+  }
+  tensor& operator=(tensor&& o) noexcept(lower_bound_size == 0)
+    requires(!is_static)
+  {
+    if (this != &o) {
+      shape_ = o.shape_;
+      storage_ = std::move(o.storage_);
+      strides_ = o.strides_;
+      o.reset_to_lower_bounds();
+    }
+    return *this;
+  }
   template <class... Ts>
     requires(sizeof...(Ts) > 0)
   explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
@@ -241,20 +273,26 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   T* data() { return storage_.data(); }
   const T* data() const { return storage_.data(); }
-  const shape_type& shape() const { return shape_; }
-  const detail::strides_t<rank>& strides() const { return strides_; }
+  const shape_type& shape() const {
+    if constexpr (is_static) return static_shape_;
+    else return shape_;
+  }
+  const detail::strides_t<rank>& strides() const {
+    if constexpr (is_static) return static_strides_;
+    else return strides_;
+  }
 
   // Re-shapes (dynamic dims only); the contents become value-initialised when the extents change.
   void reshape(const shape_type& s) {
-    if (s == shape_) return;
+    if (s == shape()) return;
     storage_ = make_storage(s);
     shape_ = s;
-    strides_ = detail::row_major_strides<rank>(s.extents());
+    strides_ = strides_of(s);
   }
 
   // A view of the whole tensor.
-  tensor_view<T, Ds...> view() { return {data(), shape_, strides_}; }
-  tensor_view<const T, Ds...> view() const { return {data(), shape_, strides_}; }
+  tensor_view<T, Ds...> view() { return {data(), shape(), strides()}; }
+  tensor_view<const T, Ds...> view() const { return {data(), shape(), strides()}; }
   operator tensor_view<const T, Ds...>() const { return view(); }  // NOLINT
 
  private:
@@ -269,10 +307,36 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     else return storage_type(s.size());
   }
 
+  static constexpr std::size_t lower_bound_size = (std::size_t{1} * ... * bounds_v<Ds>.lo);
+  static constexpr shape_type lower_bounds() {
+    return shape_type::from_extents({bounds_v<Ds>.lo...});
+  }
+  // A static tensor's shape and strides are constants (static_shape_, static_strides_);
+  // only other tensors store theirs.
+  static constexpr shape_type static_shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
+  static constexpr detail::strides_t<rank> static_strides_ =
+      detail::row_major_strides<rank>({bounds_v<Ds>.lo...});
+  struct no_shape {
+    constexpr no_shape() = default;
+    constexpr no_shape(const shape_type&) {}  // NOLINT: stands in for the shape
+  };
+  struct no_strides {};
+  using shape_member = std::conditional_t<is_static, no_shape, shape_type>;
+  using strides_type = std::conditional_t<is_static, no_strides, detail::strides_t<rank>>;
+  static constexpr strides_type strides_of([[maybe_unused]] const shape_type& s) {
+    if constexpr (is_static) return {};
+    else return detail::row_major_strides<rank>(s.extents());
+  }
+  void reset_to_lower_bounds() {
+    shape_ = lower_bounds();
+    storage_ = make_storage(shape());
+    strides_ = strides_of(shape());
+  }
+
   // (Before a constructor sets it: every dim at its smallest extent.)
-  shape_type shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
-  storage_type storage_ = make_storage(shape_);
-  detail::strides_t<rank> strides_ = detail::row_major_strides<rank>(shape_.extents());
+  [[no_unique_address]] shape_member shape_ = lower_bounds();
+  storage_type storage_ = make_storage(shape());
+  [[no_unique_address]] strides_type strides_ = strides_of(shape());
 };
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
@@ -341,14 +405,25 @@ tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
 }
 
+namespace detail {
+template <class X>
+inline constexpr bool owns_elements_v = false;
+template <class T, class... Ds>
+inline constexpr bool owns_elements_v<tensor<T, Ds...>> = true;
+}  // namespace detail
+
 // The same elements with the dims in another order (a view, no copy).
-// Error: Ps... is not a reordering of the tensor's dims.
+// Error: Ps... is not a reordering of the tensor's dims; the tensor is a temporary (the view
+// would outlive its elements).
 template <class... Ps, class X>
 auto permute(X&& x) {
   using x_t = std::remove_cvref_t<X>;
   using dims = typename x_t::dims;
   static_assert(list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size,
                 "dimgraph: permute: the new order must list each dim of the tensor once");
+  static_assert(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
+                "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
+                "it in a variable first");
   using elem = std::remove_pointer_t<decltype(x.data())>;
   std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
   detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};

@@ -1,0 +1,20 @@
+// expect: dimgraph: permute: the tensor is a temporary and the view would dangle
+#include <dimgraph.hpp>
+
+namespace dg = dimgraph;
+struct Time : dg::dim<"time"> {};
+struct Feature : dg::dim<"feature", 8> {};
+
+dg::tensor<float, Time, Feature> make() {
+  return dg::tensor<float, Time, Feature>(dg::extent<Time>(3));
+}
+
+int main() {
+#ifdef DIMGRAPH_FAIL
+  auto v = dg::permute<Feature, Time>(make());
+#else
+  auto x = make();
+  auto v = dg::permute<Feature, Time>(x);
+#endif
+  return static_cast<int>(v.size()) - 24;
+}
