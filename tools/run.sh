@@ -79,7 +79,8 @@ case "$command" in
     ensure_packages "${base_packages[@]}" python3 libbenchmark-dev
     cmake --preset bench
     cmake --build --preset bench -j "$jobs"
-    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise
+    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
+      build/bench/bench/dimgraph_bench_reduce
     python3 bench/compile/run.py
     ;;
   format | format-fix)

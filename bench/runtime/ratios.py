@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Runs the element-wise benchmarks and prints dimgraph's time against the hand-written loop.
+"""Runs the run-time benchmarks and prints dimgraph's time against the hand-written loop.
 
-Runs the binary (dimgraph_bench_elementwise) with
+Runs each binary given (dimgraph_bench_elementwise, dimgraph_bench_reduce) with
   --benchmark_format=json --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 and, unless --no-interleave, --benchmark_enable_random_interleaving=true (repetitions of the
 two sides alternate in a random order, so that a change in machine load during the run
 touches both alike). Prints the median of each side and the ratio dimgraph / hand for
-W1a, W1b, W2, W3 and W5. The binary checks every dimgraph result against its hand loop
-before timing; its stderr is passed through.
+each workload the binaries report (W1a, W1b, W2, W3, W4a, W4b, W5), in one table. Each
+binary checks every dimgraph result against its hand loop before timing; its stderr is
+passed through.
 
-    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise
+    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
+        build/bench/bench/dimgraph_bench_reduce
     python3 bench/runtime/ratios.py <binary> --time cpu_time -- --benchmark_min_time=1
 
-Exits with the binary's status when it fails (1 when a signal ends it), and with 1 when a
-workload has no median.
+Exits with a binary's status when it fails (1 when a signal ends it), and with 1 when a
+workload has a median for only one side, or when no workload has any.
 """
 
 import argparse
@@ -21,7 +23,7 @@ import json
 import subprocess
 import sys
 
-WORKLOADS = ["W1a", "W1b", "W2", "W3", "W5"]
+WORKLOADS = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W5"]
 SIDES = ["dimgraph", "hand"]
 NANOSECONDS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -65,29 +67,43 @@ def show_time(ns):
 
 def main():
     parser = argparse.ArgumentParser(
-        description="dimgraph / hand-written loop time ratios of the element-wise benchmarks")
-    parser.add_argument("binary", help="path to dimgraph_bench_elementwise")
+        description="dimgraph / hand-written loop time ratios of the run-time benchmarks",
+        epilog="Flags after -- go to every binary (Google Benchmark flags).")
+    parser.add_argument("binaries", nargs="+", metavar="binary",
+                        help="benchmark binaries (dimgraph_bench_elementwise, dimgraph_bench_reduce)")
     parser.add_argument("--time", choices=["real_time", "cpu_time"], default="real_time",
                         help="which time to compare (default: real_time)")
     parser.add_argument("--no-interleave", action="store_true",
                         help="run the repetitions of each benchmark back to back")
-    parser.add_argument("extra", nargs="*", help="further Google Benchmark flags (after --)")
-    args = parser.parse_args()
+    # Everything after the first "--" goes to the binaries.
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = parser.parse_args(argv[:cut])
+    args.extra = argv[cut + 1:]
 
-    report = run_benchmarks(args.binary, not args.no_interleave, args.extra)
-    times = medians(report, args.time)
+    times = {}
+    context = {}
+    for binary in args.binaries:
+        report = run_benchmarks(binary, not args.no_interleave, args.extra)
+        times.update(medians(report, args.time))
+        context = context or report.get("context", {})
 
     rows = [("workload", "dimgraph median", "hand median", "ratio")]
     missing = []
     for workload in WORKLOADS:
-        if not all((workload, side) in times for side in SIDES):
-            missing.append(workload)
+        found = [(workload, side) in times for side in SIDES]
+        if not all(found):
+            if any(found):
+                missing.append(workload)
             continue
         mine, hand = (times[(workload, side)] for side in SIDES)
         rows.append((workload, show_time(mine), show_time(hand), f"{mine / hand:.3f}"))
 
+    if len(rows) == 1 and not missing:
+        print("ratios.py: no workload has medians (filtered out?)", file=sys.stderr)
+        return 1
+
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    context = report.get("context", {})
     load = " ".join(f"{x:.2f}" for x in context.get("load_avg", []))
     print(f"# {args.time} medians of 5 repetitions; {context.get('num_cpus', '?')} CPUs, "
           f"load average {load or '?'}")
@@ -97,7 +113,7 @@ def main():
         if i == 0:
             print("-+-".join("-" * w for w in widths))
     if missing:
-        print(f"ratios.py: no medians for {', '.join(missing)} (filtered out?)", file=sys.stderr)
+        print(f"ratios.py: a median for only one side of {', '.join(missing)}", file=sys.stderr)
         return 1
     return 0
 

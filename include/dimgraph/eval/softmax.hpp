@@ -1,6 +1,8 @@
 // Composite reductions: logsumexp, softmax, log_softmax, argmax, argmin (evaluated eagerly).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <utility>
@@ -18,6 +20,76 @@ constexpr bool numeric_over() {
   return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
          !std::is_same_v<value_t<X>, bool>;
 }
+// f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
+// extents, any strides): the pointers to the two elements there.
+template <class A, class B, class F>
+void for_each_position(const A& a, const B& b, F f) {
+  constexpr std::size_t rank = A::rank;
+  if constexpr (rank == 0) {
+    f(a.data(), b.data());
+  } else {
+    const auto ext = a.shape().extents();
+    for (std::size_t e : ext)
+      if (e == 0) return;
+    const auto& sa = a.strides();
+    const auto& sb = b.strides();
+    std::array<std::size_t, rank> idx{};
+    std::ptrdiff_t oa = 0, ob = 0;
+    for (;;) {
+      f(a.data() + oa, b.data() + ob);
+      std::size_t k = rank;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        oa += sa[k];
+        ob += sb[k];
+        if (++idx[k] < ext[k]) break;
+        oa -= sa[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        ob -= sb[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+// Softmax of one row of n elements (x steps by xs, o by os): the max, exp(x - max) and its
+// sum, then the division; the element functions of max, sub, exp, sum and div.
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
+                                               std::ptrdiff_t xs, std::size_t n) {
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  V m = fn::max_reduce::identity<V>();
+  for (std::size_t i = 0; i < n; ++i) m = fn::max_reduce::combine(m, x[at(i, xs)]);
+  T sum = T(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const T e = fn::exp{}(fn::sub{}(x[at(i, xs)], m));
+    o[at(i, os)] = e;
+    sum = fn::sum_reduce::combine(sum, e);
+  }
+  for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::div{}(o[at(i, os)], sum);
+}
+
+// Softmax over D of a tensor or view, row by row: each row (all of D at one position of
+// the other dims) is read and written while it is in cache, in three short passes.
+template <class D, class X>
+auto softmax_rows(const X& x) {
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor<T, Ds...>(x.shape());
+  }(static_cast<typename X::dims*>(nullptr));
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], [&](const V* xr, T* o) {
+    if (xs == 1 && os == 1) softmax_row(o, 1, xr, 1, n);  // vectorisable
+    else softmax_row(o, os, xr, xs, n);
+  });
+  return out;
+}
+
 // positions along D: 0, 1, ..., extent - 1
 template <class D>
 tensor<std::int64_t, D> positions(std::size_t n) {
@@ -50,10 +122,8 @@ auto softmax(X&& x) {
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    const auto m = detail::materialize(max<D>(x));
-    auto e = detail::materialize(exp(x - m));
-    e /= sum<D>(e);
-    return e;
+    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D>(x);
+    else return detail::softmax_rows<D>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }

@@ -1,0 +1,134 @@
+// softmax's row-by-row evaluator against hand loops: the dim innermost or not, views with
+// permuted strides, expression and integer operands, empty extents.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <type_traits>
+
+namespace dg = dimgraph;
+
+namespace {
+struct B : dg::dim<"b"> {};
+struct T : dg::dim<"t", dg::range{1, 9}> {};
+struct F : dg::dim<"f", 5> {};
+
+using btf = dg::tensor<float, B, T, F>;
+
+// Seeded values in [-3, 3] (not the library's own fill).
+template <class X>
+void fill(X& x, unsigned seed) {
+  std::mt19937 gen(seed);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x.data()[i] =
+        static_cast<typename X::value_type>(static_cast<double>(gen() % 6001) / 1000.0 - 3.0);
+}
+
+btf make_btf(std::size_t b, std::size_t t, unsigned seed) {
+  btf x(dg::extent<B>(b), dg::extent<T>(t));
+  fill(x, seed);
+  return x;
+}
+
+// The hand loop: softmax over the dim `over` (0, 1 or 2) of a row-major [nb, nt, nf] array
+// given by element function at(b, t, f); result in row-major [nb, nt, nf].
+template <class At>
+std::vector<double> hand_softmax(std::size_t nb, std::size_t nt, std::size_t nf, int over, At at) {
+  std::vector<double> out(nb * nt * nf);
+  const std::size_t n[3] = {nb, nt, nf};
+  for (std::size_t b = 0; b < nb; ++b)
+    for (std::size_t t = 0; t < nt; ++t)
+      for (std::size_t f = 0; f < nf; ++f) {
+        std::size_t pos[3] = {b, t, f};
+        double m = -INFINITY;
+        for (std::size_t k = 0; k < n[over]; ++k) {
+          pos[over] = k;
+          m = std::fmax(m, at(pos[0], pos[1], pos[2]));
+        }
+        double s = 0;
+        for (std::size_t k = 0; k < n[over]; ++k) {
+          pos[over] = k;
+          s += std::exp(at(pos[0], pos[1], pos[2]) - m);
+        }
+        out[(b * nt + t) * nf + f] = std::exp(at(b, t, f) - m) / s;
+      }
+  return out;
+}
+
+template <class X>
+void check_against(const X& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  const std::size_t nt = got.template extent<T>(), nf = got.template extent<F>();
+  for (std::size_t b = 0; b < got.template extent<B>(); ++b)
+    for (std::size_t t = 0; t < nt; ++t)
+      for (std::size_t f = 0; f < nf; ++f)
+        CHECK(std::fabs(got.at(dg::at<B>(b), dg::at<T>(t), dg::at<F>(f)) -
+                        want[(b * nt + t) * nf + f]) < 1e-6);
+}
+}  // namespace
+
+TEST_CASE("softmax: over the innermost dim equals the hand loop") {
+  const btf x = make_btf(3, 4, 1);
+  const btf y = dg::softmax<F>(x);
+  check_against(
+      y, hand_softmax(3, 4, 5, 2, [&](auto b, auto t, auto f) { return double(x(b, t, f)); }));
+}
+
+TEST_CASE("softmax: over an outer dim (strided rows) equals the hand loop") {
+  const btf x = make_btf(2, 7, 2);
+  const btf over_t = dg::softmax<T>(x);
+  check_against(
+      over_t, hand_softmax(2, 7, 5, 1, [&](auto b, auto t, auto f) { return double(x(b, t, f)); }));
+  const btf over_b = dg::softmax<B>(x);
+  check_against(
+      over_b, hand_softmax(2, 7, 5, 0, [&](auto b, auto t, auto f) { return double(x(b, t, f)); }));
+}
+
+TEST_CASE("softmax: of a permuted view keeps the view's dim order") {
+  const btf x = make_btf(3, 2, 3);
+  const auto v = dg::permute<F, B, T>(x);
+  const auto y = dg::softmax<F>(v);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(y)>, dg::tensor<float, F, B, T>>);
+  const btf back = y;  // assigned by tag
+  check_against(
+      back, hand_softmax(3, 2, 5, 2, [&](auto b, auto t, auto f) { return double(x(b, t, f)); }));
+}
+
+TEST_CASE("softmax: of an expression, and in place into a tensor of another dim order") {
+  const btf x = make_btf(2, 3, 4);
+  dg::tensor<float, T, F, B> y = dg::softmax<T>(x * 0.5f + 1.0f);
+  const btf back = y;
+  check_against(back, hand_softmax(2, 3, 5, 1, [&](auto b, auto t, auto f) {
+                  return double(x(b, t, f) * 0.5f + 1.0f);
+                }));
+}
+
+TEST_CASE("softmax: an integer tensor gives float, and every row sums to 1") {
+  dg::tensor<std::int32_t, B, F> x(dg::extent<B>(4));
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = static_cast<std::int32_t>(i % 7) - 3;
+  const auto y = dg::softmax<F>(x);
+  static_assert(std::is_same_v<std::remove_cvref_t<decltype(y)>, dg::tensor<float, B, F>>);
+  for (std::size_t b = 0; b < 4; ++b) {
+    double m = -INFINITY, s = 0, total = 0;
+    for (std::size_t f = 0; f < 5; ++f) m = std::fmax(m, x(b, f));
+    for (std::size_t f = 0; f < 5; ++f) s += std::exp(x(b, f) - m);
+    for (std::size_t f = 0; f < 5; ++f) {
+      CHECK(std::fabs(y(b, f) - std::exp(x(b, f) - m) / s) < 1e-6);
+      total += y(b, f);
+    }
+    CHECK(std::fabs(total - 1.0) < 1e-6);
+  }
+}
+
+TEST_CASE("softmax: empty extents give an empty result of the same extents") {
+  const btf none = make_btf(0, 3, 5);
+  const btf y = dg::softmax<F>(none);
+  CHECK(y.extent<B>() == 0);
+  CHECK(y.extent<T>() == 3);
+  const btf z = dg::softmax<B>(none);
+  CHECK(z.size() == 0);
+}
