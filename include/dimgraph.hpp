@@ -46,5 +46,6 @@
 
 #include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/graph/ops.hpp"
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/trace.hpp"
 #include "dimgraph/graph/print.hpp"

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/trace.hpp"
 #include "dimgraph/tensor/print.hpp"
 
@@ -55,42 +56,68 @@ std::string op_label(op_tag<Name, Attrs...>*) {
   return out;
 }
 
-// One node per distinct value: nodes are numbered in the order they are first completed, so
-// operands come before the ops that use them and a value used twice appears once.
+// One line per distinct value: values are numbered in the order they are first completed,
+// so operands come before the ops that use them and a value used twice appears once. The
+// sub-graphs of a region node (if_, scan) follow it, indented, each ending in a yield line.
 struct graph_listing {
+  static constexpr std::size_t no_id = static_cast<std::size_t>(-1);
   struct entry {
-    std::string op;                   // "input 0", "add", "sum<time>", "constant", "2.5"
+    std::size_t depth = 0;            // nesting in sub-graphs
+    std::size_t id = no_id;           // no_id: a label or yield line
+    std::string op;                   // "input 0", "add", "sum<time>", "then:", "yield"
     std::vector<std::size_t> inputs;  // ids of the operands
     std::string attributes;           // run-time attributes: "start=1, end=-1, stride=1"
     std::string type;                 // "float32 [batch[?], feature=512]"
   };
   std::vector<entry> entries;
-  std::map<std::string, std::size_t> ids;  // a node's identity -> its id
+  std::map<std::string, std::size_t> ids;  // a value's identity (in its scope) -> its id
+  std::size_t next_id = 0;
+  std::size_t depth = 0;
+  std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
 
   std::size_t add(std::string key, entry e) {
-    auto [it, inserted] = ids.emplace(std::move(key), entries.size());
-    if (inserted) entries.push_back(std::move(e));
+    auto [it, inserted] = ids.emplace(std::move(key), next_id);
+    if (inserted) {
+      e.depth = depth;
+      e.id = next_id++;
+      entries.push_back(std::move(e));
+    }
     return it->second;
+  }
+  void line(std::string op, std::vector<std::size_t> inputs = {}, std::string attributes = {}) {
+    entries.push_back({depth, no_id, std::move(op), std::move(inputs), std::move(attributes), {}});
+  }
+  std::string key_of(const std::string& label, const std::vector<std::size_t>& in,
+                     const std::string& rest) const {
+    std::string key = scope + label + "(";
+    for (std::size_t i : in) key += std::to_string(i) + ",";
+    return key + ")" + rest;
   }
 
   template <std::size_t I, class T, class... Ds>
   std::size_t visit(const input_node<I, T, Ds...>&) {
     using N = input_node<I, T, Ds...>;
     return add("input " + std::to_string(I),
-               {"input " + std::to_string(I), {}, {}, node_type_text<N>()});
+               {0, no_id, "input " + std::to_string(I), {}, {}, node_type_text<N>()});
+  }
+  template <std::size_t I, class T, class... Ds>
+  std::size_t visit(const arg_node<I, T, Ds...>&) {
+    using N = arg_node<I, T, Ds...>;
+    return add(scope + "arg " + std::to_string(I),
+               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()});
   }
   template <class T, class Dims>
   std::size_t visit(const constant_node<T, Dims>& n) {
     using N = constant_node<T, Dims>;
     std::string key = "constant@" + std::to_string(reinterpret_cast<std::uintptr_t>(n.address)) +
                       node_type_text<N>();
-    return add(std::move(key), {"constant", {}, {}, node_type_text<N>()});
+    return add(std::move(key), {0, no_id, "constant", {}, {}, node_type_text<N>()});
   }
   template <class T>
   std::size_t visit(const scalar_node<T>& n) {
     std::string text = element_text(n.value);
     return add("scalar " + text + element_name<T>(),
-               {"scalar " + text, {}, {}, node_type_text<scalar_node<T>>()});
+               {0, no_id, "scalar " + text, {}, {}, node_type_text<scalar_node<T>>()});
   }
   template <class Op, class T, class Dims, class... Cs>
   std::size_t visit(const op_node<Op, T, Dims, Cs...>& n) {
@@ -98,11 +125,69 @@ struct graph_listing {
     std::vector<std::size_t> in = std::apply(
         [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
     std::string label = op_label(static_cast<Op*>(nullptr));
-    std::string key = label + "(";
-    for (std::size_t i : in) key += std::to_string(i) + ",";
-    key += ")" + n.attributes + node_type_text<N>();
+    std::string key = key_of(label, in, n.attributes + node_type_text<N>());
     return add(std::move(key),
-               {std::move(label), std::move(in), n.attributes, node_type_text<N>()});
+               {0, no_id, std::move(label), std::move(in), n.attributes, node_type_text<N>()});
+  }
+  template <class Op, class Results, class Bodies, class... Cs>
+  std::size_t visit(const region_node<Op, Results, Bodies, Cs...>& n) {
+    std::vector<std::size_t> in = std::apply(
+        [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
+    std::string label = op_label(static_cast<Op*>(nullptr));
+    std::string type = results_text(static_cast<Results*>(nullptr));
+    std::string key = key_of(label, in, n.attributes + type + type_key<Bodies>());
+    const std::size_t before = next_id;
+    const std::size_t id =
+        add(std::move(key), {0, no_id, std::move(label), std::move(in), n.attributes, type});
+    if (id == before) {  // first time: list the sub-graphs under it
+      std::string outer = scope;
+      std::size_t k = 0;
+      ++depth;
+      std::apply(
+          [&](const auto&... body) {
+            ((scope = outer + "r" + std::to_string(id) + "." + std::to_string(k++) + "/",
+              line(body.name + ":"), visit_body(body)),
+             ...);
+          },
+          n.bodies);
+      --depth;
+      scope = outer;
+    }
+    return id;
+  }
+  template <std::size_t K, class Region>
+  std::size_t visit(const result_node<K, Region>& n) {
+    const std::size_t region = visit(n.region);
+    using N = result_node<K, Region>;
+    return add(key_of("result " + std::to_string(K), {region}, {}),
+               {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
+  }
+
+  template <class Outs>
+  void visit_body(const body_graph<Outs>& body) {
+    ++depth;
+    std::vector<std::size_t> out = std::apply(
+        [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
+    line("yield", std::move(out), body.yield_text);
+    --depth;
+  }
+
+  // Tells sub-graphs of different types apart without RTTI.
+  template <class T>
+  static std::string type_key() {
+    static const char tag = 0;
+    return "@" + std::to_string(reinterpret_cast<std::uintptr_t>(&tag));
+  }
+
+  template <class... Ts>
+  static std::string results_text(std::tuple<Ts...>*) {
+    std::string out = "(";
+    [[maybe_unused]] const char* sep = "";
+    ((out += sep,
+      out += node_type_text<typename Ts::value_type>(static_cast<typename Ts::dims*>(nullptr)),
+      sep = ", "),
+     ...);
+    return out + ")";
   }
 };
 
@@ -124,17 +209,20 @@ graph_listing list_graph(const G& g) {
 // "[?]" when any extent is allowed.
 template <class Fn, class Ins, class Outs>
 std::ostream& operator<<(std::ostream& os, const graph<Fn, Ins, Outs>& g) {
-  const auto l = detail::list_graph(g);
-  for (std::size_t i = 0; i < l.entries.size(); ++i) {
-    const auto& e = l.entries[i];
-    os << '%' << i << " = " << e.op;
+  auto l = detail::list_graph(g);
+  for (const auto& e : l.entries) {
+    os << std::string(2 * e.depth, ' ');
+    if (e.id != detail::graph_listing::no_id) os << '%' << e.id << " = ";
+    os << e.op;
     if (!e.inputs.empty()) {
-      os << '(';
+      const bool call = e.id != detail::graph_listing::no_id;
+      os << (call ? "(" : " ");
       for (std::size_t k = 0; k < e.inputs.size(); ++k) os << (k ? ", %" : "%") << e.inputs[k];
-      os << ')';
+      if (call) os << ')';
     }
     if (!e.attributes.empty()) os << " {" << e.attributes << '}';
-    os << " : " << e.type << '\n';
+    if (!e.type.empty()) os << " : " << e.type;
+    os << '\n';
   }
   os << "return";
   std::apply(
@@ -144,24 +232,33 @@ std::ostream& operator<<(std::ostream& os, const graph<Fn, Ins, Outs>& g) {
           os << sep << '%' << id;
           sep = ", ";
         };
-        auto copy = l;  // visiting again finds each output's id
-        (print(copy.visit(out)), ...);
+        (print(l.visit(out)), ...);  // visited already: this finds each output's id
       },
       g.output_node_values());
   return os << '\n';
 }
 
-// Graphviz: one box per node labelled with its op and type, an edge per operand.
+// Graphviz: one box per value labelled with its op and type, an edge per operand; the values
+// a sub-graph yields have a dashed edge to the node that holds it.
 template <class Fn, class Ins, class Outs>
 std::string to_dot(const graph<Fn, Ins, Outs>& g) {
   const auto l = detail::list_graph(g);
   std::string out = "digraph dimgraph {\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (std::size_t i = 0; i < l.entries.size(); ++i) {
-    const auto& e = l.entries[i];
-    out += "  n" + std::to_string(i) + " [label=\"%" + std::to_string(i) + " " + e.op +
+  std::vector<std::size_t> holder;  // the region node of each open sub-graph depth
+  for (const auto& e : l.entries) {
+    if (e.id == detail::graph_listing::no_id) {
+      if (e.op == "yield")
+        for (std::size_t in : e.inputs)
+          out += "  n" + std::to_string(in) + " -> n" + std::to_string(holder[e.depth - 2]) +
+                 " [style=dashed];\n";
+      continue;
+    }
+    holder.resize(e.depth + 1);
+    holder[e.depth] = e.id;
+    out += "  n" + std::to_string(e.id) + " [label=\"%" + std::to_string(e.id) + " " + e.op +
            (e.attributes.empty() ? "" : " {" + e.attributes + "}") + "\\n" + e.type + "\"];\n";
     for (std::size_t in : e.inputs)
-      out += "  n" + std::to_string(in) + " -> n" + std::to_string(i) + ";\n";
+      out += "  n" + std::to_string(in) + " -> n" + std::to_string(e.id) + ";\n";
   }
   return out + "}\n";
 }

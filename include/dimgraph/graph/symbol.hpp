@@ -138,6 +138,38 @@ auto symbol_of(std::string attributes, const Xs&... xs) {
   return symbol<node>{node{{node_of(xs)...}, std::move(attributes)}};
 }
 
+// The outputs of a traced function as a tuple of nodes: one symbol, or a tuple/pair of them.
+template <class R>
+struct traced_outputs {
+  static constexpr bool valid = false;
+  static constexpr bool poisoned = std::is_same_v<R, invalid_expr>;
+};
+template <template <class...> class Tuple, class... Rs>
+  requires(std::is_same_v<Tuple<Rs...>, std::tuple<Rs...>> ||
+           std::is_same_v<Tuple<Rs...>, std::pair<Rs...>>)
+struct traced_outputs<Tuple<Rs...>> {
+  static constexpr bool valid = false;
+  static constexpr bool poisoned = (std::is_same_v<Rs, invalid_expr> || ...);
+};
+template <class N>
+struct traced_outputs<symbol<N>> {
+  static constexpr bool valid = true;
+  static constexpr bool poisoned = false;
+  using nodes = std::tuple<N>;
+  static nodes get(const symbol<N>& s) { return nodes{s.node}; }
+};
+template <template <class...> class Tuple, class... Ns>
+  requires(std::is_same_v<Tuple<symbol<Ns>...>, std::tuple<symbol<Ns>...>> ||
+           std::is_same_v<Tuple<symbol<Ns>...>, std::pair<symbol<Ns>...>>)
+struct traced_outputs<Tuple<symbol<Ns>...>> {
+  static constexpr bool valid = true;
+  static constexpr bool poisoned = false;
+  using nodes = std::tuple<Ns...>;
+  static nodes get(const Tuple<symbol<Ns>...>& t) {
+    return std::apply([](const auto&... s) { return nodes{s.node...}; }, t);
+  }
+};
+
 // Operands of an op traced symbolically: at least one symbol, the others tensors,
 // expressions or scalars.
 template <class... Xs>

@@ -7,72 +7,51 @@
 #include <utility>
 
 #include "dimgraph/graph/ops.hpp"
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/symbol.hpp"
 
 namespace dimgraph {
 
 namespace detail {
 
-// The outputs of a traced function as a tuple of nodes: one symbol, or a tuple/pair of them.
-template <class R>
-struct traced_outputs {
-  static constexpr bool valid = false;
-  static constexpr bool poisoned = std::is_same_v<R, invalid_expr>;
-};
-template <template <class...> class Tuple, class... Rs>
-  requires(std::is_same_v<Tuple<Rs...>, std::tuple<Rs...>> ||
-           std::is_same_v<Tuple<Rs...>, std::pair<Rs...>>)
-struct traced_outputs<Tuple<Rs...>> {
-  static constexpr bool valid = false;
-  static constexpr bool poisoned = (std::is_same_v<Rs, invalid_expr> || ...);
-};
-template <class N>
-struct traced_outputs<symbol<N>> {
-  static constexpr bool valid = true;
-  static constexpr bool poisoned = false;
-  using nodes = std::tuple<N>;
-  static nodes get(const symbol<N>& s) { return nodes{s.node}; }
-};
-template <template <class...> class Tuple, class... Ns>
-  requires(std::is_same_v<Tuple<symbol<Ns>...>, std::tuple<symbol<Ns>...>> ||
-           std::is_same_v<Tuple<symbol<Ns>...>, std::pair<symbol<Ns>...>>)
-struct traced_outputs<Tuple<symbol<Ns>...>> {
-  static constexpr bool valid = true;
-  static constexpr bool poisoned = false;
-  using nodes = std::tuple<Ns...>;
-  static nodes get(const Tuple<symbol<Ns>...>& t) {
-    return std::apply([](const auto&... s) { return nodes{s.node...}; }, t);
-  }
+// L with N appended unless it is there already.
+template <class L, class N>
+struct append_unique;
+template <class... Ds, class N>
+struct append_unique<type_list<Ds...>, N> {
+  using type =
+      std::conditional_t<(std::is_same_v<Ds, N> || ...), type_list<Ds...>, type_list<Ds..., N>>;
 };
 
-// Every node type reachable from Ns, each once, children before parents.
+// Every node type reachable from Ns, each once, operands before the nodes that use them.
 template <class Acc, class... Ns>
 struct topo;
 template <class Acc>
 struct topo<Acc> {
   using type = Acc;
 };
-template <class Acc, class N, class... Rest>
-struct topo<Acc, N, Rest...> {
-  using type = typename topo<typename topo<Acc, N>::type, Rest...>::type;
+template <class Acc, class N, class R, class... Rest>
+struct topo<Acc, N, R, Rest...> {
+  using type = typename topo<typename topo<Acc, N>::type, R, Rest...>::type;
 };
 template <class... Done, class N>
 struct topo<type_list<Done...>, N> {
-  using type = std::conditional_t<(std::is_same_v<Done, N> || ...), type_list<Done...>,
-                                  type_list<Done..., N>>;
+  using type = typename append_unique<type_list<Done...>, N>::type;
 };
 template <class... Done, class Op, class T, class Dims, class... Cs>
 struct topo<type_list<Done...>, op_node<Op, T, Dims, Cs...>> {
-  using node = op_node<Op, T, Dims, Cs...>;
-  using after_children = typename topo<type_list<Done...>, Cs...>::type;
-  template <class L>
-  struct add;
-  template <class... Ds>
-  struct add<type_list<Ds...>> {
-    using type = std::conditional_t<(std::is_same_v<Ds, node> || ...), type_list<Ds...>,
-                                    type_list<Ds..., node>>;
-  };
-  using type = typename add<after_children>::type;
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      op_node<Op, T, Dims, Cs...>>::type;
+};
+template <class... Done, class Op, class Results, class Bodies, class... Cs>
+struct topo<type_list<Done...>, region_node<Op, Results, Bodies, Cs...>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      region_node<Op, Results, Bodies, Cs...>>::type;
+};
+template <class... Done, std::size_t K, class Region>
+struct topo<type_list<Done...>, result_node<K, Region>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Region>::type,
+                                      result_node<K, Region>>::type;
 };
 
 template <class Input, std::size_t I>
