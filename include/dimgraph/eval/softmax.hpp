@@ -52,9 +52,10 @@ void for_each_position(const A& a, const B& b, F f) {
   }
 }
 
-// Softmax of one row of n elements (x steps by xs, o by os): the max, exp(x - max) and its
-// sum, then the division; the element functions of max, sub, exp, sum and div.
-template <class T, class V>
+// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os): the
+// max, exp(x - max) and its sum, then the division (or x - max - log(sum)); the element
+// functions of max, sub, exp, sum, div and log.
+template <bool Log, class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
                                                std::ptrdiff_t xs, std::size_t n) {
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
@@ -64,16 +65,22 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
   for (std::size_t i = 0; i < n; ++i) m = fn::max_reduce::combine(m, x[at(i, xs)]);
   T sum = T(0);
   for (std::size_t i = 0; i < n; ++i) {
-    const T e = fn::exp{}(fn::sub{}(x[at(i, xs)], m));
-    o[at(i, os)] = e;
+    const T d = fn::sub{}(static_cast<T>(x[at(i, xs)]), static_cast<T>(m));
+    const T e = fn::exp{}(d);
+    o[at(i, os)] = Log ? d : e;
     sum = fn::sum_reduce::combine(sum, e);
   }
-  for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::div{}(o[at(i, os)], sum);
+  if constexpr (Log) {
+    const T log_sum = fn::log{}(sum);
+    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::sub{}(o[at(i, os)], log_sum);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::div{}(o[at(i, os)], sum);
+  }
 }
 
 // Softmax over D of a tensor or view, row by row: each row (all of D at one position of
 // the other dims) is read and written while it is in cache, in three short passes.
-template <class D, class X>
+template <class D, bool Log, class X>
 auto softmax_rows(const X& x) {
   using V = typename X::value_type;
   using T = fn::float_of_t<V>;
@@ -84,8 +91,8 @@ auto softmax_rows(const X& x) {
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], [&](const V* xr, T* o) {
-    if (xs == 1 && os == 1) softmax_row(o, 1, xr, 1, n);  // vectorisable
-    else softmax_row(o, os, xr, xs, n);
+    if (xs == 1 && os == 1) softmax_row<Log>(o, 1, xr, 1, n);  // vectorisable
+    else softmax_row<Log>(o, os, xr, xs, n);
   });
   return out;
 }
@@ -122,25 +129,22 @@ auto softmax(X&& x) {
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D>(x);
-    else return detail::softmax_rows<D>(detail::materialize(x));
+    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+    else return detail::softmax_rows<D, false>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
 }
 
-// x - logsumexp(x) over D. Shape rule: x's dims.
+// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
 template <class D, expression X>
 auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    using real = detail::fn::float_of_t<value_t<X>>;
-    const auto m = detail::materialize(max<D>(x));
-    auto r = detail::materialize(cast<real>(x - m));
-    r -= log(sum<D>(exp(r)));
-    return r;
+    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+    else return detail::softmax_rows<D, true>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
