@@ -76,11 +76,13 @@ case "$command" in
     ctest --preset gcc -j "$jobs" --output-on-failure
     ;;
   bench)
-    ensure_packages "${base_packages[@]}" python3 libbenchmark-dev
+    ensure_packages "${base_packages[@]}" python3 libbenchmark-dev libopenblas-dev
     cmake --preset bench
     cmake --build --preset bench -j "$jobs"
     python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
       build/bench/bench/dimgraph_bench_reduce
+    # GEMV and GEMM: dimgraph, the hand loop and single-threaded OpenBLAS (medians of 5, FLOP/s).
+    build/bench/bench/dimgraph_bench_contract --benchmark_enable_random_interleaving=true
     python3 bench/compile/run.py
     ;;
   format | format-fix)

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 
 #include "dimgraph/eval/cursor.hpp"
@@ -62,8 +63,20 @@ void run_reduce(Acc* out, const Cursor& c, const loop_plan<R, N>& p) {
   }
 }
 
+// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
+template <class... Rs, class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
+  std::string what;
+  ((x.template extent<Rs>() == 0
+        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
+        : void()),
+   ...);
+  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
+}
+
 // dst = reduction e (dst's extents already match e's). The output may not overlap the
-// input at all (overlap_error), checked before the first write.
+// input at all (overlap_error), and max or min may not reduce over no elements
+// (shape_error); both checked before the first write.
 template <class Dst, class Op, class X, class... Rs>
 void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   using xdims = dims_t<X>;
@@ -71,6 +84,8 @@ void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   constexpr std::size_t R = xdims::size;
   constexpr std::size_t N = leaf_count_v<X> + 1;
   const auto& x = e.source();
+  if constexpr (Op::empty_is_error)
+    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
 
   std::array<leaf_info<R>, N> infos{};
   const auto cursor = build_cursor<xdims, 1>(x, infos);

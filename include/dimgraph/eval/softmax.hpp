@@ -107,7 +107,8 @@ tensor<std::int64_t, D> positions(std::size_t n) {
 }  // namespace detail
 
 // log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
-// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type.
+// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type; over
+// no elements (a reduced extent of 0) it is log(0) = -inf.
 // Error: a dim the tensor does not have; a bool or index operand.
 template <class... Rs, expression X>
 auto logsumexp(X&& x) {
@@ -115,7 +116,8 @@ auto logsumexp(X&& x) {
   static_assert(ok,
                 "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    const auto m = detail::materialize(max<Rs...>(x));
+    const auto m =
+        detail::materialize(reduce_expr<detail::fn::running_max_reduce, operand_t<X&>, Rs...>(x));
     return eval(m + log(sum<Rs...>(exp(x - m))));
   } else {
     return detail::invalid_expr{};
@@ -152,6 +154,7 @@ auto log_softmax(X&& x) {
 
 // The first position of the largest (argmax) or smallest (argmin) element along D, as
 // dg::index<D>. Shape rule: [x dims] -> [x dims without D].
+// Error (run time): D has extent 0, so there is no position (shape_error).
 #define DIMGRAPH_ARG_REDUCTION(NAME, EXTREME)                                                    \
   template <class D, expression X>                                                               \
   auto NAME(X&& x) {                                                                             \
@@ -160,6 +163,7 @@ auto log_softmax(X&& x) {
         ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
     if constexpr (ok) {                                                                          \
       const std::size_t n = x.template extent<D>();                                              \
+      if (n == 0) detail::throw_empty_reduction<D>(#NAME, x);                                    \
       const auto best = detail::materialize(EXTREME<D>(x));                                      \
       const auto pos = detail::positions<D>(n);                                                  \
       const auto first =                                                                         \

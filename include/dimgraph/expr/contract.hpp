@@ -1,31 +1,92 @@
-// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags).
+// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags), a lazy node.
 #pragma once
 
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
-#include "dimgraph/expr/broadcast.hpp"
+#include "dimgraph/dim/describe.hpp"
+#include "dimgraph/expr/node.hpp"
 #include "dimgraph/expr/reduce.hpp"
+#include "dimgraph/shape/error.hpp"
 
 namespace dimgraph {
 
-// sum over Ks... of a * b, aligned by tag. Dims in both operands but not in Ks...
-// are batch dims (aligned, kept once). Shape rule:
-//   [a dims] . [b dims] -> [a dims without Ks..., then b's other dims without Ks...]
-// It is the reduction of the operands' outer product, evaluated without forming it:
-// the loop nest runs over all dims and accumulates into the result (GEMM as rank-1
-// updates with the result's last dim innermost; GEMV as one dot product per row).
-// Error (compile time): an operand lacks a contracted dim; a dim contracted twice.
+// The contraction of A and B over the dims Ks... (their sum of products). Dims in both
+// operands but not in Ks... are batch dims: aligned by tag and kept once. Shape rule:
+//   [a dims] . [b dims] -> [a dims without Ks..., then b's dims that are neither in Ks...
+//   nor in a]
+// The element type is the operands' promoted type (int64 for integers and bool, as for sum).
+// Evaluated as a (batched) matrix product by eval/contract.hpp: assigning the node to a
+// tensor or view runs the kernel; an element-wise op that reads the node evaluates it first.
+template <class A, class B, class... Ks>
+class contract_expr : public expr_node_base {
+ public:
+  using contracted = dim_list<Ks...>;
+  using dims = list_union_t<list_difference_t<dims_t<A>, contracted>,
+                            list_difference_t<dims_t<B>, contracted>>;
+  using value_type = detail::fn::sum_type_t<promote_t<value_t<A>, value_t<B>>>;
+
+  // Error: a dim the operands share (contracted or batch) with different run-time extents
+  // (shape_error naming dot, the dim and both extents).
+  template <class ArgA, class ArgB>
+  contract_expr(ArgA&& a, ArgB&& b) : a_(std::forward<ArgA>(a)), b_(std::forward<ArgB>(b)) {
+    check_shared(static_cast<list_intersection_t<dims_t<A>, dims_t<B>>*>(nullptr));
+  }
+
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (list_contains_v<dims_t<A>, d>) return a_.template extent<d>();
+    else return b_.template extent<d>();
+  }
+  const std::remove_cvref_t<A>& lhs() const { return a_; }
+  const std::remove_cvref_t<B>& rhs() const { return b_; }
+  // The operands. (A node with a source is evaluated into a tensor of its own before an
+  // element-wise op reads it.)
+  std::tuple<const std::remove_cvref_t<A>&, const std::remove_cvref_t<B>&> source() const {
+    return {a_, b_};
+  }
+
+ private:
+  template <class... Ss>
+  void check_shared(dim_list<Ss...>*) const {
+    (check_one<Ss>(), ...);
+  }
+  template <class S>
+  void check_one() const {
+    if constexpr (!is_static_v<S>) {
+      const std::size_t ea = a_.template extent<S>(), eb = b_.template extent<S>();
+      if (ea != eb)
+        throw shape_error("dot", "dim '" + describe<S>() + "' has extent " + std::to_string(ea) +
+                                     " in the left operand and " + std::to_string(eb) +
+                                     " in the right operand");
+    }
+  }
+
+  A a_;
+  B b_;
+};
+
+// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
+// Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
+// operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
 template <class... Ks, expression A, expression B>
 auto dot(A&& a, B&& b) {
   constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
   constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
   constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+  constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
   static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
   static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
-  if constexpr (in_a && in_b && distinct) {
-    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-    static_assert(numbers, "dimgraph: dot: the op makes no sense on dg::index<D>");
-    return sum<Ks...>(outer(std::forward<A>(a), std::forward<B>(b)));
+  static_assert(!(in_a && in_b && distinct) || numbers,
+                "dimgraph: dot: the op makes no sense on dg::index<D>");
+  if constexpr (in_a && in_b && distinct && numbers) {
+    return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
+                                                                std::forward<B>(b));
   } else {
     return detail::invalid_expr{};
   }

@@ -13,11 +13,15 @@ namespace detail::fn {
 
 // How a reduction starts (identity) and combines; Acc is the type it accumulates in.
 // Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
+// Over no elements (a reduced extent of 0) a reduction gives its identity (sum 0, prod 1,
+// any false, all true; mean 0 / 0, i.e. NaN), except where empty_is_error: max and min of
+// nothing have no value, and evaluating them throws dg::shape_error.
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
 struct sum_reduce {
   static constexpr const char* name = "sum";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
   template <class Acc>
@@ -31,6 +35,7 @@ struct sum_reduce {
 };
 struct prod_reduce {
   static constexpr const char* name = "prod";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
   template <class Acc>
@@ -50,6 +55,7 @@ struct mean_reduce : sum_reduce {
 };
 struct max_reduce {
   static constexpr const char* name = "max";
+  static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
   template <class Acc>
@@ -63,8 +69,14 @@ struct max_reduce {
     return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
   }
 };
+// max whose value over no elements is its identity (-inf, or the lowest integer): the
+// running maximum inside logsumexp, where an empty group gives log(0) = -inf.
+struct running_max_reduce : max_reduce {
+  static constexpr bool empty_is_error = false;
+};
 struct min_reduce {
   static constexpr const char* name = "min";
+  static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
   template <class Acc>
@@ -80,6 +92,7 @@ struct min_reduce {
 };
 struct any_reduce {
   static constexpr const char* name = "any";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
   template <class Acc>
@@ -93,6 +106,7 @@ struct any_reduce {
 };
 struct all_reduce {
   static constexpr const char* name = "all";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
   template <class Acc>
@@ -133,8 +147,11 @@ class reduce_expr : public expr_node_base {
   X x_;
 };
 
-// The public reductions. Error (compile time): a reduced dim the tensor does not have,
-// a dim given twice, or the op on dg::index<D> (any/all: on a non-bool).
+// The public reductions. Result element type: sum and prod of bool or integers give int64,
+// of floats the same type; mean of bool or integers gives float; max and min keep the type;
+// any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
+// given twice, or the op on dg::index<D> (any/all: on a non-bool). Error (run time, when
+// evaluated): max or min over a reduced extent of 0 (shape_error naming the dims).
 #define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
   template <class... Rs, expression X>                                              \
   auto NAME(X&& x) {                                                                \

@@ -1,0 +1,179 @@
+// Evaluation of dot: the contraction mapped onto a (batched) matrix product.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/config.hpp"
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/cblas.hpp"
+#include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/expr/contract.hpp"
+#include "dimgraph/expr/ops.hpp"
+
+namespace dimgraph {
+namespace detail {
+
+// Up to how many rows of A (and, for gemm_rows, how deep) gemm_dots and gemm_rows beat
+// packing (measured with AVX-512 at n = 1024, k = 768 and 4096).
+inline constexpr std::size_t gemm_dots_rows = 48, gemm_rows_rows = 64, gemm_rows_depth = 1024;
+
+// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A, the packed
+// blocked kernel otherwise (the only one that takes offset tables).
+template <class T>
+void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+    return;
+  }
+#if DIMGRAPH_CONFIG_USE_CBLAS
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
+      blas_matmul(op, m, n, k))
+    return;
+#endif
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return gemm_dots(op, m, n, k);
+  if (op.bn->unit() && m <= gemm_rows_rows && k <= gemm_rows_depth && op.am->affine &&
+      op.ak->affine && op.bk->affine)
+    return gemm_rows(op, m, n, k);
+  gemm_blocked(op, m, n, k);
+}
+
+template <class E>
+inline constexpr bool is_contract_v = false;
+template <class A, class B, class... Ks>
+inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
+
+// An operand as memory of element type T: a tensor or view of T as it is, anything else
+// (an element-wise expression, another dot, another element type) evaluated once.
+template <class T, class X>
+decltype(auto) contract_operand(const X& x) {
+  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
+  else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
+  else return materialize(cast<T>(x));
+}
+
+// The group of x's dims Gs... (x has them all), in the order listed.
+template <class... Gs, class X>
+dim_group group_of(dim_list<Gs...>*, const X& x) {
+  return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
+}
+
+// Whether a tensor or view operand of e shares memory with out.
+template <class Out, class E>
+bool contract_overlaps(const Out& out, const E& e) {
+  const auto [lo, hi] = memory_span(out);
+  const auto hits = [&](const auto& x) {
+    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
+      const auto [xl, xh] = memory_span(x);
+      return lo != hi && xl != xh && xl < hi && lo < xh;
+    } else {
+      return false;
+    }
+  };
+  return hits(e.lhs()) || hits(e.rhs());
+}
+
+// out = dot (out's extents already match). The dims split into four groups: batch (in both
+// operands, not contracted), M (only in a), K (contracted, in a's order) and N (only in b).
+// Each operand sees each of its groups as one affine index where its strides allow, else
+// through an offset table; per batch entry the product is one matrix product.
+// Error: out shares memory with an operand (overlap_error), before any write.
+template <class Out, class A, class B, class... Ks>
+void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
+  using T = value_t<contract_expr<A, B, Ks...>>;
+  if constexpr (!std::is_same_v<typename Out::value_type, T>) {
+    const auto tmp = materialize(e);
+    assign_into<false>(out, tmp);
+  } else {
+    if (contract_overlaps(out, e))
+      throw overlap_error("dot",
+                          "the output shares memory with an operand; evaluate into a new tensor");
+    auto&& a = contract_operand<T>(e.lhs());
+    auto&& b = contract_operand<T>(e.rhs());
+    using adims = dims_t<A>;
+    using bdims = dims_t<B>;
+    using kdims = list_intersection_t<adims, dim_list<Ks...>>;
+    using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
+    using mdims = list_difference_t<adims, bdims>;
+    using ndims = list_difference_t<bdims, adims>;
+    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
+    const dim_group am = group(a, static_cast<mdims*>(nullptr));
+    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
+    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
+    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
+    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
+    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
+    const dim_group ab = group(a, static_cast<batch*>(nullptr));
+    const dim_group bb = group(b, static_cast<batch*>(nullptr));
+    const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    for (std::size_t i = 0; i < cb.size; ++i) {
+      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
+                                  out.data() + cb.at(i), &cm, &cn};
+      matmul(op, am.size, bn.size, ak.size);
+    }
+  }
+}
+
+// The extents of e in the order of dims Ds... as a shape of a tensor with those dims.
+template <class Dst, class E>
+typename Dst::shape_type contract_shape(const E& e) {
+  if constexpr (Dst::is_static) return {};
+  else
+    return Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), "dot");
+}
+
+}  // namespace detail
+
+// A dot node: what assignment runs it on.
+template <class E>
+concept contraction = expression<E> && detail::is_contract_v<std::remove_cvref_t<E>>;
+
+// out = dot<Ks...>(a, b) for a view: every extent must match (shape_error); out may not
+// share memory with an operand (overlap_error); both checked before the first write.
+template <class T, class... Ds, contraction E>
+void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
+  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
+    detail::check_extents(out, e);
+    detail::contract_into(out, e);
+  }
+}
+
+// out = dot<Ks...>(a, b) for an owning tensor: takes the product's extents; when out is
+// also an operand (h = dot<H>(w, h)) the product goes to new memory first.
+template <class T, class... Ds, contraction E>
+void assign_expression(tensor<T, Ds...>& out, E&& e) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    const auto s = detail::contract_shape<dst>(e);
+    if (s == out.shape() && !detail::contract_overlaps(out, e)) {
+      detail::contract_into(out.view(), e);
+    } else {
+      dst fresh(s);
+      detail::contract_into(fresh.view(), e);
+      out = std::move(fresh);
+    }
+  }
+}
+template <class T, class... Ds, contraction E>
+void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    if constexpr (!dst::is_static) out.reshape(detail::contract_shape<dst>(e));
+    detail::contract_into(out.view(), e);
+  }
+}
+
+}  // namespace dimgraph

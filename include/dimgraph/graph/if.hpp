@@ -1,0 +1,231 @@
+// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/shape/error.hpp"
+
+namespace dimgraph {
+namespace detail {
+
+// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
+// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
+template <class C>
+struct static_condition {
+  static constexpr bool is_constant = false;
+};
+template <bool B>
+struct static_condition<std::integral_constant<bool, B>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = B;
+};
+template <std::size_t K>
+  requires(K <= 1)
+struct static_condition<const_dim<K>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = K == 1;
+};
+
+// The outputs of a branch as a type_list: one value, or the elements of a tuple or pair.
+template <class R>
+struct branch_outputs {
+  static constexpr bool several = false;
+  using list = type_list<R>;
+};
+template <class... Rs>
+struct branch_outputs<std::tuple<Rs...>> {
+  static constexpr bool several = true;
+  using list = type_list<Rs...>;
+};
+template <class A, class B>
+struct branch_outputs<std::pair<A, B>> {
+  static constexpr bool several = true;
+  using list = type_list<A, B>;
+};
+template <class R>
+using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
+
+template <class R>
+struct tensor_of_output {
+  using type = R;  // not an expression: reported by check_branches
+};
+template <expression R>
+struct tensor_of_output<R> {
+  using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
+};
+template <class R>
+using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
+
+// Output Index of both branches: expressions with the same element type and dim set (the
+// types appear in the diagnostic as template arguments).
+template <std::size_t Index, class Then, class Else>
+constexpr bool branch_outputs_match() {
+  if constexpr (!expression<Then> || !expression<Else>) {
+    static_assert(sizeof(Then) == 0,
+                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
+                  "or std::pair of them)");
+    return false;
+  } else {
+    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
+    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
+    static_assert(same_type, "dimgraph: if_: branches return different element types");
+    static_assert(!same_type || same_dims, "dimgraph: if_: branches return different dims");
+    return same_type && same_dims;
+  }
+}
+
+// Both branches' outputs (type_lists) match one by one.
+template <class... Ts, class... Es>
+constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
+  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
+    static_assert(sizeof...(Ts) == sizeof...(Es),
+                  "dimgraph: if_: branches return different numbers of outputs");
+    return false;
+  } else {
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
+    }(std::index_sequence_for<Ts...>{});
+  }
+}
+
+// A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
+template <class Outs, class R>
+auto materialize_branch(R&& r) {
+  return [&]<class... Os>(type_list<Os...>) {
+    if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
+      return front_t<Outs>(std::forward<R>(r));
+    } else {
+      return std::apply([](auto&&... e) { return std::tuple<Os...>(Os(std::move(e))...); },
+                        std::forward<R>(r));
+    }
+  }(Outs{});
+}
+
+template <class L>
+struct tensors_of_outputs;
+template <class... Rs>
+struct tensors_of_outputs<type_list<Rs...>> {
+  using type = type_list<tensor_of_output_t<Rs>...>;
+};
+// The tensor types of a branch's outputs (a type_list).
+template <class L>
+using tensors_of_outputs_t = typename tensors_of_outputs<L>::type;
+
+// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
+// it has another number of elements).
+template <class C>
+bool condition_value(const C& c) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return c;
+  } else {
+    const auto t = eval(c);
+    if (t.size() != 1)
+      throw shape_error("if_",
+                        "the condition must have one element, it has " + std::to_string(t.size()));
+    return t.data()[0];
+  }
+}
+
+template <class C>
+constexpr bool run_time_condition() {
+  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
+  else return std::is_same_v<C, bool>;
+}
+
+}  // namespace detail
+
+// The two branches of dg::if_ with their condition (a bool, or std::bool_constant<B> when it
+// is known at compile time). Call it on the inputs.
+template <class Cond, class Then, class Else>
+class if_fn {
+ public:
+  if_fn(Cond cond, Then then_fn, Else else_fn)
+      : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
+
+  template <class... Xs>
+  auto operator()(const Xs&... xs) const {
+    if constexpr (detail::static_condition<Cond>::is_constant) {
+      // Only the chosen branch is instantiated.
+      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
+      else return run(else_, xs...);
+    } else {
+      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
+                                std::is_invocable_v<const Else&, const Xs&...>;
+      static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
+      if constexpr (!callable) {
+        return detail::invalid_expr{};
+      } else {
+        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+        if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
+          return detail::invalid_expr{};
+        } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
+                                                     detail::branch_outputs_t<else_r>{})) {
+          return detail::invalid_expr{};
+        } else {
+          using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
+          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
+          return detail::materialize_branch<outs>(else_(xs...));
+        }
+      }
+    }
+  }
+
+ private:
+  template <class Fn, class... Xs>
+  static auto run(const Fn& fn, const Xs&... xs) {
+    using r = std::invoke_result_t<const Fn&, const Xs&...>;
+    if constexpr (detail::poisoned<r>) {
+      return detail::invalid_expr{};
+    } else {
+      using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
+      return detail::materialize_branch<outs>(fn(xs...));
+    }
+  }
+
+  [[no_unique_address]] Cond cond_;
+  Then then_;
+  Else else_;
+};
+
+// dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
+// holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
+// `const auto&`.
+//  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
+//           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
+//           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
+//  branches each returns one value or a std::tuple / std::pair of values; with a run-time
+//           cond both must return as many outputs, output k of the same element type and the
+//           same dim set (order may differ).
+//  result   the chosen branch's outputs evaluated into tensors: one tensor, or a std::tuple of
+//           them when the branch returns a tuple or pair. With a run-time cond their dims are
+//           in the then-branch's order (the else-branch's values are permuted into it); with a
+//           compile-time cond they are the chosen branch's own.
+// Errors (compile time): a cond of another type; branches that differ in the number of
+// outputs, an output's element type or its dims (the message names the output index and
+// both types as template arguments). Error (run time): a tensor cond without exactly one
+// element (shape_error).
+template <class Cond, class Then, class Else>
+auto if_(const Cond& cond, Then then_fn, Else else_fn) {
+  using c = std::remove_cvref_t<Cond>;
+  if constexpr (detail::static_condition<c>::is_constant) {
+    return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
+        {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (detail::run_time_condition<c>()) {
+    return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
+                                   std::move(else_fn));
+  } else {
+    static_assert(sizeof(c) == 0,
+                  "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
+                  "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
+    return detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph

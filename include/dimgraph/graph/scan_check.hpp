@@ -1,0 +1,183 @@
+// The compile-time checks of dg::scan: its inputs, and what its body returns.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/slicing.hpp"
+#include "dimgraph/graph/step.hpp"
+
+// Each check names what is wrong in its message and shows the types involved as template
+// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
+// tensor<double, hidden>>). The scan then stops (one message per mistake).
+
+namespace dimgraph {
+namespace detail {
+
+// The type a carried input has in the body and keeps across iterations.
+template <class X>
+struct carry_type {
+  using type = X;  // not an expression: reported by check_scan_inputs
+};
+template <expression X>
+struct carry_type<X> {
+  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
+};
+template <class X>
+using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
+
+// Why the inputs of scan<D> are rejected.
+enum class scan_input_check {
+  ok,
+  poisoned,
+  no_sliced,
+  other_dim,
+  not_input,
+  outside,
+  trips_differ
+};
+
+template <class First, class Other>
+constexpr bool trip_counts_agree() {
+  constexpr bool agree = static_walk<typename First::dim, First::slicing_value>().count ==
+                         static_walk<typename Other::dim, Other::slicing_value>().count;
+  static_assert(agree, "dimgraph: scan: sliced inputs iterate a different number of times");
+  return agree;
+}
+
+template <class Sliced>
+constexpr bool slicing_inside_dim() {
+  using d = typename Sliced::dim;
+  if constexpr (is_static_v<d>) {
+    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
+    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
+    return inside;
+  } else {
+    return true;
+  }
+}
+
+// The sliced inputs among Xs, in order.
+template <class... Xs>
+using sliced_inputs_t =
+    typename joined<std::conditional_t<is_sliced_v<std::remove_cvref_t<Xs>>,
+                                       type_list<std::remove_cvref_t<Xs>>, type_list<>>...>::type;
+
+// Static trip counts of sliced inputs that know theirs, checked against the first such.
+template <class... Ss>
+constexpr bool static_trips_agree(type_list<Ss...>) {
+  using known =
+      typename joined<std::conditional_t<static_trip_v<typename Ss::dim, Ss::slicing_value>,
+                                         type_list<Ss>, type_list<>>...>::type;
+  if constexpr (known::size < 2) {
+    return true;
+  } else {
+    return [&]<class F, class... Rest>(type_list<F, Rest...>) {
+      return (trip_counts_agree<F, Rest>() && ...);
+    }(known{});
+  }
+}
+
+// The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
+// or an expression (a carry); static slicings inside their dims; static trip counts equal.
+template <class D, class... Xs>
+constexpr scan_input_check check_scan_inputs() {
+  using sliced = sliced_inputs_t<Xs...>;
+  if constexpr ((poisoned<Xs> || ...)) {
+    return scan_input_check::poisoned;
+  } else if constexpr (sliced::size == 0) {
+    static_assert(sliced::size != 0,
+                  "dimgraph: scan: give at least one input as dg::sliced<Dim>(x)");
+    return scan_input_check::no_sliced;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (std::is_same_v<typename Ss::dim, D> && ...);
+                       }(sliced{})) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: a sliced input is sliced along another dim than the scan's");
+    return scan_input_check::other_dim;
+  } else if constexpr (!((is_sliced_v<std::remove_cvref_t<Xs>> || expression<Xs>)&&...)) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: an input must be dg::sliced<Dim>(x), a tensor or an expression");
+    return scan_input_check::not_input;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (slicing_inside_dim<Ss>() && ...);
+                       }(sliced{})) {
+    return scan_input_check::outside;
+  } else if constexpr (!static_trips_agree(sliced{})) {
+    return scan_input_check::trips_differ;
+  } else {
+    return scan_input_check::ok;
+  }
+}
+
+template <class R>
+inline constexpr bool is_scan_step_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
+
+// Carry I keeps the type of its initial value: the same element type and the same dims
+// (in any order).
+template <std::size_t Index, class Initial, class Next>
+constexpr bool carry_keeps_type() {
+  constexpr bool same = [] {
+    if constexpr (expression<Next>)
+      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
+             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
+    else return false;
+  }();
+  static_assert(same, "dimgraph: scan: a carry changes type");
+  return same;
+}
+
+template <std::size_t Index, class Iter, class Emitted>
+constexpr bool emitted_value_fits() {
+  if constexpr (!expression<Emitted>) {
+    static_assert(sizeof(Emitted) == 0,
+                  "dimgraph: scan: an emitted value must be a tensor or an expression");
+    return false;
+  } else {
+    constexpr bool fresh = !list_contains_v<dims_t<Emitted>, Iter>;
+    static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
+    return fresh;
+  }
+}
+
+// What the body returned (R) against the carried inputs' types (a type_list): a scan_step
+// with one carry per carried input, each of its input's type, and emitted expressions
+// without the iteration dim Iter.
+template <class Iter, class Carried, class R>
+constexpr bool check_scan_body() {
+  if constexpr ((poisoned<R>)) {
+    return false;
+  } else if constexpr (!is_scan_step_v<R>) {
+    static_assert(is_scan_step_v<R>,
+                  "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
+    return false;
+  } else {
+    using nexts = decltype(std::declval<R>().carries.values);
+    using emits = decltype(std::declval<R>().emits.values);
+    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
+      static_assert(std::tuple_size_v<nexts> == Carried::size,
+                    "dimgraph: scan: the body carries a different number of values than there "
+                    "are carried inputs");
+      return false;
+    } else {
+      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                       std::index_sequence<Ks...>) {
+        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
+                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
+                              ...);
+        const bool emitted =
+            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
+        return carries && emitted;
+      }(std::make_index_sequence<Carried::size>{},
+             std::make_index_sequence<std::tuple_size_v<emits>>{});
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph

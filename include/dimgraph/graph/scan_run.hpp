@@ -1,0 +1,166 @@
+// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
+// the body's arguments and result, and its stacked outputs.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/scan_check.hpp"
+#include "dimgraph/graph/slicing.hpp"
+#include "dimgraph/graph/step.hpp"
+
+namespace dimgraph {
+namespace detail {
+
+// The view iteration i of the walk w gives of a sliced input (elements const).
+template <class Sliced>
+auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
+  using d = typename Sliced::dim;
+  constexpr slicing s = Sliced::slicing_value;
+  using x_t = typename Sliced::operand_type;
+  using result = view_of_list_t<const value_t<x_t>, types_of_t<slice_dims_t<d, s, dims_t<x_t>>>>;
+  constexpr std::size_t k = list_index_of_v<dims_t<x_t>, d>;
+  const auto& x = in.operand;
+  const std::ptrdiff_t stride = x.strides()[k];
+  const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(w.window(i)) * stride;
+  if constexpr (s.part_size == 1) return result(spliced_view<k, 1>(x, "scan", offset, {}, {}));
+  else
+    return result(spliced_view<k, 1, part_dim<d, static_cast<std::size_t>(s.part_size)>>(
+        x, "scan", offset, {w.part_size}, {stride}));
+}
+
+// The walk of each sliced input, checked: inside its dim, and the same trip count for all.
+// Errors (run time, before any work): shape_error.
+template <class... Ss>
+std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
+  std::array<slice_walk, sizeof...(Ss)> walks{};
+  std::size_t i = 0;
+  auto one = [&]<class S>(const S& x) {
+    using d = typename S::dim;
+    constexpr slicing s = S::slicing_value;
+    const std::size_t n = x.operand.template extent<d>();
+    const slice_walk w = slicing_walk(s, n);
+    if (!w.valid)
+      throw shape_error(
+          "scan", "the slicing start=" + std::to_string(s.start) +
+                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
+                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
+                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
+                      std::to_string(n));
+    walks[i++] = w;
+  };
+  (one(in), ...);
+  for (std::size_t k = 1; k < walks.size(); ++k)
+    if (walks[k].count != walks[0].count)
+      throw shape_error("scan",
+                        "sliced inputs iterate a different number of times: sliced input "
+                        "0 gives " +
+                            std::to_string(walks[0].count) + " iterations, sliced input " +
+                            std::to_string(k) + " gives " + std::to_string(walks[k].count));
+  return walks;
+}
+
+// A stacked output for the emitted value e: e's extents, and n along Iter.
+template <class Out, class Iter, class E>
+Out stacked_output(const E* e, std::size_t n) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    auto extent_of = [&]<class X>(X*) -> std::size_t {
+      if constexpr (std::is_same_v<X, Iter>) return n;
+      else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
+      else return e ? e->template extent<X>() : bounds_v<X>.lo;
+    };
+    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
+  }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+template <class T, class L>
+using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
+
+// The type of the body's argument for an input X: its slice or its carry.
+template <class X>
+struct scan_arg_type {
+  using type = carry_type_t<X>;
+};
+template <class X>
+  requires is_sliced_v<X>
+struct scan_arg_type<X> {
+  using type = decltype(slice_at(std::declval<const X&>(), slice_walk{}, 0));
+};
+
+// What the body returns on (const Args&...), or invalid_expr when it cannot be called so.
+template <bool Invocable, class Body, class... Args>
+struct body_result {
+  using type = invalid_expr;
+};
+template <class Body, class... Args>
+struct body_result<true, Body, Args...> {
+  using type = std::invoke_result_t<const Body&, const Args&...>;
+};
+
+// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller).
+template <class D, class Body, class... Xs>
+struct scan_run {
+  static constexpr std::size_t input_count = sizeof...(Xs);
+  static constexpr std::array<bool, input_count> is_sliced{is_sliced_v<Xs>...};
+  // Position of input k among the sliced or among the carried inputs.
+  static constexpr std::array<std::size_t, input_count> group_index = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t s = 0, c = 0;
+    for (std::size_t k = 0; k < input_count; ++k) r[k] = is_sliced[k] ? s++ : c++;
+    return r;
+  }();
+  using sliced = sliced_inputs_t<Xs...>;
+  using carried = typename joined<
+      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
+  // The inputs' positions: the sliced ones, then the carried ones.
+  static constexpr std::array<std::size_t, input_count> positions = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t j = 0;
+    for (bool want : {true, false})
+      for (std::size_t k = 0; k < input_count; ++k)
+        if (is_sliced[k] == want) r[j++] = k;
+    return r;
+  }();
+  using first = front_t<sliced>;
+  using iter = iteration_dim_t<D, first::slicing_value>;
+  static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
+  template <class X>
+  using arg_of = typename scan_arg_type<X>::type;
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const arg_of<Xs>&...>;
+  using result = typename body_result<invocable, Body, arg_of<Xs>...>::type;
+  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
+  template <std::size_t K>
+  using output_t =
+      tensor_over_t<value_t<std::tuple_element_t<K, emitted>>,
+                    stacked_dims_t<iter, position, dims_t<std::tuple_element_t<K, emitted>>>>;
+};
+
+// The argument of input K: its slice or its carry (both alive until the step is consumed).
+template <std::size_t K, class Run, class Slices, class State>
+decltype(auto) scan_arg(const Slices& slices, const State& state) {
+  if constexpr (Run::is_sliced[K]) return (std::get<Run::group_index[K]>(slices));
+  else return (std::get<Run::group_index[K]>(state));
+}
+
+template <class L>
+struct tuple_of;
+template <class... Ts>
+struct tuple_of<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+// The stacked outputs of a run, each made at the first iteration.
+template <class Run, class Is>
+struct optional_outputs;
+template <class Run, std::size_t... Ks>
+struct optional_outputs<Run, std::index_sequence<Ks...>> {
+  using type = std::tuple<std::optional<typename Run::template output_t<Ks>>...>;
+};
+
+}  // namespace detail
+}  // namespace dimgraph

@@ -1,0 +1,80 @@
+// dg::nn::linear: x times a weight matrix over the one dim they share, plus an optional bias.
+#pragma once
+
+#include <type_traits>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/contract.hpp"
+#include "dimgraph/expr/contract.hpp"
+#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/graph/ops.hpp"
+#include "dimgraph/nn/cell_dims.hpp"
+
+namespace dimgraph::nn {
+namespace detail {
+
+// Why linear rejects its operands (checked in this order: one message per mistake).
+enum class linear_check { ok, w_rank, no_shared_dim, ambiguous, b_dims };
+
+template <class X, class W>
+using linear_shared_t = list_intersection_t<dims_of_t<X>, dims_of_t<W>>;
+
+template <class X, class W, class... B>
+constexpr linear_check check_linear() {
+  using shared = linear_shared_t<X, W>;
+  if (dims_of_t<W>::size != 2) return linear_check::w_rank;
+  if (shared::size == 0) return linear_check::no_shared_dim;
+  if (shared::size > 1) return linear_check::ambiguous;
+  if constexpr (sizeof...(B) == 1) {
+    using out = first_dim_t<list_difference_t<dims_of_t<W>, shared>>;
+    if (!(has_dims_v<B, out> && ...)) return linear_check::b_dims;
+  }
+  return linear_check::ok;
+}
+
+template <linear_check Check>
+constexpr bool report_linear() {
+  static_assert(Check != linear_check::w_rank,
+                "dimgraph: linear: W must have exactly two dims [out, in]");
+  static_assert(Check != linear_check::no_shared_dim,
+                "dimgraph: linear: x and W share no dim, so there is no feature dim to contract");
+  static_assert(Check != linear_check::ambiguous,
+                "dimgraph: linear: x and W share more than one dim, so the feature dim is "
+                "ambiguous; contract it by name with dg::dot<Feature>(x, W)");
+  static_assert(Check != linear_check::b_dims,
+                "dimgraph: linear: b must have exactly one dim, W's output dim");
+  return Check == linear_check::ok;
+}
+
+}  // namespace detail
+
+// linear(x, W) = sum over the feature dim of x * W, where W is [out, in] (in any order)
+// and the feature dim is the one dim x and W share:
+//   linear([.., in, ..], [out, in]) -> [x's other dims in x's order, out]
+// Evaluated now (a tensor; a symbol when traced). Errors (compile time): W does not have
+// exactly two dims; x and W share no dim, or more than one (ambiguous). Error (run time):
+// the feature dim's extents differ (shape_error, "dot").
+template <layer_operand X, layer_operand W>
+auto linear(const X& x, const W& w) {
+  if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
+    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+    return dimgraph::eval(dimgraph::dot<feature>(x, w));
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// linear(x, W, b) = linear(x, W) + b, with b [out] broadcast over x's other dims (one
+// element-wise pass over the product). Errors: as linear(x, W); b's dims are
+// not exactly W's output dim (compile time).
+template <layer_operand X, layer_operand W, layer_operand B>
+auto linear(const X& x, const W& w, const B& b) {
+  if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
+    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+    return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn

@@ -1,0 +1,144 @@
+// dg::nn::lstm_cell: one LSTM step (gates i, f, g, o as in PyTorch), separate or fused weights.
+#pragma once
+
+#include <tuple>
+#include <utility>
+
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/contract.hpp"
+#include "dimgraph/eval/structural.hpp"
+#include "dimgraph/expr/contract.hpp"
+#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/ops.hpp"
+#include "dimgraph/nn/cell_dims.hpp"
+
+namespace dimgraph::nn {
+
+// What lstm_cell returns: the new hidden state h and cell state c. An aggregate, so
+// `auto [h, c] = dg::nn::lstm_cell(...)` works as well as `s.h` and `s.c`.
+template <class H, class C = H>
+struct lstm_state {
+  H h;
+  C c;
+};
+
+namespace detail {
+
+// The LSTM's gate dim for hidden dim H: c<4> * H, the gates i, f, g, o one after the other.
+template <class H>
+using lstm_gate_t = gate_dim_t<4, H>;
+
+// The separate-weights checks: W [4H, I], R [4H, H], b [4H].
+template <class X, class H, class C, class W, class R, class B>
+constexpr cell_check check_lstm() {
+  if constexpr (constexpr auto s = check_state<X, H, C>(); s != cell_check::ok) {
+    return s;
+  } else {
+    using d = cell_dims<X, H>;
+    using gate = lstm_gate_t<typename d::hidden>;
+    if (!has_dims_v<W, gate, typename d::input>) return cell_check::w_dims;
+    if (!has_dims_v<R, gate, typename d::hidden>) return cell_check::r_dims;
+    if (!has_dims_v<B, gate>) return cell_check::b_dims;
+    return cell_check::ok;
+  }
+}
+
+// The fused-weights checks: W [4H, I + H], b [4H].
+template <class X, class H, class C, class W, class B>
+constexpr cell_check check_fused_lstm() {
+  if constexpr (constexpr auto s = check_state<X, H, C>(); s != cell_check::ok) {
+    return s;
+  } else {
+    using d = cell_dims<X, H>;
+    using gate = lstm_gate_t<typename d::hidden>;
+    using both = decltype(typename d::input{} + typename d::hidden{});
+    if (!has_dims_v<W, gate, both>) return cell_check::w_dims;
+    if (!has_dims_v<B, gate>) return cell_check::b_dims;
+    return cell_check::ok;
+  }
+}
+
+template <cell_check Check, bool Fused>
+constexpr bool report_lstm() {
+  static_assert(Check != cell_check::input_dim,
+                "dimgraph: lstm_cell: x must have exactly one dim that h lacks (the input dim)");
+  static_assert(Check != cell_check::hidden_dim,
+                "dimgraph: lstm_cell: h must have exactly one dim that x lacks (the hidden dim)");
+  static_assert(Check != cell_check::state_dims,
+                "dimgraph: lstm_cell: c must have the same dims as h");
+  static_assert(Fused || Check != cell_check::w_dims,
+                "dimgraph: lstm_cell: W must have the dims [c<4> * hidden, input]");
+  static_assert(!Fused || Check != cell_check::w_dims,
+                "dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + "
+                "hidden]");
+  static_assert(Check != cell_check::r_dims,
+                "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]");
+  static_assert(Check != cell_check::b_dims,
+                "dimgraph: lstm_cell: b must have the one dim c<4> * hidden");
+  return Check == cell_check::ok;
+}
+
+// The update from the gate pre-activations, each the sum of its part of every source (a
+// tuple of [batch..., 4H] products and [4H] biases): c' = f * c + i * g and
+// h' = o * tanh(c'), two fused element-wise passes over views of the sources.
+template <class Hidden, class C, class Sources>
+auto lstm_update(const C& c, const Sources& sources) {
+  auto c_new = dimgraph::eval(c * dimgraph::sigmoid(gate_sum_of<4, Hidden, 1>(sources)) +
+                              dimgraph::sigmoid(gate_sum_of<4, Hidden, 0>(sources)) *
+                                  dimgraph::tanh(gate_sum_of<4, Hidden, 2>(sources)));
+  auto h_new =
+      dimgraph::eval(dimgraph::tanh(c_new) * dimgraph::sigmoid(gate_sum_of<4, Hidden, 3>(sources)));
+  return lstm_state<decltype(h_new), decltype(c_new)>{std::move(h_new), std::move(c_new)};
+}
+
+}  // namespace detail
+
+// One LSTM step with separate weights, as PyTorch's LSTMCell (with one bias):
+//   gates = x . W + h . R + b          W [4H, I], R [4H, H], b [4H]; gate dim c<4> * hidden
+//   i, f, g, o = the four hidden-dim parts of gates, in this order
+//   c' = sigmoid(f) * c + sigmoid(i) * tanh(g),  h' = sigmoid(o) * tanh(c')
+// x is [batch..., input] and h, c are [batch..., hidden]: the batch dims are those x and h
+// share (none for one unbatched step), input is x's other dim and hidden h's. Returns
+// lstm_state{h', c'}, both tensors with c's dims in c's order (symbols when traced). Work:
+// one product per weight matrix, two fused element-wise passes over views of the gates.
+// Errors (compile time): x or h has not exactly one dim of its own; c's dims are not h's;
+// W, R or b do not have the dims above. Errors (run time): extents that disagree
+// (shape_error from the op that meets them: dot, split_dims, add, mul).
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
+          layer_operand B>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
+  if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+    return detail::lstm_update<hidden>(
+        c, std::tuple_cat(detail::with_bias(from_x, b), std::forward_as_tuple(from_h)));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+// One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
+//   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
+// then as above. x and h are concatenated along input and hidden into the dim input +
+// hidden (one copy of a row of I + H per batch entry), so the gates are one product.
+// Errors: as above, with W [c<4> * hidden, input + hidden].
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
+  if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    using both = decltype(input{} + hidden{});
+    const auto gates = dimgraph::eval(dimgraph::dot<both>(
+        dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+    return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+}  // namespace dimgraph::nn

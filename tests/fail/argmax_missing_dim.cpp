@@ -1,0 +1,17 @@
+// expect: dimgraph: argmax: the tensor has no such dim
+#include <dimgraph.hpp>
+
+namespace dg = dimgraph;
+struct Time : dg::dim<"time"> {};
+struct Feature : dg::dim<"feature", 8> {};
+struct Hidden : dg::dim<"hidden", 4> {};
+
+int main() {
+  dg::tensor<float, Time, Feature> x(dg::extent<Time>(3));
+#ifdef DIMGRAPH_FAIL
+  dg::tensor<dg::index<Hidden>, Time> y = dg::argmax<Hidden>(x);
+#else
+  dg::tensor<dg::index<Feature>, Time> y = dg::argmax<Feature>(x);
+#endif
+  return static_cast<int>(y.size()) - 3;
+}

@@ -1,0 +1,133 @@
+// dg::if_: run-time and compile-time conditions, only the chosen branch runs, outputs matched.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+namespace dg = dimgraph;
+
+namespace {
+
+struct A : dg::dim<"a", 2> {};
+struct B : dg::dim<"b", 4> {};
+struct N : dg::dim<"n"> {};
+
+template <class T>
+struct never : std::false_type {};
+
+// Does not compile for any argument: a branch calling it must never be instantiated.
+template <class X>
+auto never_instantiated(const X& x) {
+  static_assert(never<X>::value, "this branch must not be instantiated");
+  return x;
+}
+
+struct operands {
+  dg::tensor<float, A, B> x = dg::uniform<float, A, B>(1, -1.0f, 1.0f);
+  dg::tensor<float, A, B> y = dg::uniform<float, A, B>(2, -1.0f, 1.0f);
+  dg::tensor<float, A, B> z = dg::uniform<float, A, B>(3, -1.0f, 1.0f);
+  dg::tensor<float, A, B> w = dg::uniform<float, A, B>(4, -1.0f, 1.0f);
+};
+
+// The opset's If example: then x + z, else x + w.
+auto then_branch = [](const auto& x, const auto&, const auto& z, const auto&) { return x + z; };
+auto else_branch = [](const auto& x, const auto&, const auto&, const auto& w) { return x + w; };
+
+}  // namespace
+
+TEST_CASE("if_: a run-time bool gives x + z or x + w exactly") {
+  const operands o;
+  for (bool cond : {true, false}) {
+    auto r = dg::if_(cond, then_branch, else_branch)(o.x, o.y, o.z, o.w);
+    static_assert(std::is_same_v<decltype(r), dg::tensor<float, A, B>>);
+    for (std::size_t a = 0; a < 2; ++a)
+      for (std::size_t b = 0; b < 4; ++b)
+        CHECK(r(a, b) == o.x(a, b) + (cond ? o.z(a, b) : o.w(a, b)));
+  }
+}
+
+TEST_CASE("if_: a one-element boolean tensor is a condition, a larger one a shape_error") {
+  const operands o;
+  auto yes = dg::full<bool, dg::dim<"one", 1>>(true);
+  auto r = dg::if_(yes, then_branch, else_branch)(o.x, o.y, o.z, o.w);
+  CHECK(r(1, 3) == o.x(1, 3) + o.z(1, 3));
+  auto no = dg::full<bool, N>(false, dg::extent<N>(1));
+  auto s = dg::if_(no, then_branch, else_branch)(o.x, o.y, o.z, o.w);
+  CHECK(s(1, 3) == o.x(1, 3) + o.w(1, 3));
+  auto two = dg::full<bool, N>(true, dg::extent<N>(2));
+  CHECK_THROWS_WITH_AS(dg::if_(two, then_branch, else_branch),
+                       doctest::Contains("dimgraph: if_: the condition must have one element"),
+                       dg::shape_error);
+}
+
+TEST_CASE("if_: only the chosen branch runs") {
+  const operands o;
+  int then_runs = 0, else_runs = 0;
+  auto then_fn = [&](const auto& x) {
+    ++then_runs;
+    return x * 2.0f;
+  };
+  auto else_fn = [&](const auto& x) {
+    ++else_runs;
+    return x * 3.0f;
+  };
+  auto r = dg::if_(false, then_fn, else_fn)(o.x);
+  CHECK(then_runs == 0);
+  CHECK(else_runs == 1);
+  CHECK(r(0, 0) == o.x(0, 0) * 3.0f);
+  (void)dg::if_(true, then_fn, else_fn)(o.x);
+  CHECK(then_runs == 1);
+  CHECK(else_runs == 1);
+}
+
+TEST_CASE("if_: a compile-time condition never instantiates the other branch") {
+  const operands o;
+  auto good = [](const auto& x, const auto& y) { return x - y; };
+  auto bad = [](const auto& x, const auto&) { return never_instantiated(x); };
+  auto r1 = dg::if_(std::true_type{}, good, bad)(o.x, o.y);
+  auto r2 = dg::if_(std::false_type{}, bad, good)(o.x, o.y);
+  auto r3 = dg::if_(dg::c<true>, good, bad)(o.x, o.y);
+  auto r4 = dg::if_(dg::c<false>, bad, good)(o.x, o.y);
+  auto r5 = dg::if_(std::bool_constant<(2 > 1)>{}, good, bad)(o.x, o.y);
+  for (std::size_t a = 0; a < 2; ++a)
+    for (std::size_t b = 0; b < 4; ++b) {
+      const float d = o.x(a, b) - o.y(a, b);
+      CHECK(r1(a, b) == d);
+      CHECK(r2(a, b) == d);
+      CHECK(r3(a, b) == d);
+      CHECK(r4(a, b) == d);
+      CHECK(r5(a, b) == d);
+    }
+}
+
+TEST_CASE("if_: the else outputs are permuted into the then-branch's dim order") {
+  const operands o;
+  const auto wt = dg::eval(dg::permute<B, A>(o.w));  // [B, A]
+  auto then_fn = [](const auto& x, const auto&) { return x; };
+  auto else_fn = [](const auto&, const auto& t) { return t * 1.0f; };  // [B, A]
+  auto r = dg::if_(false, then_fn, else_fn)(o.x, wt);
+  static_assert(std::is_same_v<decltype(r), dg::tensor<float, A, B>>);
+  for (std::size_t a = 0; a < 2; ++a)
+    for (std::size_t b = 0; b < 4; ++b) CHECK(r(a, b) == o.w(a, b));
+}
+
+TEST_CASE("if_: several outputs come back as a tuple") {
+  const operands o;
+  auto then_fn = [](const auto& x, const auto& y) { return std::tuple{x + y, dg::sum<B>(x)}; };
+  auto else_fn = [](const auto& x, const auto& y) { return std::pair{x - y, dg::sum<B>(y)}; };
+  for (bool cond : {true, false}) {
+    auto [d, s] = dg::if_(cond, then_fn, else_fn)(o.x, o.y);
+    static_assert(std::is_same_v<decltype(s), dg::tensor<float, A>>);
+    for (std::size_t a = 0; a < 2; ++a) {
+      float total = 0;
+      for (std::size_t b = 0; b < 4; ++b) {
+        CHECK(d(a, b) == (cond ? o.x(a, b) + o.y(a, b) : o.x(a, b) - o.y(a, b)));
+        total += cond ? o.x(a, b) : o.y(a, b);
+      }
+      CHECK(s(a) == doctest::Approx(total));
+    }
+  }
+}
