@@ -10,10 +10,21 @@
 // ---- begin dimgraph/config.hpp
 // User configuration knobs (DIMGRAPH_CONFIG_*) and portable attribute macros.
 
-// Define to 1 to route large contractions through a CBLAS (e.g. OpenBLAS).
-// The program must then link a CBLAS implementation itself.
+// Define to 1 to route large float and double contractions (dg::dot) through a CBLAS
+// (cblas_sgemm/dgemm, cblas_sgemv/dgemv; e.g. OpenBLAS: <cblas.h> must be on the include
+// path and the program must link it). The CMake option DIMGRAPH_USE_CBLAS does both for
+// targets linking dimgraph::dimgraph. Operands whose strides CBLAS cannot express, other
+// element types, and products below the threshold use the built-in kernel.
 #ifndef DIMGRAPH_CONFIG_USE_CBLAS
 #define DIMGRAPH_CONFIG_USE_CBLAS 0
+#endif
+
+// With DIMGRAPH_CONFIG_USE_CBLAS: the smallest m * n * k (per batch entry) of a contraction
+// that is handed to CBLAS; smaller ones stay with the built-in kernel and skip the library
+// call. (Measured against OpenBLAS 0.3.21 single-threaded, whose small-matrix kernels win
+// from about 8 x 8 x 8 up; raise it for a CBLAS that is slow on small products.)
+#ifndef DIMGRAPH_CONFIG_CBLAS_THRESHOLD
+#define DIMGRAPH_CONFIG_CBLAS_THRESHOLD 512
 #endif
 
 // Define to 1 to check internal invariants at run time (indices, extents).
@@ -2670,8 +2681,9 @@ constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
 }  // namespace dimgraph
 // ---- end dimgraph/tensor/index_arg.hpp
 // ---- begin dimgraph/tensor/storage.hpp
-// detail::storage: 64-byte aligned element storage, inline when the size is static.
+// detail::storage: element storage, 64-byte aligned on the heap, inline when the size is static.
 
+#include <bit>
 #include <memory>
 #include <new>
 
@@ -2679,30 +2691,36 @@ namespace dimgraph::detail {
 
 inline constexpr std::size_t storage_alignment = 64;
 
-struct aligned_free {
-  template <class T>
-  void operator()(T* p) const {
-    ::operator delete[](static_cast<void*>(p), std::align_val_t{storage_alignment});
-  }
+// Memory from plain ::operator new, freed with plain ::operator delete.
+struct raw_free {
+  void operator()(void* p) const { ::operator delete(p); }
 };
 
 // Heap storage of n value-initialised elements (T is trivially destructible: the
-// element types are arithmetic).
+// element types are arithmetic), 64-byte aligned inside a plain allocation of n elements
+// plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
+// fresh mmap every time, so a loop that makes one big tensor per iteration would fault
+// in every page of it on every call; plain requests of a repeated size reuse the heap.)
 template <class T>
 class heap_storage {
  public:
   heap_storage() = default;
-  explicit heap_storage(std::size_t n)
-      : data_(n ? static_cast<T*>(
-                      ::operator new[](n * sizeof(T), std::align_val_t{storage_alignment}))
-                : nullptr),
-        size_(n) {
-    std::uninitialized_value_construct_n(data_.get(), n);
+  explicit heap_storage(std::size_t n) : size_(n) {
+    if (n == 0) return;
+    raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
+    void* p = raw_.get();
+    std::size_t space = n * sizeof(T) + storage_alignment;
+    data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
+    std::uninitialized_value_construct_n(data_, n);
   }
   heap_storage(const heap_storage& o) : heap_storage(o.size_) {
-    std::copy_n(o.data_.get(), size_, data_.get());
+    std::copy_n(o.data_, size_, data_);
   }
-  heap_storage(heap_storage&& o) noexcept = default;
+  // A moved-from storage is empty.
+  heap_storage(heap_storage&& o) noexcept
+      : raw_(std::move(o.raw_)),
+        data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)) {}
   heap_storage& operator=(const heap_storage& o) {
     if (this != &o) {
       heap_storage copy(o);
@@ -2710,16 +2728,29 @@ class heap_storage {
     }
     return *this;
   }
-  heap_storage& operator=(heap_storage&& o) noexcept = default;
+  heap_storage& operator=(heap_storage&& o) noexcept {
+    raw_ = std::move(o.raw_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    return *this;
+  }
 
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
+  T* data() { return data_; }
+  const T* data() const { return data_; }
   std::size_t size() const { return size_; }
 
  private:
-  std::unique_ptr<T, aligned_free> data_;
+  std::unique_ptr<void, raw_free> raw_;
+  T* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+// The alignment of N inline elements of T: storage_alignment, or less for a small tensor
+// (its size in bytes rounded up to a power of two, at least alignof(T)), so that an
+// all-static tensor is no larger than its elements.
+template <class T, std::size_t N>
+inline constexpr std::size_t inline_alignment =
+    std::clamp(std::bit_ceil(sizeof(T) * (N == 0 ? 1 : N)), alignof(T), storage_alignment);
 
 // Inline storage of N elements (no heap), value-initialised.
 template <class T, std::size_t N>
@@ -2730,7 +2761,7 @@ class inline_storage {
   static constexpr std::size_t size() { return N; }
 
  private:
-  alignas(storage_alignment) T data_[N == 0 ? 1 : N]{};
+  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N]{};
 };
 
 }  // namespace dimgraph::detail
@@ -2912,6 +2943,11 @@ struct construct_tag {};
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
 // 64-byte aligned, inline when every dim is static. Elements start value-initialised.
+// An all-static tensor is exactly its elements (no extents, no strides, no pointer; inline
+// storage is aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
+// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A tensor with a non-static
+// dim that has been moved from is left at each such dim's smallest extent (empty when the dim
+// may be 0): valid, and ready to be assigned again.
 // Error: a repeated dim (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
@@ -2931,7 +2967,34 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   tensor()
     requires is_static
   = default;
-  explicit tensor(const shape_type& s) : shape_(s), storage_(make_storage(s)) {}
+  explicit tensor(const shape_type& s)
+      : shape_(s), storage_(make_storage(s)), strides_(strides_of(s)) {}
+
+  tensor(const tensor&) = default;
+  tensor& operator=(const tensor&) = default;
+  tensor(tensor&&) noexcept
+    requires is_static
+  = default;
+  tensor& operator=(tensor&&) noexcept
+    requires is_static
+  = default;
+  // (Allocates only when every dim's smallest extent is above 0.)
+  tensor(tensor&& o) noexcept(lower_bound_size == 0)
+    requires(!is_static)
+      : shape_(o.shape_), storage_(std::move(o.storage_)), strides_(o.strides_) {
+    o.reset_to_lower_bounds();
+  }
+  tensor& operator=(tensor&& o) noexcept(lower_bound_size == 0)
+    requires(!is_static)
+  {
+    if (this != &o) {
+      shape_ = o.shape_;
+      storage_ = std::move(o.storage_);
+      strides_ = o.strides_;
+      o.reset_to_lower_bounds();
+    }
+    return *this;
+  }
   template <class... Ts>
     requires(sizeof...(Ts) > 0)
   explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
@@ -2964,20 +3027,26 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   T* data() { return storage_.data(); }
   const T* data() const { return storage_.data(); }
-  const shape_type& shape() const { return shape_; }
-  const detail::strides_t<rank>& strides() const { return strides_; }
+  const shape_type& shape() const {
+    if constexpr (is_static) return static_shape_;
+    else return shape_;
+  }
+  const detail::strides_t<rank>& strides() const {
+    if constexpr (is_static) return static_strides_;
+    else return strides_;
+  }
 
   // Re-shapes (dynamic dims only); the contents become value-initialised when the extents change.
   void reshape(const shape_type& s) {
-    if (s == shape_) return;
+    if (s == shape()) return;
     storage_ = make_storage(s);
     shape_ = s;
-    strides_ = detail::row_major_strides<rank>(s.extents());
+    strides_ = strides_of(s);
   }
 
   // A view of the whole tensor.
-  tensor_view<T, Ds...> view() { return {data(), shape_, strides_}; }
-  tensor_view<const T, Ds...> view() const { return {data(), shape_, strides_}; }
+  tensor_view<T, Ds...> view() { return {data(), shape(), strides()}; }
+  tensor_view<const T, Ds...> view() const { return {data(), shape(), strides()}; }
   operator tensor_view<const T, Ds...>() const { return view(); }  // NOLINT
 
  private:
@@ -2992,10 +3061,36 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     else return storage_type(s.size());
   }
 
+  static constexpr std::size_t lower_bound_size = (std::size_t{1} * ... * bounds_v<Ds>.lo);
+  static constexpr shape_type lower_bounds() {
+    return shape_type::from_extents({bounds_v<Ds>.lo...});
+  }
+  // A static tensor's shape and strides are constants (static_shape_, static_strides_);
+  // only other tensors store theirs.
+  static constexpr shape_type static_shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
+  static constexpr detail::strides_t<rank> static_strides_ =
+      detail::row_major_strides<rank>({bounds_v<Ds>.lo...});
+  struct no_shape {
+    constexpr no_shape() = default;
+    constexpr no_shape(const shape_type&) {}  // NOLINT: stands in for the shape
+  };
+  struct no_strides {};
+  using shape_member = std::conditional_t<is_static, no_shape, shape_type>;
+  using strides_type = std::conditional_t<is_static, no_strides, detail::strides_t<rank>>;
+  static constexpr strides_type strides_of([[maybe_unused]] const shape_type& s) {
+    if constexpr (is_static) return {};
+    else return detail::row_major_strides<rank>(s.extents());
+  }
+  void reset_to_lower_bounds() {
+    shape_ = lower_bounds();
+    storage_ = make_storage(shape());
+    strides_ = strides_of(shape());
+  }
+
   // (Before a constructor sets it: every dim at its smallest extent.)
-  shape_type shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
-  storage_type storage_ = make_storage(shape_);
-  detail::strides_t<rank> strides_ = detail::row_major_strides<rank>(shape_.extents());
+  [[no_unique_address]] shape_member shape_ = lower_bounds();
+  storage_type storage_ = make_storage(shape());
+  [[no_unique_address]] strides_type strides_ = strides_of(shape());
 };
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
@@ -3064,14 +3159,25 @@ tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
 }
 
+namespace detail {
+template <class X>
+inline constexpr bool owns_elements_v = false;
+template <class T, class... Ds>
+inline constexpr bool owns_elements_v<tensor<T, Ds...>> = true;
+}  // namespace detail
+
 // The same elements with the dims in another order (a view, no copy).
-// Error: Ps... is not a reordering of the tensor's dims.
+// Error: Ps... is not a reordering of the tensor's dims; the tensor is a temporary (the view
+// would outlive its elements).
 template <class... Ps, class X>
 auto permute(X&& x) {
   using x_t = std::remove_cvref_t<X>;
   using dims = typename x_t::dims;
   static_assert(list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size,
                 "dimgraph: permute: the new order must list each dim of the tensor once");
+  static_assert(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
+                "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
+                "it in a variable first");
   using elem = std::remove_pointer_t<decltype(x.data())>;
   std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
   detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};
@@ -4549,11 +4655,15 @@ namespace detail::fn {
 
 // How a reduction starts (identity) and combines; Acc is the type it accumulates in.
 // Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
+// Over no elements (a reduced extent of 0) a reduction gives its identity (sum 0, prod 1,
+// any false, all true; mean 0 / 0, i.e. NaN), except where empty_is_error: max and min of
+// nothing have no value, and evaluating them throws dg::shape_error.
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
 struct sum_reduce {
   static constexpr const char* name = "sum";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
   template <class Acc>
@@ -4567,6 +4677,7 @@ struct sum_reduce {
 };
 struct prod_reduce {
   static constexpr const char* name = "prod";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
   template <class Acc>
@@ -4586,6 +4697,7 @@ struct mean_reduce : sum_reduce {
 };
 struct max_reduce {
   static constexpr const char* name = "max";
+  static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
   template <class Acc>
@@ -4599,8 +4711,14 @@ struct max_reduce {
     return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
   }
 };
+// max whose value over no elements is its identity (-inf, or the lowest integer): the
+// running maximum inside logsumexp, where an empty group gives log(0) = -inf.
+struct running_max_reduce : max_reduce {
+  static constexpr bool empty_is_error = false;
+};
 struct min_reduce {
   static constexpr const char* name = "min";
+  static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
   template <class Acc>
@@ -4616,6 +4734,7 @@ struct min_reduce {
 };
 struct any_reduce {
   static constexpr const char* name = "any";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
   template <class Acc>
@@ -4629,6 +4748,7 @@ struct any_reduce {
 };
 struct all_reduce {
   static constexpr const char* name = "all";
+  static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
   template <class Acc>
@@ -4669,8 +4789,11 @@ class reduce_expr : public expr_node_base {
   X x_;
 };
 
-// The public reductions. Error (compile time): a reduced dim the tensor does not have,
-// a dim given twice, or the op on dg::index<D> (any/all: on a non-bool).
+// The public reductions. Result element type: sum and prod of bool or integers give int64,
+// of floats the same type; mean of bool or integers gives float; max and min keep the type;
+// any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
+// given twice, or the op on dg::index<D> (any/all: on a non-bool). Error (run time, when
+// evaluated): max or min over a reduced extent of 0 (shape_error naming the dims).
 #define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
   template <class... Rs, expression X>                                              \
   auto NAME(X&& x) {                                                                \
@@ -4706,30 +4829,85 @@ DIMGRAPH_REDUCTION(all, detail::fn::all_reduce, DIMGRAPH_BOOLEAN, "the operand m
 }  // namespace dimgraph
 // ---- end dimgraph/expr/reduce.hpp
 // ---- begin dimgraph/expr/contract.hpp
-// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags).
+// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags), a lazy node.
 
 
 
 namespace dimgraph {
 
-// sum over Ks... of a * b, aligned by tag. Dims in both operands but not in Ks...
-// are batch dims (aligned, kept once). Shape rule:
-//   [a dims] . [b dims] -> [a dims without Ks..., then b's other dims without Ks...]
-// It is the reduction of the operands' outer product, evaluated without forming it:
-// the loop nest runs over all dims and accumulates into the result (GEMM as rank-1
-// updates with the result's last dim innermost; GEMV as one dot product per row).
-// Error (compile time): an operand lacks a contracted dim; a dim contracted twice.
+// The contraction of A and B over the dims Ks... (their sum of products). Dims in both
+// operands but not in Ks... are batch dims: aligned by tag and kept once. Shape rule:
+//   [a dims] . [b dims] -> [a dims without Ks..., then b's dims that are neither in Ks...
+//   nor in a]
+// The element type is the operands' promoted type (int64 for integers and bool, as for sum).
+// Evaluated as a (batched) matrix product by eval/contract.hpp: assigning the node to a
+// tensor or view runs the kernel; an element-wise op that reads the node evaluates it first.
+template <class A, class B, class... Ks>
+class contract_expr : public expr_node_base {
+ public:
+  using contracted = dim_list<Ks...>;
+  using dims = list_union_t<list_difference_t<dims_t<A>, contracted>,
+                            list_difference_t<dims_t<B>, contracted>>;
+  using value_type = detail::fn::sum_type_t<promote_t<value_t<A>, value_t<B>>>;
+
+  // Error: a dim the operands share (contracted or batch) with different run-time extents
+  // (shape_error naming dot, the dim and both extents).
+  template <class ArgA, class ArgB>
+  contract_expr(ArgA&& a, ArgB&& b) : a_(std::forward<ArgA>(a)), b_(std::forward<ArgB>(b)) {
+    check_shared(static_cast<list_intersection_t<dims_t<A>, dims_t<B>>*>(nullptr));
+  }
+
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (list_contains_v<dims_t<A>, d>) return a_.template extent<d>();
+    else return b_.template extent<d>();
+  }
+  const std::remove_cvref_t<A>& lhs() const { return a_; }
+  const std::remove_cvref_t<B>& rhs() const { return b_; }
+  // The operands. (A node with a source is evaluated into a tensor of its own before an
+  // element-wise op reads it.)
+  std::tuple<const std::remove_cvref_t<A>&, const std::remove_cvref_t<B>&> source() const {
+    return {a_, b_};
+  }
+
+ private:
+  template <class... Ss>
+  void check_shared(dim_list<Ss...>*) const {
+    (check_one<Ss>(), ...);
+  }
+  template <class S>
+  void check_one() const {
+    if constexpr (!is_static_v<S>) {
+      const std::size_t ea = a_.template extent<S>(), eb = b_.template extent<S>();
+      if (ea != eb)
+        throw shape_error("dot", "dim '" + describe<S>() + "' has extent " + std::to_string(ea) +
+                                     " in the left operand and " + std::to_string(eb) +
+                                     " in the right operand");
+    }
+  }
+
+  A a_;
+  B b_;
+};
+
+// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
+// Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
+// operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
 template <class... Ks, expression A, expression B>
 auto dot(A&& a, B&& b) {
   constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
   constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
   constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+  constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
   static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
   static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
-  if constexpr (in_a && in_b && distinct) {
-    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-    static_assert(numbers, "dimgraph: dot: the op makes no sense on dg::index<D>");
-    return sum<Ks...>(outer(std::forward<A>(a), std::forward<B>(b)));
+  static_assert(!(in_a && in_b && distinct) || numbers,
+                "dimgraph: dot: the op makes no sense on dg::index<D>");
+  if constexpr (in_a && in_b && distinct && numbers) {
+    return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
+                                                                std::forward<B>(b));
   } else {
     return detail::invalid_expr{};
   }
@@ -4816,9 +4994,13 @@ constexpr loop_plan<R, N> make_loop_plan(
       }
     }
     p.depth = R - out;
-    for (std::size_t k = 0; k < p.depth; ++k) {
-      p.extent[k] = e[out + k];
-      for (std::size_t op = 0; op < N; ++op) p.stride[op][k] = s[op][out + k];
+    // Levels move to the front. A fixed trip count, so that this stays a few moves and
+    // does not become a call to memcpy in the caller's hot path.
+    for (std::size_t k = 0; k < R; ++k) {
+      const bool used = k < p.depth;
+      const std::size_t from = used ? out + k : 0;
+      p.extent[k] = used ? e[from] : 0;
+      for (std::size_t op = 0; op < N; ++op) p.stride[op][k] = used ? s[op][from] : 0;
     }
     return p;
   }
@@ -5010,7 +5192,7 @@ struct leaf_info {
 
 // The bytes [lo, hi) that a strided tensor touches (empty for 0 elements).
 template <class X>
-std::pair<const char*, const char*> memory_span(const X& x) {
+DIMGRAPH_ALWAYS_INLINE inline std::pair<const char*, const char*> memory_span(const X& x) {
   using value = std::remove_const_t<std::remove_pointer_t<decltype(x.data())>>;
   const char* base = reinterpret_cast<const char*>(x.data());
   std::ptrdiff_t lo = 0, hi = 0;
@@ -5026,7 +5208,7 @@ std::pair<const char*, const char*> memory_span(const X& x) {
 
 // The strides of leaf E along OutDims (0 where E lacks the dim).
 template <class OutDims, class E>
-std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     return std::array<std::ptrdiff_t, OutDims::size>{[&] {
       if constexpr (list_contains_v<typename E::dims, Ds>) return e.template stride<Ds>();
@@ -5197,8 +5379,20 @@ void run_reduce(Acc* out, const Cursor& c, const loop_plan<R, N>& p) {
   }
 }
 
+// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
+template <class... Rs, class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
+  std::string what;
+  ((x.template extent<Rs>() == 0
+        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
+        : void()),
+   ...);
+  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
+}
+
 // dst = reduction e (dst's extents already match e's). The output may not overlap the
-// input at all (overlap_error), checked before the first write.
+// input at all (overlap_error), and max or min may not reduce over no elements
+// (shape_error); both checked before the first write.
 template <class Dst, class Op, class X, class... Rs>
 void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   using xdims = dims_t<X>;
@@ -5206,6 +5400,8 @@ void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   constexpr std::size_t R = xdims::size;
   constexpr std::size_t N = leaf_count_v<X> + 1;
   const auto& x = e.source();
+  if constexpr (Op::empty_is_error)
+    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
 
   std::array<leaf_info<R>, N> infos{};
   const auto cursor = build_cursor<xdims, 1>(x, infos);
@@ -5280,21 +5476,37 @@ constexpr bool check_assign() {
 
 // The expression's extents in the destination's dim order.
 template <class... Ds, class E>
-std::array<std::size_t, sizeof...(Ds)> extents_in_order(dim_list<Ds...>*, const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
+    dim_list<Ds...>*, const E& e) {
   return {e.template extent<Ds>()...};
+}
+
+// b, hidden from the optimiser: a branch on it cannot be threaded, so the cold code behind
+// it stays in one place (GCC moves it to <function>.cold instead of copying the call into the
+// hot path).
+DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
+#if defined(__GNUC__) || defined(__clang__)
+  asm("" : "+r"(b));
+#endif
+  return b;
 }
 
 // Every leaf whose memory overlaps the output must be the output itself, element for
 // element (in-place element-wise work); anything else is a partial overlap.
 template <std::size_t R, std::size_t N>
-void check_overlap(const leaf_info<R>& out, const std::array<leaf_info<R>, N>& leaves) {
+DIMGRAPH_ALWAYS_INLINE inline void check_overlap(const leaf_info<R>& out,
+                                                 const std::array<leaf_info<R>, N>& leaves) {
   if (out.lo == out.hi) return;
-  for (std::size_t i = 1; i < N; ++i) {
+  // The first offending operand (0: none), then one call site for the cold throw.
+  std::size_t bad = 0;
+  for (std::size_t i = N; i-- > 1;) {
     const auto& l = leaves[i];
     if (l.lo == l.hi || l.hi <= out.lo || out.hi <= l.lo) continue;
     if (l.data == out.data && l.strides == out.strides) continue;
-    throw_partial_overlap(i);
+    bad = i;
   }
+  if (opaque(bad != 0)) [[unlikely]]
+    throw_partial_overlap(bad);
 }
 
 template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
@@ -5308,9 +5520,7 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
     const std::size_t n = p.inner_extent();
     std::array<std::ptrdiff_t, N> inner{};
     for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    std::array<std::ptrdiff_t, N> off{};
-    std::array<std::size_t, R> idx{};
-    for (;;) {
+    const auto run_row = [&](const std::array<std::ptrdiff_t, N>& off) DIMGRAPH_ALWAYS_INLINE {
       Out* o = out + off[0];
       const auto row = c.template row<AssumeUnit>(off, inner);
       // The overlap check has ruled out every overlap but exact aliasing, which carries
@@ -5324,8 +5534,26 @@ DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loo
         for (std::size_t i = 0; i < n; ++i)
           o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
       }
-      // Odometer over the outer levels.
-      std::size_t k = p.depth - 1;
+    };
+    std::array<std::ptrdiff_t, N> off{};
+    if (p.depth == 1) {
+      run_row(off);
+      return;
+    }
+    // The level around the inner loop is a plain counted loop (rows one stride apart);
+    // an odometer steps the levels outside it.
+    const std::size_t middle = p.depth - 2;
+    const std::size_t rows = p.extent[middle];
+    std::array<std::ptrdiff_t, N> step{};
+    for (std::size_t op = 0; op < N; ++op) step[op] = p.stride[op][middle];
+    std::array<std::size_t, R> idx{};
+    for (;;) {
+      std::array<std::ptrdiff_t, N> at = off;
+      for (std::size_t r = 0; r < rows; ++r) {
+        run_row(at);
+        for (std::size_t op = 0; op < N; ++op) at[op] += step[op];
+      }
+      std::size_t k = middle;
       for (;;) {
         if (k == 0) return;
         --k;
@@ -5351,7 +5579,7 @@ struct assignment {
   loop_plan<R, N> plan{};
 
   template <class Cursor>
-  void run(out_value* out, const Cursor& c) const {
+  DIMGRAPH_ALWAYS_INLINE void run(out_value* out, const Cursor& c) const {
     constexpr stride_kind out_kind = is_tensor_v<Dst> ? stride_kind::unit : stride_kind::dynamic;
     bool all_unit = plan.depth > 0;
     for (std::size_t op = 0; op < N && all_unit; ++op) {
@@ -5367,7 +5595,8 @@ struct assignment {
 
 // Plans dst = e and checks it (extents, overlap); returns the cursor and the plan.
 template <class Dst, class E>
-auto prepare(const Dst& dst, const E& e, assignment<std::remove_const_t<Dst>, E>& a) {
+DIMGRAPH_ALWAYS_INLINE inline auto prepare(const Dst& dst, const E& e,
+                                           assignment<std::remove_const_t<Dst>, E>& a) {
   constexpr std::size_t R = assignment<Dst, E>::R;
   auto cursor = build_cursor<typename Dst::dims, 1>(e, a.infos);
   leaf_info<R>& out = a.infos[0];
@@ -5380,21 +5609,28 @@ auto prepare(const Dst& dst, const E& e, assignment<std::remove_const_t<Dst>, E>
   return cursor;
 }
 
+// (Cold and out of line: the message is built only when it is thrown.)
+template <class... Ds, std::size_t R>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_extent_mismatch(
+    dim_list<Ds...>*, const std::array<std::size_t, R>& have,
+    const std::array<std::size_t, R>& want) {
+  std::string what;
+  std::size_t i = 0;
+  ((what.empty() && have[i] != want[i]
+        ? void(what = "dim '" + describe<Ds>() + "' has extent " + std::to_string(have[i]) +
+                      " in the destination and " + std::to_string(want[i]) + " in the expression")
+        : void(),
+    ++i),
+   ...);
+  throw shape_error("assign", what);
+}
+
 template <class Dst, class E>
-void check_extents(const Dst& dst, const E& e) {
+DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   if constexpr (Dst::rank > 0) {
     const auto want = extents_in_order(static_cast<typename Dst::dims*>(nullptr), e);
     const auto have = dst.shape().extents();
-    std::size_t i = 0;
-    [&]<class... Ds>(dim_list<Ds...>*) {
-      ((want[i] != have[i]
-            ? throw shape_error("assign", "dim '" + describe<Ds>() + "' has extent " +
-                                              std::to_string(have[i]) + " in the destination and " +
-                                              std::to_string(want[i]) + " in the expression")
-            : void(),
-        ++i),
-       ...);
-    }(static_cast<typename Dst::dims*>(nullptr));
+    if (want != have) throw_extent_mismatch(static_cast<typename Dst::dims*>(nullptr), have, want);
   }
 }
 
@@ -5429,12 +5665,15 @@ struct static_assignment {
     std::array<leaf_info<R>, N> infos{};
     const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
     const char* o = reinterpret_cast<const char*>(out);
-    for (std::size_t i = 1; CheckOverlap && i < N; ++i) {
+    std::size_t bad = 0;  // the first offending operand (0: none)
+    for (std::size_t i = N; CheckOverlap && i-- > 1;) {
       const char* p = static_cast<const char*>(infos[i].data);
       if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
       if (p == o && value.strides[i] == value.strides[0]) continue;
-      throw_partial_overlap(i);
+      bad = i;
     }
+    if (opaque(bad != 0)) [[unlikely]]
+      throw_partial_overlap(bad);
     run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
   }
 };
@@ -5455,12 +5694,23 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   }
 }
 
+// out = e where out's extents change: e is evaluated into new memory first (e may read
+// out), which then replaces out's. Cold and out of line: allocating dominates it anyway,
+// and it keeps the allocation out of the kernel of a steady-state assignment.
+template <class Dst, class E>
+[[gnu::cold]] DIMGRAPH_NOINLINE void assign_resized(Dst& out, const E& e,
+                                                    const typename Dst::shape_type& s) {
+  Dst fresh(s);
+  assign_into<false>(fresh, e);
+  out = std::move(fresh);
+}
+
 }  // namespace detail
 
 // out = e for a view: every extent must match (shape_error), no operand may partially
 // overlap out (overlap_error); both checked before the first write.
 template <class T, class... Ds, expression E>
-void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
+DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
   if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
     detail::check_extents(out, e);
     detail::assign_into(out, e);
@@ -5478,13 +5728,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     } else {
       auto s = dst::shape_type::from_extents(
           detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      if (s == out.shape()) {
+      if (detail::opaque(s == out.shape())) [[likely]]
         detail::assign_into(out, e);
-      } else {
-        dst fresh(s);
-        detail::assign_into<false>(fresh, e);
-        out = std::move(fresh);
-      }
+      else detail::assign_resized(out, e, s);
     }
   }
 }
@@ -6072,6 +6318,83 @@ constexpr bool numeric_over() {
   return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
          !std::is_same_v<value_t<X>, bool>;
 }
+// f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
+// extents, any strides): the pointers to the two elements there.
+template <class A, class B, class F>
+void for_each_position(const A& a, const B& b, F f) {
+  constexpr std::size_t rank = A::rank;
+  if constexpr (rank == 0) {
+    f(a.data(), b.data());
+  } else {
+    const auto ext = a.shape().extents();
+    for (std::size_t e : ext)
+      if (e == 0) return;
+    const auto& sa = a.strides();
+    const auto& sb = b.strides();
+    std::array<std::size_t, rank> idx{};
+    std::ptrdiff_t oa = 0, ob = 0;
+    for (;;) {
+      f(a.data() + oa, b.data() + ob);
+      std::size_t k = rank;
+      for (;;) {
+        if (k == 0) return;
+        --k;
+        oa += sa[k];
+        ob += sb[k];
+        if (++idx[k] < ext[k]) break;
+        oa -= sa[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        ob -= sb[k] * static_cast<std::ptrdiff_t>(ext[k]);
+        idx[k] = 0;
+      }
+    }
+  }
+}
+
+// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os): the
+// max, exp(x - max) and its sum, then the division (or x - max - log(sum)); the element
+// functions of max, sub, exp, sum, div and log.
+template <bool Log, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
+                                               std::ptrdiff_t xs, std::size_t n) {
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  V m = fn::max_reduce::identity<V>();
+  for (std::size_t i = 0; i < n; ++i) m = fn::max_reduce::combine(m, x[at(i, xs)]);
+  T sum = T(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const T d = fn::sub{}(static_cast<T>(x[at(i, xs)]), static_cast<T>(m));
+    const T e = fn::exp{}(d);
+    o[at(i, os)] = Log ? d : e;
+    sum = fn::sum_reduce::combine(sum, e);
+  }
+  if constexpr (Log) {
+    const T log_sum = fn::log{}(sum);
+    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::sub{}(o[at(i, os)], log_sum);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::div{}(o[at(i, os)], sum);
+  }
+}
+
+// Softmax over D of a tensor or view, row by row: each row (all of D at one position of
+// the other dims) is read and written while it is in cache, in three short passes.
+template <class D, bool Log, class X>
+auto softmax_rows(const X& x) {
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor<T, Ds...>(x.shape());
+  }(static_cast<typename X::dims*>(nullptr));
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], [&](const V* xr, T* o) {
+    if (xs == 1 && os == 1) softmax_row<Log>(o, 1, xr, 1, n);  // vectorisable
+    else softmax_row<Log>(o, os, xr, xs, n);
+  });
+  return out;
+}
+
 // positions along D: 0, 1, ..., extent - 1
 template <class D>
 tensor<std::int64_t, D> positions(std::size_t n) {
@@ -6082,7 +6405,8 @@ tensor<std::int64_t, D> positions(std::size_t n) {
 }  // namespace detail
 
 // log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
-// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type.
+// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type; over
+// no elements (a reduced extent of 0) it is log(0) = -inf.
 // Error: a dim the tensor does not have; a bool or index operand.
 template <class... Rs, expression X>
 auto logsumexp(X&& x) {
@@ -6090,7 +6414,8 @@ auto logsumexp(X&& x) {
   static_assert(ok,
                 "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    const auto m = detail::materialize(max<Rs...>(x));
+    const auto m =
+        detail::materialize(reduce_expr<detail::fn::running_max_reduce, operand_t<X&>, Rs...>(x));
     return eval(m + log(sum<Rs...>(exp(x - m))));
   } else {
     return detail::invalid_expr{};
@@ -6104,27 +6429,22 @@ auto softmax(X&& x) {
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    const auto m = detail::materialize(max<D>(x));
-    auto e = detail::materialize(exp(x - m));
-    e /= sum<D>(e);
-    return e;
+    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+    else return detail::softmax_rows<D, false>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
 }
 
-// x - logsumexp(x) over D. Shape rule: x's dims.
+// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
 template <class D, expression X>
 auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    using real = detail::fn::float_of_t<value_t<X>>;
-    const auto m = detail::materialize(max<D>(x));
-    auto r = detail::materialize(cast<real>(x - m));
-    r -= log(sum<D>(exp(r)));
-    return r;
+    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+    else return detail::softmax_rows<D, true>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
@@ -6132,6 +6452,7 @@ auto log_softmax(X&& x) {
 
 // The first position of the largest (argmax) or smallest (argmin) element along D, as
 // dg::index<D>. Shape rule: [x dims] -> [x dims without D].
+// Error (run time): D has extent 0, so there is no position (shape_error).
 #define DIMGRAPH_ARG_REDUCTION(NAME, EXTREME)                                                    \
   template <class D, expression X>                                                               \
   auto NAME(X&& x) {                                                                             \
@@ -6140,6 +6461,7 @@ auto log_softmax(X&& x) {
         ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
     if constexpr (ok) {                                                                          \
       const std::size_t n = x.template extent<D>();                                              \
+      if (n == 0) detail::throw_empty_reduction<D>(#NAME, x);                                    \
       const auto best = detail::materialize(EXTREME<D>(x));                                      \
       const auto pos = detail::positions<D>(n);                                                  \
       const auto first =                                                                         \
@@ -6155,4 +6477,2977 @@ DIMGRAPH_ARG_REDUCTION(argmin, min)
 
 }  // namespace dimgraph
 // ---- end dimgraph/eval/softmax.hpp
+// ---- begin dimgraph/eval/gemm.hpp
+// The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
+
+#include <vector>
+
+
+namespace dimgraph::detail {
+
+// One group of dims (the rows M, the contracted K, the columns N or the batch dims) as
+// one operand sees it: the memory offset of the group's flattened index i. Affine
+// (offset i * stride) when the operand's dims of the group coalesce into one stride,
+// otherwise a table. A group of at most one element counts as affine with stride 1.
+struct dim_group {
+  std::size_t size = 1;
+  std::ptrdiff_t stride = 1;
+  bool affine = true;
+  std::vector<std::ptrdiff_t> table;
+
+  std::ptrdiff_t at(std::size_t i) const {
+    return affine ? static_cast<std::ptrdiff_t>(i) * stride : table[i];
+  }
+  bool unit() const { return affine && stride == 1; }
+};
+
+// The group of dims with extents ext and strides str (outermost first).
+template <std::size_t G>
+dim_group make_dim_group(const std::array<std::size_t, G>& ext,
+                         const std::array<std::ptrdiff_t, G>& str) {
+  dim_group g;
+  for (std::size_t e : ext) g.size *= e;
+  if (g.size <= 1) return g;
+  bool first = true;
+  std::ptrdiff_t expected = 0;
+  for (std::size_t d = G; d-- > 0;) {
+    if (ext[d] == 1) continue;
+    if (first) g.stride = str[d];
+    else if (str[d] != expected) g.affine = false;
+    first = false;
+    expected = str[d] * static_cast<std::ptrdiff_t>(ext[d]);
+  }
+  if (g.affine) return g;
+  g.table.resize(g.size);
+  std::array<std::size_t, G> idx{};
+  std::ptrdiff_t off = 0;
+  for (std::size_t i = 0; i < g.size; ++i) {
+    g.table[i] = off;
+    for (std::size_t d = G; d-- > 0;) {
+      off += str[d];
+      if (++idx[d] < ext[d]) break;
+      off -= str[d] * static_cast<std::ptrdiff_t>(ext[d]);
+      idx[d] = 0;
+    }
+  }
+  return g;
+}
+
+// C(m, n) = sum_k A(m, k) B(k, n) for one batch entry; each operand's element is at its
+// base pointer plus the offsets of its two groups.
+template <class T>
+struct matmul_operands {
+  const T* a;
+  const dim_group* am;
+  const dim_group* ak;
+  const T* b;
+  const dim_group* bk;
+  const dim_group* bn;
+  T* c;
+  const dim_group* cm;
+  const dim_group* cn;
+};
+
+// acc + x * y, fused where the target has FMA (one rounding, twice the throughput).
+template <class T>
+DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
+#if defined(__FMA__)
+  if constexpr (std::is_floating_point_v<T>) return std::fma(x, y, acc);
+  else return static_cast<T>(acc + x * y);
+#else
+  return static_cast<T>(acc + x * y);
+#endif
+}
+
+// Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vector
+// registers wide), an A block of MC x KC in L2, a B sliver of KC x NR in L1.
+template <class T>
+struct gemm_blocking {
+#if defined(__AVX512F__)
+  static constexpr std::size_t vector_bytes = 64;
+#elif defined(__AVX__)
+  static constexpr std::size_t vector_bytes = 32;
+#else
+  static constexpr std::size_t vector_bytes = 16;
+#endif
+  static constexpr std::size_t lanes = std::max<std::size_t>(1, vector_bytes / sizeof(T));
+  static constexpr std::size_t mr = 6;
+  static constexpr std::size_t nr = 2 * lanes;
+  static constexpr std::size_t kc = 256;
+  static constexpr std::size_t mc = 16 * mr;
+  static constexpr std::size_t nc = 128 * nr;
+};
+
+// The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B
+// sliver. Plain loops over constant bounds, which the compiler unrolls and vectorises with
+// the tile held in registers.
+template <class T, std::size_t MR, std::size_t NR>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
+                                                   const T* __restrict bp, T (&tile)[MR][NR]) {
+  T acc[MR][NR] = {};
+  for (std::size_t p = 0; p < kc; ++p) {
+    const T* b = bp + p * NR;
+    for (std::size_t i = 0; i < MR; ++i) {
+      const T x = ap[p * MR + i];
+      for (std::size_t j = 0; j < NR; ++j) acc[i][j] = multiply_add(acc[i][j], x, b[j]);
+    }
+  }
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t j = 0; j < NR; ++j) tile[i][j] = acc[i][j];
+}
+
+// Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
+// each stored depth-major (W values per depth step), padding the last sliver with zeros.
+template <std::size_t W, class T>
+void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
+               std::size_t rows, std::size_t p0, std::size_t kc) {
+  std::array<std::ptrdiff_t, W> roff{};
+  for (std::size_t s = 0; s < rows; s += W) {
+    const std::size_t w = std::min(W, rows - s);
+    for (std::size_t i = 0; i < W; ++i) roff[i] = i < w ? rg.at(r0 + s + i) : 0;
+    T* o = out + s * kc;
+    if (w == W && rg.unit()) {
+      const T* src = base + roff[0];
+      if (kg.affine) {
+        const std::ptrdiff_t ks = kg.stride;
+        for (std::size_t p = 0; p < kc; ++p)
+          for (std::size_t i = 0; i < W; ++i)
+            o[p * W + i] =
+                src[static_cast<std::ptrdiff_t>(p0 + p) * ks + static_cast<std::ptrdiff_t>(i)];
+        continue;
+      }
+    }
+    for (std::size_t p = 0; p < kc; ++p) {
+      const T* src = base + kg.at(p0 + p);
+      for (std::size_t i = 0; i < W; ++i) o[p * W + i] = i < w ? src[roff[i]] : T(0);
+    }
+  }
+}
+
+// Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
+template <class T, std::size_t MR, std::size_t NR>
+void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size_t m0,
+                std::size_t mr, std::size_t n0, std::size_t nr, bool first) {
+  const bool unit = op.cn->unit();
+  const std::ptrdiff_t n_base = op.cn->at(n0);
+  for (std::size_t i = 0; i < mr; ++i) {
+    T* row = op.c + op.cm->at(m0 + i);
+    if (unit) {
+      T* r = row + n_base;
+      if (first)
+        for (std::size_t j = 0; j < nr; ++j) r[j] = tile[i][j];
+      else
+        for (std::size_t j = 0; j < nr; ++j) r[j] += tile[i][j];
+    } else {
+      for (std::size_t j = 0; j < nr; ++j) {
+        T& slot = row[op.cn->at(n0 + j)];
+        slot = first ? tile[i][j] : slot + tile[i][j];
+      }
+    }
+  }
+}
+
+// The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
+// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles.
+template <class T>
+void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T>;
+  constexpr std::size_t MR = blk::mr, NR = blk::nr;
+  const std::size_t kc_max = std::min(blk::kc, k);
+  const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
+  const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
+  std::vector<T> bpack(kc_max * nc_max), apack(kc_max * mc_max);
+  alignas(64) T tile[MR][NR];
+  for (std::size_t jc = 0; jc < n; jc += blk::nc) {
+    const std::size_t nc = std::min(blk::nc, n - jc);
+    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
+      const std::size_t kc = std::min(blk::kc, k - pc);
+      gemm_pack<NR>(bpack.data(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      for (std::size_t ic = 0; ic < m; ic += blk::mc) {
+        const std::size_t mc = std::min(blk::mc, m - ic);
+        gemm_pack<MR>(apack.data(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
+        for (std::size_t jr = 0; jr < nc; jr += NR) {
+          for (std::size_t ir = 0; ir < mc; ir += MR) {
+            gemm_micro_tile<T, MR, NR>(kc, apack.data() + ir * kc, bpack.data() + jr * kc, tile);
+            gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
+                       pc == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The product for a few rows of A when B's columns are contiguous: the micro-kernel reads
+// B and A where they are (packing B would cost more than the product itself when m is
+// small); B's last columns that do not fill a tile are summed one by one.
+template <class T>
+void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T>;
+  constexpr std::size_t MR = blk::mr, NR = blk::nr;
+  const std::ptrdiff_t as = op.ak->stride, bs = op.bk->stride;
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  std::array<const T*, MR> a{};
+  alignas(64) T tile[MR][NR];
+  for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+    const std::size_t mr = std::min(MR, m - i0);
+    for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
+    std::size_t j0 = 0;
+    for (; j0 + NR <= n; j0 += NR) {
+      const T* b = op.b + op.bn->at(j0);
+      T acc[MR][NR] = {};
+      for (std::size_t p = 0; p < k; ++p) {
+        const T* bp = b + at(p, bs);
+        for (std::size_t i = 0; i < MR; ++i) {
+          const T x = a[i][at(p, as)];
+          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = multiply_add(acc[i][j], x, bp[j]);
+        }
+      }
+      for (std::size_t i = 0; i < MR; ++i)
+        for (std::size_t j = 0; j < NR; ++j) tile[i][j] = acc[i][j];
+      gemm_store(op, tile, i0, mr, j0, NR, true);
+    }
+    for (std::size_t j = j0; j < n; ++j)
+      for (std::size_t i = 0; i < mr; ++i) {
+        const T* b = op.b + op.bn->at(j);
+        T sum = T(0);
+        for (std::size_t p = 0; p < k; ++p) sum = multiply_add(sum, a[i][at(p, as)], b[at(p, bs)]);
+        op.c[op.cm->at(i0 + i) + op.cn->at(j)] = sum;
+      }
+  }
+}
+
+// The product when both operands are contiguous along the depth and B's columns are not
+// (x . W with W[out, in]): each MR x NR tile of C is MR * NR dot products, each summed in a
+// vector of partial sums, straight from the operands' rows. No packing: for B that would be
+// a transpose, which costs more than the product itself when m is small. Edge tiles repeat
+// the last row or column and store only the valid part.
+template <class T>
+void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
+  std::array<const T*, MR> a{};
+  std::array<const T*, NR> b{};
+  for (std::size_t j0 = 0; j0 < n; j0 += NR) {
+    for (std::size_t j = 0; j < NR; ++j) b[j] = op.b + op.bn->at(std::min(j0 + j, n - 1));
+    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+      for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
+      T acc[MR][NR][L] = {};
+      std::size_t p = 0;
+      for (; p + L <= k; p += L)
+#pragma GCC unroll 4
+        for (std::size_t i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+          for (std::size_t j = 0; j < NR; ++j)
+            for (std::size_t l = 0; l < L; ++l)
+              acc[i][j][l] = multiply_add(acc[i][j][l], a[i][p + l], b[j][p + l]);
+      for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
+        for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
+          T sum = T(0);
+          for (std::size_t l = 0; l < L; ++l) sum += acc[i][j][l];
+          for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
+          op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
+        }
+    }
+  }
+}
+
+// y(r) = sum_c M(r, c) x(c) with M(r, c) at mat[r * rs + c * cs], x(c) at x[c * xs] and
+// y(r) at y[r * ys]. Rows with contiguous elements and a contiguous x: four rows at a time,
+// each summed in one vector of partial sums (independent lanes, so no reassociation is
+// needed to vectorise). Contiguous columns: y accumulates one column at a time (axpy).
+template <class T>
+void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
+          const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
+  constexpr std::size_t L = 2 * gemm_blocking<T>::lanes;
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  if (cs == 1 && xs == 1) {
+    std::size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      const T* m0 = mat + at(r, rs);
+      const T* m1 = m0 + rs;
+      const T* m2 = m1 + rs;
+      const T* m3 = m2 + rs;
+      T acc[4][L] = {};
+      std::size_t c = 0;
+      for (; c + L <= cols; c += L)
+        for (std::size_t j = 0; j < L; ++j) {
+          const T v = x[c + j];
+          acc[0][j] = multiply_add(acc[0][j], m0[c + j], v);
+          acc[1][j] = multiply_add(acc[1][j], m1[c + j], v);
+          acc[2][j] = multiply_add(acc[2][j], m2[c + j], v);
+          acc[3][j] = multiply_add(acc[3][j], m3[c + j], v);
+        }
+      std::array<T, 4> s{};
+      for (std::size_t q = 0; q < 4; ++q)
+        for (std::size_t j = 0; j < L; ++j) s[q] += acc[q][j];
+      for (; c < cols; ++c) {
+        s[0] = multiply_add(s[0], m0[c], x[c]);
+        s[1] = multiply_add(s[1], m1[c], x[c]);
+        s[2] = multiply_add(s[2], m2[c], x[c]);
+        s[3] = multiply_add(s[3], m3[c], x[c]);
+      }
+      for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
+    }
+    for (; r < rows; ++r) {
+      const T* mr = mat + at(r, rs);
+      T acc[L] = {};
+      std::size_t c = 0;
+      for (; c + L <= cols; c += L)
+        for (std::size_t j = 0; j < L; ++j) acc[j] = multiply_add(acc[j], mr[c + j], x[c + j]);
+      T s = T(0);
+      for (std::size_t j = 0; j < L; ++j) s += acc[j];
+      for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
+      y[at(r, ys)] = s;
+    }
+  } else if (rs == 1 && ys == 1) {
+    for (std::size_t r = 0; r < rows; ++r) y[r] = T(0);
+    for (std::size_t c = 0; c < cols; ++c) {
+      const T v = x[at(c, xs)];
+      const T* mc = mat + at(c, cs);
+      for (std::size_t r = 0; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+    }
+  } else {
+    for (std::size_t r = 0; r < rows; ++r) {
+      T s = T(0);
+      for (std::size_t c = 0; c < cols; ++c)
+        s = multiply_add(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
+      y[at(r, ys)] = s;
+    }
+  }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/gemm.hpp
+// ---- begin dimgraph/eval/cblas.hpp
+// The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
+
+
+#if DIMGRAPH_CONFIG_USE_CBLAS
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+
+namespace dimgraph::detail {
+
+// A matrix (rows x cols) as CBLAS takes it in row-major order: stored as is (element (r, c)
+// at r * ld + c) or transposed (at c * ld + r). ok is false when the strides fit neither.
+struct blas_matrix {
+  bool ok = false;
+  bool trans = false;
+  int ld = 0;
+};
+inline blas_matrix blas_layout(const dim_group& rg, const dim_group& cg) {
+  if (!rg.affine || !cg.affine) return {};
+  const auto r = static_cast<std::ptrdiff_t>(std::max<std::size_t>(rg.size, 1));
+  const auto c = static_cast<std::ptrdiff_t>(std::max<std::size_t>(cg.size, 1));
+  const auto fits = [](std::ptrdiff_t v) { return v <= static_cast<std::ptrdiff_t>(INT_MAX); };
+  if (cg.stride == 1) {
+    const std::ptrdiff_t ld = r == 1 ? c : rg.stride;
+    if (ld >= c && fits(ld)) return {true, false, static_cast<int>(ld)};
+  }
+  if (rg.stride == 1) {
+    const std::ptrdiff_t ld = c == 1 ? r : cg.stride;
+    if (ld >= r && fits(ld)) return {true, true, static_cast<int>(ld)};
+  }
+  return {};
+}
+
+// The product through CBLAS (float and double), when every operand's layout allows it:
+// sgemv/dgemv when m or n is 1, sgemm/dgemm otherwise. Returns false when it did not run.
+template <class T>
+bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+    return false;
+  } else {
+    constexpr bool single = std::is_same_v<T, float>;
+    const auto fits = [](std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); };
+    if (!fits(m) || !fits(n) || !fits(k) || k == 0) return false;
+    const auto tr = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
+    const auto inc = [&](const dim_group& g) -> int {
+      return g.size <= 1 ? 1
+                         : (g.affine && g.stride > 0 && g.stride <= INT_MAX ? int(g.stride) : 0);
+    };
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    if (n == 1 || m == 1) {
+      // y(r) = sum_k mat(r, k) x(k): mat is A (n == 1) or B seen as [n, k] (m == 1).
+      const bool by_a = n == 1;
+      const blas_matrix l = by_a ? blas_layout(*op.am, *op.ak) : blas_layout(*op.bn, *op.bk);
+      const int xs = inc(by_a ? *op.bk : *op.ak), ys = inc(by_a ? *op.cm : *op.cn);
+      if (!l.ok || xs == 0 || ys == 0) return false;
+      const int rows = by_a ? mi : ni;
+      const T* mat = by_a ? op.a : op.b;
+      const T* x = by_a ? op.b : op.a;
+      const int sr = l.trans ? ki : rows, sc = l.trans ? rows : ki;  // as stored
+      if constexpr (single)
+        cblas_sgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0f, mat, l.ld, x, xs, 0.0f, op.c, ys);
+      else cblas_dgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0, mat, l.ld, x, xs, 0.0, op.c, ys);
+      return true;
+    }
+    const blas_matrix lc = blas_layout(*op.cm, *op.cn);
+    if (!lc.ok) return false;
+    // A column-major C is the row-major C^T = B^T A^T.
+    const bool swap = lc.trans;
+    const blas_matrix l1 = swap ? blas_layout(*op.bn, *op.bk) : blas_layout(*op.am, *op.ak);
+    const blas_matrix l2 = swap ? blas_layout(*op.ak, *op.am) : blas_layout(*op.bk, *op.bn);
+    if (!l1.ok || !l2.ok) return false;
+    const T* p1 = swap ? op.b : op.a;
+    const T* p2 = swap ? op.a : op.b;
+    const int r = swap ? ni : mi, c = swap ? mi : ni;
+    if constexpr (single)
+      cblas_sgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0f, p1, l1.ld, p2, l2.ld,
+                  0.0f, op.c, lc.ld);
+    else
+      cblas_dgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0, p1, l1.ld, p2, l2.ld,
+                  0.0, op.c, lc.ld);
+    return true;
+  }
+}
+
+}  // namespace dimgraph::detail
+#endif
+// ---- end dimgraph/eval/cblas.hpp
+// ---- begin dimgraph/eval/contract.hpp
+// Evaluation of dot: the contraction mapped onto a (batched) matrix product.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// Up to how many rows of A (and, for gemm_rows, how deep) gemm_dots and gemm_rows beat
+// packing (measured with AVX-512 at n = 1024, k = 768 and 4096).
+inline constexpr std::size_t gemm_dots_rows = 48, gemm_rows_rows = 64, gemm_rows_depth = 1024;
+
+// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A, the packed
+// blocked kernel otherwise (the only one that takes offset tables).
+template <class T>
+void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+    return;
+  }
+#if DIMGRAPH_CONFIG_USE_CBLAS
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
+      blas_matmul(op, m, n, k))
+    return;
+#endif
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return gemm_dots(op, m, n, k);
+  if (op.bn->unit() && m <= gemm_rows_rows && k <= gemm_rows_depth && op.am->affine &&
+      op.ak->affine && op.bk->affine)
+    return gemm_rows(op, m, n, k);
+  gemm_blocked(op, m, n, k);
+}
+
+template <class E>
+inline constexpr bool is_contract_v = false;
+template <class A, class B, class... Ks>
+inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
+
+// An operand as memory of element type T: a tensor or view of T as it is, anything else
+// (an element-wise expression, another dot, another element type) evaluated once.
+template <class T, class X>
+decltype(auto) contract_operand(const X& x) {
+  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
+  else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
+  else return materialize(cast<T>(x));
+}
+
+// The group of x's dims Gs... (x has them all), in the order listed.
+template <class... Gs, class X>
+dim_group group_of(dim_list<Gs...>*, const X& x) {
+  return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
+}
+
+// Whether a tensor or view operand of e shares memory with out.
+template <class Out, class E>
+bool contract_overlaps(const Out& out, const E& e) {
+  const auto [lo, hi] = memory_span(out);
+  const auto hits = [&](const auto& x) {
+    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
+      const auto [xl, xh] = memory_span(x);
+      return lo != hi && xl != xh && xl < hi && lo < xh;
+    } else {
+      return false;
+    }
+  };
+  return hits(e.lhs()) || hits(e.rhs());
+}
+
+// out = dot (out's extents already match). The dims split into four groups: batch (in both
+// operands, not contracted), M (only in a), K (contracted, in a's order) and N (only in b).
+// Each operand sees each of its groups as one affine index where its strides allow, else
+// through an offset table; per batch entry the product is one matrix product.
+// Error: out shares memory with an operand (overlap_error), before any write.
+template <class Out, class A, class B, class... Ks>
+void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
+  using T = value_t<contract_expr<A, B, Ks...>>;
+  if constexpr (!std::is_same_v<typename Out::value_type, T>) {
+    const auto tmp = materialize(e);
+    assign_into<false>(out, tmp);
+  } else {
+    if (contract_overlaps(out, e))
+      throw overlap_error("dot",
+                          "the output shares memory with an operand; evaluate into a new tensor");
+    auto&& a = contract_operand<T>(e.lhs());
+    auto&& b = contract_operand<T>(e.rhs());
+    using adims = dims_t<A>;
+    using bdims = dims_t<B>;
+    using kdims = list_intersection_t<adims, dim_list<Ks...>>;
+    using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
+    using mdims = list_difference_t<adims, bdims>;
+    using ndims = list_difference_t<bdims, adims>;
+    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
+    const dim_group am = group(a, static_cast<mdims*>(nullptr));
+    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
+    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
+    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
+    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
+    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
+    const dim_group ab = group(a, static_cast<batch*>(nullptr));
+    const dim_group bb = group(b, static_cast<batch*>(nullptr));
+    const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    for (std::size_t i = 0; i < cb.size; ++i) {
+      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
+                                  out.data() + cb.at(i), &cm, &cn};
+      matmul(op, am.size, bn.size, ak.size);
+    }
+  }
+}
+
+// The extents of e in the order of dims Ds... as a shape of a tensor with those dims.
+template <class Dst, class E>
+typename Dst::shape_type contract_shape(const E& e) {
+  if constexpr (Dst::is_static) return {};
+  else
+    return Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), "dot");
+}
+
+}  // namespace detail
+
+// A dot node: what assignment runs it on.
+template <class E>
+concept contraction = expression<E> && detail::is_contract_v<std::remove_cvref_t<E>>;
+
+// out = dot<Ks...>(a, b) for a view: every extent must match (shape_error); out may not
+// share memory with an operand (overlap_error); both checked before the first write.
+template <class T, class... Ds, contraction E>
+void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
+  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
+    detail::check_extents(out, e);
+    detail::contract_into(out, e);
+  }
+}
+
+// out = dot<Ks...>(a, b) for an owning tensor: takes the product's extents; when out is
+// also an operand (h = dot<H>(w, h)) the product goes to new memory first.
+template <class T, class... Ds, contraction E>
+void assign_expression(tensor<T, Ds...>& out, E&& e) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    const auto s = detail::contract_shape<dst>(e);
+    if (s == out.shape() && !detail::contract_overlaps(out, e)) {
+      detail::contract_into(out.view(), e);
+    } else {
+      dst fresh(s);
+      detail::contract_into(fresh.view(), e);
+      out = std::move(fresh);
+    }
+  }
+}
+template <class T, class... Ds, contraction E>
+void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
+  using dst = tensor<T, Ds...>;
+  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    if constexpr (!dst::is_static) out.reshape(detail::contract_shape<dst>(e));
+    detail::contract_into(out.view(), e);
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/contract.hpp
+
+// ---- begin dimgraph/graph/slicing.hpp
+// dg::slicing (TensorIterator-1's port map), the walk it gives over a dim, and the dims of
+// a scan: the part dim of a slice and the iteration dim of an emitted output.
+
+
+
+namespace dimgraph {
+
+// How dg::sliced walks a dim: OpenVINO TensorIterator-1's port map. A structural type, so
+// it is a template argument: dg::sliced<Time, dg::slicing{.start = -1, .end = 0, .stride = -1}>.
+//  start, end   the first and the last position covered, both INCLUSIVE; a negative one
+//               counts from the end (-1 is the last position)
+//  stride       the step between iterations; negative walks backwards (from start down to end)
+//  part_size    the positions each iteration reads: 1 drops the dim from the slice, more
+//               keeps it as part_dim<Dim, part_size>
+// See slicing_walk for the exact rule. Errors: stride 0, part_size below 1 (compile time).
+struct slicing {
+  std::ptrdiff_t start = 0;
+  std::ptrdiff_t end = -1;
+  std::ptrdiff_t stride = 1;
+  std::ptrdiff_t part_size = 1;
+};
+
+// The walk of a slicing over a dim of extent n: `count` iterations; iteration i reads the
+// window [first + i * step, first + i * step + part_size).
+struct slice_walk {
+  bool valid = false;  // the covered range lies inside the dim
+  std::size_t count = 0;
+  std::ptrdiff_t first = 0;
+  std::ptrdiff_t step = 1;
+  std::size_t part_size = 1;
+  bool forward = true;
+  constexpr friend bool operator==(const slice_walk&, const slice_walk&) = default;
+
+  // Where iteration i starts reading.
+  constexpr std::size_t window(std::size_t i) const {
+    return static_cast<std::size_t>(first + static_cast<std::ptrdiff_t>(i) * step);
+  }
+  // The slot of an emitted output that iteration i fills: outputs keep the original order,
+  // so a backward walk fills them from the back (slot(i) = count - 1 - i).
+  constexpr std::size_t slot(std::size_t i) const { return forward ? i : count - 1 - i; }
+};
+
+// The one rule, used at compile time (static dims) and at run time:
+//   s = start < 0 ? start + n : start,  e = end < 0 ? end + n : end
+//   [lo, hi] = stride > 0 ? [s, e] : [e, s]          (the covered range, inclusive)
+//   valid  <=>  0 <= lo <= hi + 1 <= n                (hi + 1 == lo: empty range)
+//   L = hi - lo + 1,  k = |stride|,  P = part_size
+//   count  = L < P ? 0 : (L - P) / k + 1
+//   window(i) = stride > 0 ? lo + i * k : hi + 1 - P - i * k
+// With k == P this is the opset's (|end - start| + 1) / part_size: over a dim of 40 with
+// part_size 2 and stride 2, end 39 gives 20 iterations and end 38 gives 19. A smaller stride
+// gives overlapping windows, a larger one skips positions.
+constexpr slice_walk slicing_walk(slicing s, std::size_t n) {
+  slice_walk w;
+  if (s.stride == 0 || s.part_size < 1) return w;
+  const auto len = static_cast<std::ptrdiff_t>(n);
+  const std::ptrdiff_t a = s.start < 0 ? s.start + len : s.start;
+  const std::ptrdiff_t b = s.end < 0 ? s.end + len : s.end;
+  w.forward = s.stride > 0;
+  const std::ptrdiff_t lo = w.forward ? a : b, hi = w.forward ? b : a;
+  w.valid = 0 <= lo && lo <= hi + 1 && hi + 1 <= len;
+  if (!w.valid) return w;
+  const std::ptrdiff_t covered = hi - lo + 1, k = w.forward ? s.stride : -s.stride;
+  w.part_size = static_cast<std::size_t>(s.part_size);
+  w.count = covered < s.part_size ? 0 : static_cast<std::size_t>((covered - s.part_size) / k + 1);
+  w.first = w.forward ? lo : hi + 1 - s.part_size;
+  w.step = s.stride;
+  return w;
+}
+
+// Whether a slicing's parameters make sense whatever the extent (stride != 0, part_size >= 1).
+constexpr bool slicing_well_formed(slicing s) {
+  return s.stride != 0 && s.part_size >= 1;
+}
+
+// The trip count of a slicing over D when it is known at compile time: D is static, or both
+// bounds count from the front (the covered length then does not depend on the extent).
+template <class D, slicing S>
+constexpr bool static_trip_v = is_static_v<D> || (S.start >= 0 && S.end >= 0);
+template <class D, slicing S>
+constexpr slice_walk static_walk() {
+  if constexpr (is_static_v<D>) {
+    return slicing_walk(S, bounds_v<D>.lo);
+  } else {
+    // Any extent above both bounds gives the same walk.
+    return slicing_walk(S, static_cast<std::size_t>((S.start > S.end ? S.start : S.end) + 1));
+  }
+}
+
+// The part dim of a slice with part_size P > 1 along D: static size P, D's kind.
+template <class D, std::size_t P>
+struct part_dim : dim_expr_base {
+  static constexpr interval bounds = interval::exactly(P);
+};
+
+// The iteration dim of an emitted output when the walk does not read every position of D
+// once: its extent is the trip count (static when static_trip_v, else [0, hi(D)]); slot j
+// holds the iteration whose window is the j-th from the front.
+template <class D, slicing S>
+struct trip_dim : dim_expr_base {
+  static constexpr interval bounds = [] {
+    if constexpr (static_trip_v<D, S>) return interval::exactly(static_walk<D, S>().count);
+    else return interval{0, bounds_v<D>.hi};
+  }();
+  static constexpr dim_kind kind = kind_v<D>;
+};
+
+namespace detail {
+
+// concat_t through a class template (GCC rejects a pack expanded into concat_t directly).
+template <class... Lists>
+struct joined {
+  using type = concat_t<type_list<>, Lists...>;
+};
+
+// Whether a walk over D reads every position once, in either direction, one at a time.
+template <class D, slicing S>
+constexpr bool walks_whole_dim() {
+  if (S.part_size != 1 || (S.stride != 1 && S.stride != -1)) return false;
+  if constexpr (is_static_v<D>) {
+    const slice_walk w = slicing_walk(S, bounds_v<D>.lo);
+    return w.valid && w.count == bounds_v<D>.lo;
+  } else {
+    return S.stride == 1 ? S.start == 0 && S.end == -1 : S.start == -1 && S.end == 0;
+  }
+}
+
+template <class D, slicing S>
+struct iteration_dim {
+  using type = std::conditional_t<walks_whole_dim<D, S>(), D, trip_dim<D, S>>;
+};
+
+// The dim a slice has where D was: none (part_size 1) or part_dim<D, P>.
+template <class D, slicing S, class L>
+struct slice_dims;
+template <class D, slicing S, class... Ds>
+struct slice_dims<D, S, dim_list<Ds...>> {
+  template <class X>
+  using one = std::conditional_t<
+      !std::is_same_v<X, D>, type_list<X>,
+      std::conditional_t<S.part_size == 1, type_list<>,
+                         type_list<part_dim<D, static_cast<std::size_t>(S.part_size)>>>>;
+  using type = dims_of_t<typename joined<one<Ds>...>::type>;
+};
+
+// Dims with Iter inserted at position Pos (clamped to the rank).
+template <class Iter, std::size_t Pos, class L>
+struct stacked_dims {
+  using list = types_of_t<L>;
+  static constexpr std::size_t at = Pos < list::size ? Pos : list::size;
+  using type =
+      dims_of_t<concat_t<slice_t<0, at, list>, type_list<Iter>, slice_t<at, list::size, list>>>;
+};
+
+template <class D, std::size_t P>
+struct describer<part_dim<D, P>> {
+  static constexpr int level = level_atom;
+  static std::string text() {
+    return "part" + std::to_string(P) + "(" + describer<D>::text() + ")";
+  }
+};
+template <class D, slicing S>
+struct describer<trip_dim<D, S>> {
+  static constexpr int level = level_atom;
+  static std::string text() {
+    return "trip(" + describer<D>::text() + ", " + std::to_string(S.start) + ":" +
+           std::to_string(S.end) + ":" + std::to_string(S.stride) + ", part " +
+           std::to_string(S.part_size) + ")";
+  }
+};
+
+}  // namespace detail
+
+// The dim an emitted output of dg::scan<D> over dg::sliced<D, S> inputs is stacked along:
+// D itself when the walk reads every position of D once with part_size 1 (forward or
+// backward: outputs are in original order either way), else trip_dim<D, S>.
+template <class D, slicing S>
+using iteration_dim_t = typename detail::iteration_dim<D, S>::type;
+
+// The dims of a slice of [.., D, ..]: [.., ..] for part_size 1, [.., part_dim<D, P>, ..] else.
+template <class D, slicing S, class Dims>
+using slice_dims_t = typename detail::slice_dims<D, S, Dims>::type;
+
+// The dims of an emitted output: the emitted value's dims with Iter inserted at Pos, the
+// position D has in the first sliced input (clamped to the emitted value's rank).
+template <class Iter, std::size_t Pos, class Dims>
+using stacked_dims_t = typename detail::stacked_dims<Iter, Pos, Dims>::type;
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/slicing.hpp
+// ---- begin dimgraph/graph/step.hpp
+// dg::sliced, dg::carry, dg::emit, dg::step: the inputs and the body result of dg::scan.
+
+
+
+namespace dimgraph {
+
+// An input of dg::scan<D> sliced along D by the slicing S. Operand is how it is held: a
+// named tensor by reference, a view or a temporary tensor by value.
+template <class D, slicing S, class Operand>
+struct sliced_input {
+  using dim = D;
+  static constexpr slicing slicing_value = S;
+  using operand_type = std::remove_cvref_t<Operand>;
+  Operand operand;
+};
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_sliced_v = false;
+template <class D, slicing S, class Op>
+inline constexpr bool is_sliced_v<sliced_input<D, S, Op>> = true;
+
+// How sliced_input holds x: lvalue tensors by reference, views and rvalue tensors by value,
+// lazy expressions evaluated.
+template <class X>
+using sliced_operand_t = std::conditional_t<
+    is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
+    const std::remove_cvref_t<X>&,
+    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>,
+                       std::remove_cvref_t<X>, decltype(eval(std::declval<X>()))>>;
+
+// Why sliced<D, S>(x) is rejected (one message per mistake).
+enum class sliced_check { ok, not_expression, ill_formed, no_such_dim };
+template <class D, slicing S, class X>
+constexpr sliced_check check_sliced() {
+  if constexpr (!expression<X>) return sliced_check::not_expression;
+  else if constexpr (!slicing_well_formed(S)) return sliced_check::ill_formed;
+  else if constexpr (!list_contains_v<dims_t<X>, D>) return sliced_check::no_such_dim;
+  else return sliced_check::ok;
+}
+
+}  // namespace detail
+
+namespace detail {
+// sliced<D, S>(x) for an operand that is not a reported mistake.
+template <class d, slicing S, class X>
+auto make_sliced(X&& x) {
+  constexpr auto check = check_sliced<d, S, X>();
+  using check_t = sliced_check;
+  static_assert(check != check_t::not_expression,
+                "dimgraph: scan: a sliced input must be a tensor, a view or an expression");
+  static_assert(check != check_t::ill_formed,
+                "dimgraph: scan: a slicing needs a stride other than 0 and a part_size of at "
+                "least 1");
+  static_assert(check != check_t::no_such_dim, "dimgraph: scan: the sliced input has no such dim");
+  if constexpr (check == check_t::ok) {
+    using operand = sliced_operand_t<X>;
+    if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
+      return sliced_input<d, S, operand>{std::forward<X>(x)};
+    else return sliced_input<d, S, operand>{eval(std::forward<X>(x))};
+  } else {
+    return invalid_expr{};
+  }
+}
+}  // namespace detail
+
+// dg::sliced<D, S>(x): x as an input of dg::scan<D>, sliced along D by S (dg::slicing; the
+// default walks D forwards one position at a time). Each iteration gets a view of x:
+//   part_size 1: [.., D, ..] -> [.., ..];   part_size P > 1: [.., D, ..] -> [.., part_dim<D, P>,
+//   ..]
+// A lazy expression is evaluated first. Errors (compile time): x is not a tensor or
+// expression; stride 0 or part_size below 1; x has no dim D ("the sliced input has no such dim").
+template <dimension D, slicing S = slicing{}, class X>
+auto sliced(X&& x) {
+  using d = std::remove_cvref_t<D>;
+  if constexpr (detail::poisoned<X>) return detail::invalid_expr{};
+  else return detail::make_sliced<d, S>(std::forward<X>(x));
+}
+
+// The new values of the carried inputs, in the order the carried inputs were passed.
+template <class... Xs>
+struct carry_values {
+  std::tuple<Xs...> values;
+};
+// The values one iteration emits; each is stacked along the iteration dim.
+template <class... Xs>
+struct emit_values {
+  std::tuple<Xs...> values;
+};
+// What a scan body returns: dg::step(dg::carry(...), dg::emit(...)).
+template <class Carries, class Emits>
+struct scan_step {
+  Carries carries;
+  Emits emits;
+};
+
+namespace detail {
+// What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
+// the body, while its arguments and locals are alive).
+template <class X>
+auto held_value(X&& x) {
+  if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
+    return eval(std::forward<X>(x));
+  else return std::decay_t<X>(std::forward<X>(x));
+}
+template <class X>
+using held_t = decltype(held_value(std::declval<X>()));
+}  // namespace detail
+
+// dg::carry(h2, c2): the carried inputs' next values, in the order the carried inputs were
+// passed. Lazy expressions are evaluated here, so the body may take its arguments by value
+// and carry expressions over its own locals.
+template <class... Xs>
+carry_values<detail::held_t<Xs>...> carry(Xs&&... xs) {
+  return {{detail::held_value(std::forward<Xs>(xs))...}};
+}
+// dg::emit(y...): the values this iteration contributes to the stacked outputs (evaluated
+// here, as for carry).
+template <class... Xs>
+emit_values<detail::held_t<Xs>...> emit(Xs&&... xs) {
+  return {{detail::held_value(std::forward<Xs>(xs))...}};
+}
+// dg::step(carry(...), emit(...)); either may be left out.
+template <class... Cs, class... Es>
+scan_step<carry_values<Cs...>, emit_values<Es...>> step(carry_values<Cs...> c,
+                                                        emit_values<Es...> e) {
+  return {std::move(c), std::move(e)};
+}
+template <class... Cs>
+scan_step<carry_values<Cs...>, emit_values<>> step(carry_values<Cs...> c) {
+  return {std::move(c), {}};
+}
+template <class... Es>
+scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
+  return {{}, std::move(e)};
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/step.hpp
+// ---- begin dimgraph/graph/scan_check.hpp
+// The compile-time checks of dg::scan: its inputs, and what its body returns.
+
+
+
+// Each check names what is wrong in its message and shows the types involved as template
+// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
+// tensor<double, hidden>>). The scan then stops (one message per mistake).
+
+namespace dimgraph {
+namespace detail {
+
+// The type a carried input has in the body and keeps across iterations.
+template <class X>
+struct carry_type {
+  using type = X;  // not an expression: reported by check_scan_inputs
+};
+template <expression X>
+struct carry_type<X> {
+  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
+};
+template <class X>
+using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
+
+// Why the inputs of scan<D> are rejected.
+enum class scan_input_check {
+  ok,
+  poisoned,
+  no_sliced,
+  other_dim,
+  not_input,
+  outside,
+  trips_differ
+};
+
+template <class First, class Other>
+constexpr bool trip_counts_agree() {
+  constexpr bool agree = static_walk<typename First::dim, First::slicing_value>().count ==
+                         static_walk<typename Other::dim, Other::slicing_value>().count;
+  static_assert(agree, "dimgraph: scan: sliced inputs iterate a different number of times");
+  return agree;
+}
+
+template <class Sliced>
+constexpr bool slicing_inside_dim() {
+  using d = typename Sliced::dim;
+  if constexpr (is_static_v<d>) {
+    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
+    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
+    return inside;
+  } else {
+    return true;
+  }
+}
+
+// The sliced inputs among Xs, in order.
+template <class... Xs>
+using sliced_inputs_t =
+    typename joined<std::conditional_t<is_sliced_v<std::remove_cvref_t<Xs>>,
+                                       type_list<std::remove_cvref_t<Xs>>, type_list<>>...>::type;
+
+// Static trip counts of sliced inputs that know theirs, checked against the first such.
+template <class... Ss>
+constexpr bool static_trips_agree(type_list<Ss...>) {
+  using known =
+      typename joined<std::conditional_t<static_trip_v<typename Ss::dim, Ss::slicing_value>,
+                                         type_list<Ss>, type_list<>>...>::type;
+  if constexpr (known::size < 2) {
+    return true;
+  } else {
+    return [&]<class F, class... Rest>(type_list<F, Rest...>) {
+      return (trip_counts_agree<F, Rest>() && ...);
+    }(known{});
+  }
+}
+
+// The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
+// or an expression (a carry); static slicings inside their dims; static trip counts equal.
+template <class D, class... Xs>
+constexpr scan_input_check check_scan_inputs() {
+  using sliced = sliced_inputs_t<Xs...>;
+  if constexpr ((poisoned<Xs> || ...)) {
+    return scan_input_check::poisoned;
+  } else if constexpr (sliced::size == 0) {
+    static_assert(sliced::size != 0,
+                  "dimgraph: scan: give at least one input as dg::sliced<Dim>(x)");
+    return scan_input_check::no_sliced;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (std::is_same_v<typename Ss::dim, D> && ...);
+                       }(sliced{})) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: a sliced input is sliced along another dim than the scan's");
+    return scan_input_check::other_dim;
+  } else if constexpr (!((is_sliced_v<std::remove_cvref_t<Xs>> || expression<Xs>)&&...)) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: an input must be dg::sliced<Dim>(x), a tensor or an expression");
+    return scan_input_check::not_input;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (slicing_inside_dim<Ss>() && ...);
+                       }(sliced{})) {
+    return scan_input_check::outside;
+  } else if constexpr (!static_trips_agree(sliced{})) {
+    return scan_input_check::trips_differ;
+  } else {
+    return scan_input_check::ok;
+  }
+}
+
+template <class R>
+inline constexpr bool is_scan_step_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
+
+// Carry I keeps the type of its initial value: the same element type and the same dims
+// (in any order).
+template <std::size_t Index, class Initial, class Next>
+constexpr bool carry_keeps_type() {
+  constexpr bool same = [] {
+    if constexpr (expression<Next>)
+      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
+             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
+    else return false;
+  }();
+  static_assert(same, "dimgraph: scan: a carry changes type");
+  return same;
+}
+
+template <std::size_t Index, class Iter, class Emitted>
+constexpr bool emitted_value_fits() {
+  if constexpr (!expression<Emitted>) {
+    static_assert(sizeof(Emitted) == 0,
+                  "dimgraph: scan: an emitted value must be a tensor or an expression");
+    return false;
+  } else {
+    constexpr bool fresh = !list_contains_v<dims_t<Emitted>, Iter>;
+    static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
+    return fresh;
+  }
+}
+
+// What the body returned (R) against the carried inputs' types (a type_list): a scan_step
+// with one carry per carried input, each of its input's type, and emitted expressions
+// without the iteration dim Iter.
+template <class Iter, class Carried, class R>
+constexpr bool check_scan_body() {
+  if constexpr ((poisoned<R>)) {
+    return false;
+  } else if constexpr (!is_scan_step_v<R>) {
+    static_assert(is_scan_step_v<R>,
+                  "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
+    return false;
+  } else {
+    using nexts = decltype(std::declval<R>().carries.values);
+    using emits = decltype(std::declval<R>().emits.values);
+    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
+      static_assert(std::tuple_size_v<nexts> == Carried::size,
+                    "dimgraph: scan: the body carries a different number of values than there "
+                    "are carried inputs");
+      return false;
+    } else {
+      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                       std::index_sequence<Ks...>) {
+        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
+                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
+                              ...);
+        const bool emitted =
+            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
+        return carries && emitted;
+      }(std::make_index_sequence<Carried::size>{},
+             std::make_index_sequence<std::tuple_size_v<emits>>{});
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan_check.hpp
+// ---- begin dimgraph/graph/scan_run.hpp
+// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
+// the body's arguments and result, and its stacked outputs.
+
+#include <optional>
+
+
+namespace dimgraph {
+namespace detail {
+
+// The view iteration i of the walk w gives of a sliced input (elements const).
+template <class Sliced>
+auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
+  using d = typename Sliced::dim;
+  constexpr slicing s = Sliced::slicing_value;
+  using x_t = typename Sliced::operand_type;
+  using result = view_of_list_t<const value_t<x_t>, types_of_t<slice_dims_t<d, s, dims_t<x_t>>>>;
+  constexpr std::size_t k = list_index_of_v<dims_t<x_t>, d>;
+  const auto& x = in.operand;
+  const std::ptrdiff_t stride = x.strides()[k];
+  const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(w.window(i)) * stride;
+  if constexpr (s.part_size == 1) return result(spliced_view<k, 1>(x, "scan", offset, {}, {}));
+  else
+    return result(spliced_view<k, 1, part_dim<d, static_cast<std::size_t>(s.part_size)>>(
+        x, "scan", offset, {w.part_size}, {stride}));
+}
+
+// The walk of each sliced input, checked: inside its dim, and the same trip count for all.
+// Errors (run time, before any work): shape_error.
+template <class... Ss>
+std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
+  std::array<slice_walk, sizeof...(Ss)> walks{};
+  std::size_t i = 0;
+  auto one = [&]<class S>(const S& x) {
+    using d = typename S::dim;
+    constexpr slicing s = S::slicing_value;
+    const std::size_t n = x.operand.template extent<d>();
+    const slice_walk w = slicing_walk(s, n);
+    if (!w.valid)
+      throw shape_error(
+          "scan", "the slicing start=" + std::to_string(s.start) +
+                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
+                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
+                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
+                      std::to_string(n));
+    walks[i++] = w;
+  };
+  (one(in), ...);
+  for (std::size_t k = 1; k < walks.size(); ++k)
+    if (walks[k].count != walks[0].count)
+      throw shape_error("scan",
+                        "sliced inputs iterate a different number of times: sliced input "
+                        "0 gives " +
+                            std::to_string(walks[0].count) + " iterations, sliced input " +
+                            std::to_string(k) + " gives " + std::to_string(walks[k].count));
+  return walks;
+}
+
+// A stacked output for the emitted value e: e's extents, and n along Iter.
+template <class Out, class Iter, class E>
+Out stacked_output(const E* e, std::size_t n) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    auto extent_of = [&]<class X>(X*) -> std::size_t {
+      if constexpr (std::is_same_v<X, Iter>) return n;
+      else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
+      else return e ? e->template extent<X>() : bounds_v<X>.lo;
+    };
+    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
+  }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+template <class T, class L>
+using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
+
+// The type of the body's argument for an input X: its slice or its carry.
+template <class X>
+struct scan_arg_type {
+  using type = carry_type_t<X>;
+};
+template <class X>
+  requires is_sliced_v<X>
+struct scan_arg_type<X> {
+  using type = decltype(slice_at(std::declval<const X&>(), slice_walk{}, 0));
+};
+
+// What the body returns on (const Args&...), or invalid_expr when it cannot be called so.
+template <bool Invocable, class Body, class... Args>
+struct body_result {
+  using type = invalid_expr;
+};
+template <class Body, class... Args>
+struct body_result<true, Body, Args...> {
+  using type = std::invoke_result_t<const Body&, const Args&...>;
+};
+
+// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller).
+template <class D, class Body, class... Xs>
+struct scan_run {
+  static constexpr std::size_t input_count = sizeof...(Xs);
+  static constexpr std::array<bool, input_count> is_sliced{is_sliced_v<Xs>...};
+  // Position of input k among the sliced or among the carried inputs.
+  static constexpr std::array<std::size_t, input_count> group_index = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t s = 0, c = 0;
+    for (std::size_t k = 0; k < input_count; ++k) r[k] = is_sliced[k] ? s++ : c++;
+    return r;
+  }();
+  using sliced = sliced_inputs_t<Xs...>;
+  using carried = typename joined<
+      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
+  // The inputs' positions: the sliced ones, then the carried ones.
+  static constexpr std::array<std::size_t, input_count> positions = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t j = 0;
+    for (bool want : {true, false})
+      for (std::size_t k = 0; k < input_count; ++k)
+        if (is_sliced[k] == want) r[j++] = k;
+    return r;
+  }();
+  using first = front_t<sliced>;
+  using iter = iteration_dim_t<D, first::slicing_value>;
+  static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
+  template <class X>
+  using arg_of = typename scan_arg_type<X>::type;
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const arg_of<Xs>&...>;
+  using result = typename body_result<invocable, Body, arg_of<Xs>...>::type;
+  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
+  template <std::size_t K>
+  using output_t =
+      tensor_over_t<value_t<std::tuple_element_t<K, emitted>>,
+                    stacked_dims_t<iter, position, dims_t<std::tuple_element_t<K, emitted>>>>;
+};
+
+// The argument of input K: its slice or its carry (both alive until the step is consumed).
+template <std::size_t K, class Run, class Slices, class State>
+decltype(auto) scan_arg(const Slices& slices, const State& state) {
+  if constexpr (Run::is_sliced[K]) return (std::get<Run::group_index[K]>(slices));
+  else return (std::get<Run::group_index[K]>(state));
+}
+
+template <class L>
+struct tuple_of;
+template <class... Ts>
+struct tuple_of<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+// The stacked outputs of a run, each made at the first iteration.
+template <class Run, class Is>
+struct optional_outputs;
+template <class Run, std::size_t... Ks>
+struct optional_outputs<Run, std::index_sequence<Ks...>> {
+  using type = std::tuple<std::optional<typename Run::template output_t<Ks>>...>;
+};
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan_run.hpp
+// ---- begin dimgraph/graph/scan.hpp
+// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors.
+
+
+
+namespace dimgraph {
+
+// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
+template <std::size_t K>
+struct unroll {
+  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
+  static constexpr std::size_t factor = K;
+};
+// dg::unroll_all: no loop at all; needs a trip count known at compile time.
+struct unroll_all {};
+
+namespace detail {
+
+// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
+template <class Unroll, std::size_t StaticCount, class F>
+void scan_loop(std::size_t n, F&& once) {
+  if constexpr (std::is_same_v<Unroll, unroll_all>) {
+    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      (once(Is), ...);
+    }(std::make_index_sequence<StaticCount>{});
+  } else {
+    constexpr std::size_t k = Unroll::factor;
+    std::size_t i = 0;
+    if constexpr (k > 1)
+      for (; i + k <= n; i += k)
+        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
+          (once(i + Us), ...);
+        }(std::make_index_sequence<k>{});
+    for (; i < n; ++i) once(i);
+  }
+}
+
+}  // namespace detail
+
+// A scan over D: call it on the inputs. See dg::scan.
+template <class D, class Unroll, class Body>
+class scan_fn {
+ public:
+  explicit scan_fn(Body body) : body_(std::move(body)) {}
+
+  template <class... Xs>
+  auto operator()(Xs&&... xs) const {
+    constexpr auto check = detail::check_scan_inputs<D, std::remove_cvref_t<Xs>...>();
+    if constexpr (check != detail::scan_input_check::ok) {
+      return detail::invalid_expr{};
+    } else {
+      using run = detail::scan_run<D, Body, std::remove_cvref_t<Xs>...>;
+      constexpr slicing s = run::first::slicing_value;
+      constexpr bool unroll_ok = !std::is_same_v<Unroll, unroll_all> || static_trip_v<D, s>;
+      static_assert(unroll_ok,
+                    "dimgraph: scan: unroll_all needs a trip count known at compile "
+                    "time (a static dim, or start and end both from the front)");
+      if constexpr (!unroll_ok) {
+        return detail::invalid_expr{};
+      } else if constexpr (!run::invocable) {
+        static_assert(run::invocable,
+                      "dimgraph: scan: the body cannot be called with the slices "
+                      "and carries, in the order of the inputs");
+        return detail::invalid_expr{};
+      } else if constexpr (!detail::check_scan_body<typename run::iter, typename run::carried,
+                                                    typename run::result>()) {
+        return detail::invalid_expr{};
+      } else {
+        return execute<run>(std::forward_as_tuple(xs...));
+      }
+    }
+  }
+
+ private:
+  template <class Run, class Inputs>
+  auto execute(const Inputs& in) const;
+
+  Body body_;
+};
+
+// dg::scan<D>(body)(inputs...) is TensorIterator-1 over the dim D.
+//  inputs   dg::sliced<D, S>(x) is sliced along D (see dg::slicing for the walk); any other
+//           tensor or expression is a carry, its initial value the input; tensors the body
+//           captures are invariant (read whole every iteration).
+//  body     called once per iteration with (slices and carries...) in the order the inputs
+//           were passed (const views of the slices, const references to the carries). It
+//           returns dg::step(dg::carry(next carries...), dg::emit(values...)); a next carry
+//           has its input's element type and dim set (any order: it is evaluated into the
+//           input's order).
+//  result   a std::tuple: the stacked emitted outputs, then the carries' last values
+//           (auto [ys, h, c] = ...). Emitted value k of dims [E...] gives an output of dims
+//           stacked_dims_t<iteration_dim_t<D, S>, p, [E...]>: the iteration dim is inserted at
+//           p, the position of D in the first sliced input (clamped to the rank); it is D
+//           itself when the walk reads every position of D once (else trip_dim<D, S>), S
+//           being the first sliced input's slicing. Outputs are in original order: iteration i
+//           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
+//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. With no iteration the outputs
+//           are empty along the iteration dim (other non-static dims at their smallest
+//           extents) and the carries are the inputs.
+//  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+// Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
+// Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
+// static trip counts that differ, a carry that changes type, ...). Errors (run time, before
+// the first iteration): a slicing outside its dim, trip counts that differ (shape_error).
+template <dimension D, class Unroll = unroll<1>, class Body>
+scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
+  static_assert(
+      std::is_same_v<Unroll, unroll_all> || requires { Unroll::factor; },
+      "dimgraph: scan: the second argument must be dg::unroll<K> or dg::unroll_all");
+  return scan_fn<std::remove_cvref_t<D>, Unroll, Body>(std::move(body));
+}
+
+template <class D, class Unroll, class Body>
+template <class Run, class Inputs>
+auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
+  using iter = typename Run::iter;
+  constexpr std::size_t slice_count = Run::sliced::size;
+  constexpr std::size_t carry_count = Run::carried::size;
+  constexpr std::size_t emit_count = std::tuple_size_v<typename Run::emitted>;
+  constexpr auto pos = Run::positions;
+  using state_t = typename detail::tuple_of<typename Run::carried>::type;
+  using outputs_t =
+      typename detail::optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
+
+  const auto walks = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return detail::scan_walks(std::get<pos[Ss]>(in)...);
+  }(std::make_index_sequence<slice_count>{});
+  const std::size_t n = walks[0].count;
+  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    return state_t(std::get<pos[slice_count + Cs]>(in)...);
+  }(std::make_index_sequence<carry_count>{});
+  outputs_t outs;
+
+  auto once = [&](std::size_t i) {
+    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
+    }(std::make_index_sequence<slice_count>{});
+    auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+    }(std::make_index_sequence<Run::input_count>{});
+    const std::size_t slot = walks[0].slot(i);
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        auto& out = std::get<K>(outs);
+        const auto& e = std::get<K>(r.emits.values);
+        if (!out)
+          out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+        (*out)[at<iter>(slot)] = e;
+      };
+      (put(std::integral_constant<std::size_t, Ks>{}), ...);
+    }(std::make_index_sequence<emit_count>{});
+    // Every next carry is computed (from the old ones) before any is replaced.
+    state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      return state_t(std::move(std::get<Cs>(r.carries.values))...);
+    }(std::make_index_sequence<carry_count>{});
+  };
+  constexpr slicing s = Run::first::slicing_value;
+  detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
+
+  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      using out_t = typename Run::template output_t<K>;
+      auto& out = std::get<K>(outs);
+      if (!out)
+        out.emplace(detail::stacked_output<out_t, iter>(
+            static_cast<const std::tuple_element_t<K, typename Run::emitted>*>(nullptr), n));
+      return std::move(*out);
+    };
+    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
+                          std::move(state));
+  }(std::make_index_sequence<emit_count>{});
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan.hpp
+// ---- begin dimgraph/graph/if.hpp
+// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
+// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
+template <class C>
+struct static_condition {
+  static constexpr bool is_constant = false;
+};
+template <bool B>
+struct static_condition<std::integral_constant<bool, B>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = B;
+};
+template <std::size_t K>
+  requires(K <= 1)
+struct static_condition<const_dim<K>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = K == 1;
+};
+
+// The outputs of a branch as a type_list: one value, or the elements of a tuple or pair.
+template <class R>
+struct branch_outputs {
+  static constexpr bool several = false;
+  using list = type_list<R>;
+};
+template <class... Rs>
+struct branch_outputs<std::tuple<Rs...>> {
+  static constexpr bool several = true;
+  using list = type_list<Rs...>;
+};
+template <class A, class B>
+struct branch_outputs<std::pair<A, B>> {
+  static constexpr bool several = true;
+  using list = type_list<A, B>;
+};
+template <class R>
+using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
+
+template <class R>
+struct tensor_of_output {
+  using type = R;  // not an expression: reported by check_branches
+};
+template <expression R>
+struct tensor_of_output<R> {
+  using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
+};
+template <class R>
+using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
+
+// Output Index of both branches: expressions with the same element type and dim set (the
+// types appear in the diagnostic as template arguments).
+template <std::size_t Index, class Then, class Else>
+constexpr bool branch_outputs_match() {
+  if constexpr (!expression<Then> || !expression<Else>) {
+    static_assert(sizeof(Then) == 0,
+                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
+                  "or std::pair of them)");
+    return false;
+  } else {
+    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
+    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
+    static_assert(same_type, "dimgraph: if_: branches return different element types");
+    static_assert(!same_type || same_dims, "dimgraph: if_: branches return different dims");
+    return same_type && same_dims;
+  }
+}
+
+// Both branches' outputs (type_lists) match one by one.
+template <class... Ts, class... Es>
+constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
+  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
+    static_assert(sizeof...(Ts) == sizeof...(Es),
+                  "dimgraph: if_: branches return different numbers of outputs");
+    return false;
+  } else {
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
+    }(std::index_sequence_for<Ts...>{});
+  }
+}
+
+// A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
+template <class Outs, class R>
+auto materialize_branch(R&& r) {
+  return [&]<class... Os>(type_list<Os...>) {
+    if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
+      return front_t<Outs>(std::forward<R>(r));
+    } else {
+      return std::apply([](auto&&... e) { return std::tuple<Os...>(Os(std::move(e))...); },
+                        std::forward<R>(r));
+    }
+  }(Outs{});
+}
+
+template <class L>
+struct tensors_of_outputs;
+template <class... Rs>
+struct tensors_of_outputs<type_list<Rs...>> {
+  using type = type_list<tensor_of_output_t<Rs>...>;
+};
+// The tensor types of a branch's outputs (a type_list).
+template <class L>
+using tensors_of_outputs_t = typename tensors_of_outputs<L>::type;
+
+// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
+// it has another number of elements).
+template <class C>
+bool condition_value(const C& c) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return c;
+  } else {
+    const auto t = eval(c);
+    if (t.size() != 1)
+      throw shape_error("if_",
+                        "the condition must have one element, it has " + std::to_string(t.size()));
+    return t.data()[0];
+  }
+}
+
+template <class C>
+constexpr bool run_time_condition() {
+  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
+  else return std::is_same_v<C, bool>;
+}
+
+}  // namespace detail
+
+// The two branches of dg::if_ with their condition (a bool, or std::bool_constant<B> when it
+// is known at compile time). Call it on the inputs.
+template <class Cond, class Then, class Else>
+class if_fn {
+ public:
+  if_fn(Cond cond, Then then_fn, Else else_fn)
+      : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
+
+  template <class... Xs>
+  auto operator()(const Xs&... xs) const {
+    if constexpr (detail::static_condition<Cond>::is_constant) {
+      // Only the chosen branch is instantiated.
+      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
+      else return run(else_, xs...);
+    } else {
+      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
+                                std::is_invocable_v<const Else&, const Xs&...>;
+      static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
+      if constexpr (!callable) {
+        return detail::invalid_expr{};
+      } else {
+        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+        if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
+          return detail::invalid_expr{};
+        } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
+                                                     detail::branch_outputs_t<else_r>{})) {
+          return detail::invalid_expr{};
+        } else {
+          using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
+          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
+          return detail::materialize_branch<outs>(else_(xs...));
+        }
+      }
+    }
+  }
+
+ private:
+  template <class Fn, class... Xs>
+  static auto run(const Fn& fn, const Xs&... xs) {
+    using r = std::invoke_result_t<const Fn&, const Xs&...>;
+    if constexpr (detail::poisoned<r>) {
+      return detail::invalid_expr{};
+    } else {
+      using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
+      return detail::materialize_branch<outs>(fn(xs...));
+    }
+  }
+
+  [[no_unique_address]] Cond cond_;
+  Then then_;
+  Else else_;
+};
+
+// dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
+// holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
+// `const auto&`.
+//  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
+//           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
+//           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
+//  branches each returns one value or a std::tuple / std::pair of values; with a run-time
+//           cond both must return as many outputs, output k of the same element type and the
+//           same dim set (order may differ).
+//  result   the chosen branch's outputs evaluated into tensors: one tensor, or a std::tuple of
+//           them when the branch returns a tuple or pair. With a run-time cond their dims are
+//           in the then-branch's order (the else-branch's values are permuted into it); with a
+//           compile-time cond they are the chosen branch's own.
+// Errors (compile time): a cond of another type; branches that differ in the number of
+// outputs, an output's element type or its dims (the message names the output index and
+// both types as template arguments). Error (run time): a tensor cond without exactly one
+// element (shape_error).
+template <class Cond, class Then, class Else>
+auto if_(const Cond& cond, Then then_fn, Else else_fn) {
+  using c = std::remove_cvref_t<Cond>;
+  if constexpr (detail::static_condition<c>::is_constant) {
+    return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
+        {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (detail::run_time_condition<c>()) {
+    return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
+                                   std::move(else_fn));
+  } else {
+    static_assert(sizeof(c) == 0,
+                  "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
+                  "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
+    return detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/if.hpp
+
+// ---- begin dimgraph/graph/symbol.hpp
+// Symbolic values and the nodes of a traced graph: inputs, captured constants, scalars, ops.
+
+
+
+namespace dimgraph {
+
+// The I-th input of a traced graph: element type T, dims Ds.
+template <std::size_t I, class T, class... Ds>
+struct input_node {
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t index = I;
+};
+
+// A tensor the traced function captured: a constant of the graph. `address` tells two
+// captured tensors of the same type apart.
+template <class T, class Dims>
+struct constant_node {
+  using value_type = T;
+  using dims = Dims;
+  const void* address = nullptr;
+};
+
+// A C++ scalar operand (x * 2.0f): a rank-0 constant with its value.
+template <class T>
+struct scalar_node {
+  using value_type = T;
+  using dims = dim_list<>;
+  T value{};
+};
+
+// The name of an op and its compile-time attributes (dims, printed by name).
+template <detail::fixed_string Name, class... Attrs>
+struct op_tag {
+  static constexpr auto name = Name;
+};
+
+// Op applied to Children, giving element type T over Dims (the types the op gives on
+// tensors: the graph's shape facts are the eager ops' own).
+template <class Op, class T, class Dims, class... Children>
+struct op_node {
+  using value_type = T;
+  using dims = Dims;
+  using op = Op;
+  std::tuple<Children...> children;
+  std::string attributes{};  // run-time attributes as text ("start=1, end=-1"), may be empty
+};
+
+// A symbolic value: what a traced function sees instead of a tensor. It has the value
+// type and dims of the tensor it stands for and no data; every public op on it returns
+// the symbol of a new node.
+template <class Node>
+struct symbol {
+  using node_type = Node;
+  using value_type = typename Node::value_type;
+  using dims = typename Node::dims;
+  Node node;
+
+  // x[dg::at<D>(i)]: the slice at position i of D, without D.
+  template <class D>
+  auto operator[](at_arg<D> a) const;
+};
+
+// dg::input<T, Ds...>: declares one input of dg::trace by its element type and dims.
+template <class T, class... Ds>
+struct input {
+  static_assert(element<T>, "dimgraph: input: not an element type");
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+};
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_symbol_v = false;
+template <class N>
+inline constexpr bool is_symbol_v<symbol<N>> = true;
+
+}  // namespace detail
+
+// A symbolic value (cv and references ignored).
+template <class X>
+concept symbolic = detail::is_symbol_v<std::remove_cvref_t<X>>;
+
+namespace detail {
+
+// The tensor type a node stands for.
+template <class T, class Dims>
+struct tensor_for;
+template <class T, class... Ds>
+struct tensor_for<T, dim_list<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+template <class X>
+using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
+                                         typename std::remove_cvref_t<X>::dims>::type;
+
+// What an op's result type is computed from: a symbol stands in as a tensor of its type,
+// anything else as itself.
+template <class X>
+struct stand_in {
+  using type = X&&;
+};
+template <class N>
+struct stand_in<symbol<N>> {
+  using type = const typename tensor_for<typename N::value_type, typename N::dims>::type&;
+};
+template <class X>
+using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;
+
+// The node an operand becomes: a symbol's own node, a captured constant, or a scalar.
+template <class X>
+auto node_of(const X& x) {
+  if constexpr (is_symbol_v<X>) return x.node;
+  else if constexpr (expression<X>) return constant_node<value_t<X>, dims_t<X>>{&x};
+  else return scalar_node<X>{x};
+}
+template <class X>
+using node_of_t = decltype(node_of(std::declval<const std::remove_cvref_t<X>&>()));
+
+template <class R>
+inline constexpr bool is_tuple_v = false;
+template <class... Ts>
+inline constexpr bool is_tuple_v<std::tuple<Ts...>> = true;
+
+// The symbol of a node of Op over xs whose eager result has type R.
+template <class Op, class R, class... Xs>
+auto symbol_of(std::string attributes, const Xs&... xs) {
+  using node = op_node<Op, value_t<R>, dims_t<R>, node_of_t<Xs>...>;
+  return symbol<node>{node{{node_of(xs)...}, std::move(attributes)}};
+}
+
+// The outputs of a traced function as a tuple of nodes: one symbol, or a tuple/pair of them.
+template <class R>
+struct traced_outputs {
+  static constexpr bool valid = false;
+  static constexpr bool poisoned = std::is_same_v<R, invalid_expr>;
+};
+template <template <class...> class Tuple, class... Rs>
+  requires(std::is_same_v<Tuple<Rs...>, std::tuple<Rs...>> ||
+           std::is_same_v<Tuple<Rs...>, std::pair<Rs...>>)
+struct traced_outputs<Tuple<Rs...>> {
+  static constexpr bool valid = false;
+  static constexpr bool poisoned = (std::is_same_v<Rs, invalid_expr> || ...);
+};
+template <class N>
+struct traced_outputs<symbol<N>> {
+  static constexpr bool valid = true;
+  static constexpr bool poisoned = false;
+  using nodes = std::tuple<N>;
+  static nodes get(const symbol<N>& s) { return nodes{s.node}; }
+};
+template <template <class...> class Tuple, class... Ns>
+  requires(std::is_same_v<Tuple<symbol<Ns>...>, std::tuple<symbol<Ns>...>> ||
+           std::is_same_v<Tuple<symbol<Ns>...>, std::pair<symbol<Ns>...>>)
+struct traced_outputs<Tuple<symbol<Ns>...>> {
+  static constexpr bool valid = true;
+  static constexpr bool poisoned = false;
+  using nodes = std::tuple<Ns...>;
+  static nodes get(const Tuple<symbol<Ns>...>& t) {
+    return std::apply([](const auto&... s) { return nodes{s.node...}; }, t);
+  }
+};
+
+// Operands of an op traced symbolically: at least one symbol, the others tensors,
+// expressions or scalars.
+template <class... Xs>
+concept symbolic_operands =
+    (symbolic<Xs> || ...) && ((symbolic<Xs> || expression<Xs> || scalar<Xs>)&&...);
+
+// The symbol of Op applied to xs: the result type is the one `eager` (the public op on
+// tensors) gives on tensors of the operands' types, so shape rules and compile-time
+// errors are the eager op's, checked once.
+// `attributes` describes the run-time arguments `eager` captured.
+template <class Op, class Eager, class... Xs>
+auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
+  using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
+  if constexpr (poisoned<result>) {
+    return invalid_expr{};
+  } else if constexpr (is_tuple_v<result>) {
+    // An op with several results (split): one node per result, told apart by "part=i".
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, result>>(
+          attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
+    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+  } else {
+    return symbol_of<Op, result>(std::move(attributes), xs...);
+  }
+}
+template <class Op, class Eager, class... Xs>
+auto symbolic_apply(Eager eager, const Xs&... xs) {
+  return symbolic_apply_with<Op>(std::string(), eager, xs...);
+}
+
+}  // namespace detail
+
+template <class Node>
+template <class D>
+auto symbol<Node>::operator[](at_arg<D> a) const {
+  return detail::symbolic_apply_with<op_tag<"at", D>>(
+      "index=" + std::to_string(a.value), [](auto&& y) { return y[at<D>(0)]; }, *this);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/symbol.hpp
+// ---- begin dimgraph/graph/ops.hpp
+// The public ops on symbolic values: each records a node whose type is what the op gives on
+// tensors, so a traced function checks and types exactly as it does when run eagerly.
+
+
+
+namespace dimgraph {
+
+// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
+#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                                      \
+  template <class A, class B>                                                                     \
+    requires detail::symbolic_operands<A, B>                                                      \
+  auto DECL(const A& a, const B& b) {                                                             \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& x, auto&& y) { return DECL(x, y); }, a, \
+                                                b);                                               \
+  }
+DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
+DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
+DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
+DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
+DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
+DIMGRAPH_SYMBOLIC_BINARY(min, "min")
+DIMGRAPH_SYMBOLIC_BINARY(max, "max")
+DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
+DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
+DIMGRAPH_SYMBOLIC_BINARY(less, "less")
+DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
+DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
+DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
+DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
+DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
+DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
+#undef DIMGRAPH_SYMBOLIC_BINARY
+
+// Unary element-wise ops.
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                           \
+  template <symbolic X>                                                               \
+  auto DECL(const X& x) {                                                             \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(y); }, x); \
+  }
+DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
+DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
+DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
+DIMGRAPH_SYMBOLIC_UNARY(log, "log")
+DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
+DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
+DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
+DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
+DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
+DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
+DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
+DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
+DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
+DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
+DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
+DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
+#undef DIMGRAPH_SYMBOLIC_UNARY
+
+// where(c, a, b) with a symbolic operand.
+template <class C, class A, class B>
+  requires detail::symbolic_operands<C, A, B>
+auto where(const C& c, const A& a, const B& b) {
+  return detail::symbolic_apply<op_tag<"where">>(
+      [](auto&& x, auto&& y, auto&& z) { return where(x, y, z); }, c, a, b);
+}
+
+// cast<T>(x).
+template <class T, symbolic X>
+auto cast(const X& x) {
+  return detail::symbolic_apply<op_tag<"cast", T>>([](auto&& y) { return cast<T>(y); }, x);
+}
+
+// Reductions and the softmax family over named dims: the dims are the node's attributes.
+#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                                                 \
+  template <PARAMS, symbolic X>                                                                    \
+  auto NAME(const X& x) {                                                                          \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>>([](auto&& y) { return NAME<ARGS>(y); }, x); \
+  }
+#define DIMGRAPH_PACK class... Rs
+#define DIMGRAPH_ONE class D
+DIMGRAPH_SYMBOLIC_OVER(sum, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(prod, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(mean, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(max, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(min, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(any, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(all, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(logsumexp, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(log_softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
+#undef DIMGRAPH_PACK
+#undef DIMGRAPH_ONE
+#undef DIMGRAPH_SYMBOLIC_OVER
+
+// dot<Ks...>(a, b) with a symbolic operand.
+template <class... Ks, class A, class B>
+  requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
+auto dot(const A& a, const B& b) {
+  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
+      [](auto&& x, auto&& y) { return dot<Ks...>(x, y); }, a, b);
+}
+
+// Structural ops. The views (rename, split, split_dims, slice, permute) and the copies
+// (merge_dims, concat, pad, gather, one_hot) alike become one node each.
+template <dimension Old, dimension New, symbolic X>
+auto rename(X&& x) {
+  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
+      [](auto&& y) { return rename<Old, New>(y); }, x);
+}
+template <class... Ps, symbolic X>
+auto permute(X&& x) {
+  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
+      [](auto&& y) { return permute<Ps...>(y); }, x);
+}
+template <dimension A, dimension B, symbolic X>
+auto merge_dims(X&& x) {
+  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
+      [](auto&& y) { return merge_dims<A, B>(y); }, x);
+}
+template <dimension... Parts, symbolic X, class... Es>
+auto split(X&& x, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"split", Parts...>>(
+      [](auto&& y) { return split<Parts...>(y, extent<Es>(0)...); }, x);
+}
+template <dimension A, dimension B, symbolic X, class... Es>
+auto split_dims(X&& x, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
+      [](auto&& y) { return split_dims<A, B>(y, extent<Es>(1)...); }, x);
+}
+
+namespace detail {
+inline std::string slice_bound_text(slice_index i) {
+  return i.is_none ? std::string("none") : std::to_string(i.value);
+}
+inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t stride) {
+  return "start=" + slice_bound_text(start) + ", end=" + slice_bound_text(end) +
+         ", stride=" + std::to_string(stride);
+}
+}  // namespace detail
+
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
+          symbolic X>
+auto slice(X&& x) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(Start, End, Stride),
+      [](auto&& y) { return slice<A, Start, End, Stride>(y); }, x);
+}
+template <dimension A, symbolic X>
+auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(start, end, stride), [](auto&& y) { return slice<A>(y, 0, none, 1); }, x);
+}
+namespace detail {
+template <class N>
+struct pad_value<symbol<N>> {
+  using type = typename N::value_type;
+};
+}  // namespace detail
+template <dimension A, std::size_t Before, std::size_t After, symbolic X>
+auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
+  return detail::symbolic_apply_with<op_tag<"pad", A>>(
+      "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
+          ", value=" + detail::element_text(value),
+      [](auto&& y) { return pad<A, Before, After>(y); }, x);
+}
+template <class... As, class... Xs>
+  requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
+auto concat(along_arg<As, Xs>... parts) {
+  return detail::symbolic_apply<op_tag<"concat", As...>>(
+      [](auto&&... ys) { return concat(along<As>(ys)...); }, parts.operand...);
+}
+template <class Table, class Idx>
+  requires detail::symbolic_operands<Table, Idx>
+auto gather(const Table& table, const Idx& idx) {
+  return detail::symbolic_apply<op_tag<"gather">>([](auto&& t, auto&& i) { return gather(t, i); },
+                                                  table, idx);
+}
+template <class T = float, symbolic Idx, class... Es>
+auto one_hot(const Idx& idx, extent_arg<Es>...) {
+  return detail::symbolic_apply<op_tag<"one_hot", T>>(
+      [](auto&& i) { return one_hot<T>(i, extent<Es>(1)...); }, idx);
+}
+
+// eval(x) of a symbol is the symbol: a traced function may materialise where it likes.
+template <symbolic X>
+X eval(const X& x) {
+  return x;
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/ops.hpp
+// ---- begin dimgraph/graph/region.hpp
+// Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.
+
+
+
+namespace dimgraph {
+
+// The I-th argument of a sub-graph: element type T, dims Ds.
+template <std::size_t I, class T, class... Ds>
+struct arg_node {
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t index = I;
+};
+
+// A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...).
+template <class Outs>
+struct body_graph {
+  using outputs = Outs;
+  Outs yields;
+  std::string name;
+  std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"
+};
+
+// Op with sub-graphs Bodies over operands Children; its results are Results, a std::tuple
+// of tensor types, each reached through a result_node.
+template <class Op, class Results, class Bodies, class... Children>
+struct region_node {
+  using op = Op;
+  using results = Results;
+  std::tuple<Children...> children;
+  Bodies bodies;
+  std::string attributes{};
+};
+
+// The K-th result of a region node.
+template <std::size_t K, class Region>
+struct result_node {
+  using value_type = value_t<std::tuple_element_t<K, typename Region::results>>;
+  using dims = dims_t<std::tuple_element_t<K, typename Region::results>>;
+  static constexpr std::size_t index = K;
+  Region region;
+};
+
+namespace detail {
+
+template <class Arg, std::size_t I>
+struct arg_symbol;
+template <class T, class... Ds, std::size_t I>
+struct arg_symbol<tensor<T, Ds...>, I> {
+  using type = symbol<arg_node<I, T, Ds...>>;
+};
+
+// fn traced on arguments of the tensor types Args: its outputs as a tuple of nodes (fn
+// returns one symbol or a tuple/pair of them; see traced_outputs).
+template <class... Args, class Fn>
+auto trace_body(const Fn& fn, std::string name) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    using outs =
+        traced_outputs<std::remove_cvref_t<decltype(fn(typename arg_symbol<Args, Is>::type{}...))>>;
+    static_assert(outs::valid || outs::poisoned,
+                  "dimgraph: trace: a branch or body must return values computed from its "
+                  "arguments, or a std::tuple or std::pair of them");
+    if constexpr (outs::valid) {
+      auto nodes = outs::get(fn(typename arg_symbol<Args, Is>::type{}...));
+      return body_graph<typename outs::nodes>{std::move(nodes), std::move(name), {}};
+    } else {
+      return invalid_expr{};
+    }
+  }(std::index_sequence_for<Args...>{});
+}
+
+// The symbols of a region node's results: one symbol, or a std::tuple of them.
+template <class Region>
+auto region_results(const Region& r) {
+  constexpr std::size_t n = std::tuple_size_v<typename Region::results>;
+  if constexpr (n == 1) {
+    return symbol<result_node<0, Region>>{{r}};
+  } else {
+    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return std::tuple{symbol<result_node<Ks, Region>>{{r}}...};
+    }(std::make_index_sequence<n>{});
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/region.hpp
+// ---- begin dimgraph/graph/trace.hpp
+// dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
+
+
+
+namespace dimgraph {
+
+namespace detail {
+
+// L with N appended unless it is there already.
+template <class L, class N>
+struct append_unique;
+template <class... Ds, class N>
+struct append_unique<type_list<Ds...>, N> {
+  using type =
+      std::conditional_t<(std::is_same_v<Ds, N> || ...), type_list<Ds...>, type_list<Ds..., N>>;
+};
+
+// Every node type reachable from Ns, each once, operands before the nodes that use them.
+template <class Acc, class... Ns>
+struct topo;
+template <class Acc>
+struct topo<Acc> {
+  using type = Acc;
+};
+template <class Acc, class N, class R, class... Rest>
+struct topo<Acc, N, R, Rest...> {
+  using type = typename topo<typename topo<Acc, N>::type, R, Rest...>::type;
+};
+template <class... Done, class N>
+struct topo<type_list<Done...>, N> {
+  using type = typename append_unique<type_list<Done...>, N>::type;
+};
+template <class... Done, class Op, class T, class Dims, class... Cs>
+struct topo<type_list<Done...>, op_node<Op, T, Dims, Cs...>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      op_node<Op, T, Dims, Cs...>>::type;
+};
+template <class... Done, class Op, class Results, class Bodies, class... Cs>
+struct topo<type_list<Done...>, region_node<Op, Results, Bodies, Cs...>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      region_node<Op, Results, Bodies, Cs...>>::type;
+};
+template <class... Done, std::size_t K, class Region>
+struct topo<type_list<Done...>, result_node<K, Region>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Region>::type,
+                                      result_node<K, Region>>::type;
+};
+
+template <class Input, std::size_t I>
+struct input_symbol;
+template <class T, class... Ds, std::size_t I>
+struct input_symbol<input<T, Ds...>, I> {
+  using type = symbol<input_node<I, T, Ds...>>;
+};
+
+// A run-time argument fits an input when it is an expression of the same element type over
+// the same set of dims.
+template <class Arg, class Input>
+inline constexpr bool fits_input_v =
+    expression<Arg> && std::is_same_v<value_t<Arg>, typename Input::value_type> &&
+    list_same_set_v<dims_t<Arg>, typename Input::dims>;
+
+}  // namespace detail
+
+// A traced graph. Its type is the graph:
+//   inputs      std::tuple of the tensor types it takes,
+//   outputs     std::tuple of the tensor types it returns (output_t<I>: one of them),
+//   nodes       detail::type_list of its node types, each once, inputs first, in an order
+//               where a node follows its operands (scalars and constants of one type share
+//               a node type: the listing tells them apart).
+// g(args...) runs the traced function on tensors (the compiled, fused kernels; the
+// arguments must match the inputs' element types and dim sets) and returns its output(s)
+// as tensors. `operator<<` prints the listing; dg::to_dot writes Graphviz.
+template <class Fn, class Inputs, class OutputNodes>
+class graph;
+
+template <class Fn, class... Inputs, class... Outs>
+class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
+ public:
+  using inputs = std::tuple<detail::tensor_for_t<Inputs>...>;
+  using outputs = std::tuple<detail::tensor_for_t<Outs>...>;
+  template <std::size_t I>
+  using output_t = std::tuple_element_t<I, outputs>;
+  using input_nodes = std::tuple<Inputs...>;
+  using output_nodes = std::tuple<Outs...>;
+  using nodes = typename detail::topo<detail::type_list<Inputs...>, Outs...>::type;
+  static constexpr std::size_t input_count = sizeof...(Inputs);
+  static constexpr std::size_t output_count = sizeof...(Outs);
+
+  graph(Fn fn, output_nodes outs) : fn_(std::move(fn)), outs_(std::move(outs)) {}
+
+  // Runs the function on tensors; one output is returned as a tensor, several as a tuple.
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    constexpr bool count_ok = sizeof...(Args) == sizeof...(Inputs);
+    static_assert(count_ok, "dimgraph: graph: wrong number of arguments");
+    if constexpr (count_ok) {
+      constexpr bool fit = (detail::fits_input_v<Args, Inputs> && ...);
+      static_assert(fit,
+                    "dimgraph: graph: an argument's element type or dims differ from its input's");
+      if constexpr (fit) return materialize_outputs(fn_(args...));
+      else return detail::invalid_expr{};
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+
+  const output_nodes& output_node_values() const { return outs_; }
+
+ private:
+  template <class R>
+  static auto materialize_outputs(R&& r) {
+    if constexpr (sizeof...(Outs) == 1) {
+      return output_t<0>(std::forward<R>(r));
+    } else {
+      return std::apply(
+          [](auto&&... xs) {
+            return outputs(detail::tensor_for_t<Outs>(std::forward<decltype(xs)>(xs))...);
+          },
+          std::forward<R>(r));
+    }
+  }
+
+  Fn fn_;
+  output_nodes outs_;
+};
+
+// trace(fn, dg::input<T, Ds...>{}...): calls fn once on symbols of the inputs and records
+// what it computes. fn must be generic (auto parameters; take them as `const auto&` so that
+// the same fn, run on tensors, returns expressions over the caller's tensors) and return one
+// value or a std::tuple/std::pair of values. Tensors it captures become constants. As for
+// any lazy expression, one over a tensor local to fn must be dg::eval'd before fn returns
+// it (dg::eval of a symbol is the symbol, so the traced graph is unchanged).
+template <class Fn, class... Inputs>
+auto trace(Fn fn, Inputs...) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    using result = decltype(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
+    using outs = detail::traced_outputs<std::remove_cvref_t<result>>;
+    // (A mistake inside fn was reported where it happened: no second message.)
+    static_assert(outs::valid || outs::poisoned,
+                  "dimgraph: trace: the function must return a value computed from its inputs, "
+                  "or a std::tuple or std::pair of them");
+    if constexpr (outs::valid) {
+      auto nodes = outs::get(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
+      return graph<Fn, std::tuple<typename detail::input_symbol<Inputs, Is>::type::node_type...>,
+                   typename outs::nodes>(std::move(fn), std::move(nodes));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }(std::index_sequence_for<Inputs...>{});
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/trace.hpp
+// ---- begin dimgraph/graph/print.hpp
+// A traced graph as text: an IR-like listing (operator<<) and Graphviz dot (dg::to_dot).
+
+#include <map>
+
+
+namespace dimgraph {
+namespace detail {
+
+// A dim as the graph knows it: "feature=512" (static), "beam[1..8]" (interval), "time[?]"
+// (dynamic: any extent), "len[4..]" (bounded below only).
+template <class D>
+std::string symbolic_dim_text() {
+  constexpr interval b = bounds_v<D>;
+  if constexpr (is_static_v<D>) return describe<D>() + "=" + std::to_string(b.lo);
+  else if constexpr (b.lo == 0 && !b.is_bounded()) return describe<D>() + "[?]";
+  else
+    return describe<D>() + "[" + std::to_string(b.lo) + ".." +
+           (b.is_bounded() ? std::to_string(b.hi) : std::string()) + "]";
+}
+template <class T, class... Ds>
+std::string node_type_text(dim_list<Ds...>*) {
+  std::string out = element_name<T>() + " [";
+  [[maybe_unused]] const char* sep = "";
+  ((out += sep, out += symbolic_dim_text<Ds>(), sep = ", "), ...);
+  return out + "]";
+}
+template <class N>
+std::string node_type_text() {
+  return node_type_text<typename N::value_type>(static_cast<typename N::dims*>(nullptr));
+}
+
+template <detail::fixed_string Name, class... Attrs>
+std::string op_label(op_tag<Name, Attrs...>*) {
+  std::string out(Name.view());
+  if constexpr (sizeof...(Attrs) > 0) {
+    const char* sep = "<";
+    auto attr = [&]<class A>(A*) {
+      out += sep;
+      if constexpr (dimension<A>) out += describe<A>();
+      else out += element_name<A>();
+      sep = ", ";
+    };
+    (attr(static_cast<Attrs*>(nullptr)), ...);
+    out += ">";
+  }
+  return out;
+}
+
+// One line per distinct value: values are numbered in the order they are first completed,
+// so operands come before the ops that use them and a value used twice appears once. The
+// sub-graphs of a region node (if_, scan) follow it, indented, each ending in a yield line.
+struct graph_listing {
+  static constexpr std::size_t no_id = static_cast<std::size_t>(-1);
+  struct entry {
+    std::size_t depth = 0;            // nesting in sub-graphs
+    std::size_t id = no_id;           // no_id: a label or yield line
+    std::string op;                   // "input 0", "add", "sum<time>", "then:", "yield"
+    std::vector<std::size_t> inputs;  // ids of the operands
+    std::string attributes;           // run-time attributes: "start=1, end=-1, stride=1"
+    std::string type;                 // "float32 [batch[?], feature=512]"
+  };
+  std::vector<entry> entries;
+  std::map<std::string, std::size_t> ids;  // a value's identity (in its scope) -> its id
+  std::size_t next_id = 0;
+  std::size_t depth = 0;
+  std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
+
+  std::size_t add(std::string key, entry e) {
+    auto [it, inserted] = ids.emplace(std::move(key), next_id);
+    if (inserted) {
+      e.depth = depth;
+      e.id = next_id++;
+      entries.push_back(std::move(e));
+    }
+    return it->second;
+  }
+  void line(std::string op, std::vector<std::size_t> inputs = {}, std::string attributes = {}) {
+    entries.push_back({depth, no_id, std::move(op), std::move(inputs), std::move(attributes), {}});
+  }
+  std::string key_of(const std::string& label, const std::vector<std::size_t>& in,
+                     const std::string& rest) const {
+    std::string key = scope + label + "(";
+    for (std::size_t i : in) key += std::to_string(i) + ",";
+    return key + ")" + rest;
+  }
+
+  template <std::size_t I, class T, class... Ds>
+  std::size_t visit(const input_node<I, T, Ds...>&) {
+    using N = input_node<I, T, Ds...>;
+    return add("input " + std::to_string(I),
+               {0, no_id, "input " + std::to_string(I), {}, {}, node_type_text<N>()});
+  }
+  template <std::size_t I, class T, class... Ds>
+  std::size_t visit(const arg_node<I, T, Ds...>&) {
+    using N = arg_node<I, T, Ds...>;
+    return add(scope + "arg " + std::to_string(I),
+               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()});
+  }
+  template <class T, class Dims>
+  std::size_t visit(const constant_node<T, Dims>& n) {
+    using N = constant_node<T, Dims>;
+    std::string key = "constant@" + std::to_string(reinterpret_cast<std::uintptr_t>(n.address)) +
+                      node_type_text<N>();
+    return add(std::move(key), {0, no_id, "constant", {}, {}, node_type_text<N>()});
+  }
+  template <class T>
+  std::size_t visit(const scalar_node<T>& n) {
+    std::string text = element_text(n.value);
+    return add("scalar " + text + element_name<T>(),
+               {0, no_id, "scalar " + text, {}, {}, node_type_text<scalar_node<T>>()});
+  }
+  template <class Op, class T, class Dims, class... Cs>
+  std::size_t visit(const op_node<Op, T, Dims, Cs...>& n) {
+    using N = op_node<Op, T, Dims, Cs...>;
+    std::vector<std::size_t> in = std::apply(
+        [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
+    std::string label = op_label(static_cast<Op*>(nullptr));
+    std::string key = key_of(label, in, n.attributes + node_type_text<N>());
+    return add(std::move(key),
+               {0, no_id, std::move(label), std::move(in), n.attributes, node_type_text<N>()});
+  }
+  template <class Op, class Results, class Bodies, class... Cs>
+  std::size_t visit(const region_node<Op, Results, Bodies, Cs...>& n) {
+    std::vector<std::size_t> in = std::apply(
+        [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
+    std::string label = op_label(static_cast<Op*>(nullptr));
+    std::string type = results_text(static_cast<Results*>(nullptr));
+    std::string key = key_of(label, in, n.attributes + type + type_key<Bodies>());
+    const std::size_t before = next_id;
+    const std::size_t id =
+        add(std::move(key), {0, no_id, std::move(label), std::move(in), n.attributes, type});
+    if (id == before) {  // first time: list the sub-graphs under it
+      std::string outer = scope;
+      std::size_t k = 0;
+      ++depth;
+      std::apply(
+          [&](const auto&... body) {
+            ((scope = outer + "r" + std::to_string(id) + "." + std::to_string(k++) + "/",
+              line(body.name + ":"), visit_body(body)),
+             ...);
+          },
+          n.bodies);
+      --depth;
+      scope = outer;
+    }
+    return id;
+  }
+  template <std::size_t K, class Region>
+  std::size_t visit(const result_node<K, Region>& n) {
+    const std::size_t region = visit(n.region);
+    using N = result_node<K, Region>;
+    return add(key_of("result " + std::to_string(K), {region}, {}),
+               {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
+  }
+
+  template <class Outs>
+  void visit_body(const body_graph<Outs>& body) {
+    ++depth;
+    std::vector<std::size_t> out = std::apply(
+        [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
+    line("yield", std::move(out), body.yield_text);
+    --depth;
+  }
+
+  // Tells sub-graphs of different types apart without RTTI.
+  template <class T>
+  static std::string type_key() {
+    static const char tag = 0;
+    return "@" + std::to_string(reinterpret_cast<std::uintptr_t>(&tag));
+  }
+
+  template <class... Ts>
+  static std::string results_text(std::tuple<Ts...>*) {
+    std::string out = "(";
+    [[maybe_unused]] const char* sep = "";
+    ((out += sep,
+      out += node_type_text<typename Ts::value_type>(static_cast<typename Ts::dims*>(nullptr)),
+      sep = ", "),
+     ...);
+    return out + ")";
+  }
+};
+
+template <class G>
+graph_listing list_graph(const G& g) {
+  graph_listing l;
+  // Inputs first, numbered by position, even when an output does not use them.
+  [&]<class... Ins>(std::tuple<Ins...>*) {
+    (l.visit(Ins{}), ...);
+  }(static_cast<typename G::input_nodes*>(nullptr));
+  std::apply([&](const auto&... out) { (l.visit(out), ...); }, g.output_node_values());
+  return l;
+}
+
+}  // namespace detail
+
+// The listing: one line per node, "%id = op<dims>(%operands) {attributes} : type [dims]", then
+// "return %ids". A dim prints with its size ("feature=512"), interval ("beam[1..8]") or
+// "[?]" when any extent is allowed.
+template <class Fn, class Ins, class Outs>
+std::ostream& operator<<(std::ostream& os, const graph<Fn, Ins, Outs>& g) {
+  auto l = detail::list_graph(g);
+  for (const auto& e : l.entries) {
+    os << std::string(2 * e.depth, ' ');
+    if (e.id != detail::graph_listing::no_id) os << '%' << e.id << " = ";
+    os << e.op;
+    if (!e.inputs.empty()) {
+      const bool call = e.id != detail::graph_listing::no_id;
+      os << (call ? "(" : " ");
+      for (std::size_t k = 0; k < e.inputs.size(); ++k) os << (k ? ", %" : "%") << e.inputs[k];
+      if (call) os << ')';
+    }
+    if (!e.attributes.empty()) os << " {" << e.attributes << '}';
+    if (!e.type.empty()) os << " : " << e.type;
+    os << '\n';
+  }
+  os << "return";
+  std::apply(
+      [&](const auto&... out) {
+        const char* sep = " ";
+        auto print = [&](std::size_t id) {
+          os << sep << '%' << id;
+          sep = ", ";
+        };
+        (print(l.visit(out)), ...);  // visited already: this finds each output's id
+      },
+      g.output_node_values());
+  return os << '\n';
+}
+
+// Graphviz: one box per value labelled with its op and type, an edge per operand; the values
+// a sub-graph yields have a dashed edge to the node that holds it.
+template <class Fn, class Ins, class Outs>
+std::string to_dot(const graph<Fn, Ins, Outs>& g) {
+  const auto l = detail::list_graph(g);
+  std::string out = "digraph dimgraph {\n  node [shape=box, fontname=\"monospace\"];\n";
+  std::vector<std::size_t> holder;  // the region node of each open sub-graph depth
+  for (const auto& e : l.entries) {
+    if (e.id == detail::graph_listing::no_id) {
+      if (e.op == "yield")
+        for (std::size_t in : e.inputs)
+          out += "  n" + std::to_string(in) + " -> n" + std::to_string(holder[e.depth - 2]) +
+                 " [style=dashed];\n";
+      continue;
+    }
+    holder.resize(e.depth + 1);
+    holder[e.depth] = e.id;
+    out += "  n" + std::to_string(e.id) + " [label=\"%" + std::to_string(e.id) + " " + e.op +
+           (e.attributes.empty() ? "" : " {" + e.attributes + "}") + "\\n" + e.type + "\"];\n";
+    for (std::size_t in : e.inputs)
+      out += "  n" + std::to_string(in) + " -> n" + std::to_string(e.id) + ";\n";
+  }
+  return out + "}\n";
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/print.hpp
+
+// ---- begin dimgraph/nn/cell_dims.hpp
+// What the nn layers share: their operands, and the dims and gates of a recurrent cell's step.
+
+
+
+namespace dimgraph::nn {
+
+// An operand of an nn layer: a tensor, a view, a lazy expression, or a symbol of a traced
+// graph (so that the same layer runs eagerly and traces).
+template <class X>
+concept layer_operand = expression<X> || symbolic<X>;
+
+namespace detail {
+
+// The dims of an operand (for symbols too, unlike dims_t).
+template <class X>
+using dims_of_t = typename std::remove_cvref_t<X>::dims;
+
+// The first dim of a dim list (void for an empty one).
+template <class L>
+struct first_dim {
+  using type = void;
+};
+template <class D, class... Ds>
+struct first_dim<dim_list<D, Ds...>> {
+  using type = D;
+};
+template <class L>
+using first_dim_t = typename first_dim<L>::type;
+
+// Whether x has exactly the dims Ds... (in any order).
+template <class X, class... Ds>
+inline constexpr bool has_dims_v = list_same_set_v<dims_of_t<X>, dim_list<Ds...>>;
+
+// The dims of one step of a recurrent cell, from x [batch..., input] and h [batch...,
+// hidden]: the batch dims are the ones x and h share (any number, also none), the input
+// dim is x's only other dim, the hidden dim h's only other dim.
+template <class X, class H>
+struct cell_dims {
+  using x_only = list_difference_t<dims_of_t<X>, dims_of_t<H>>;
+  using h_only = list_difference_t<dims_of_t<H>, dims_of_t<X>>;
+  static constexpr bool one_input = x_only::size == 1;
+  static constexpr bool one_hidden = h_only::size == 1;
+  using input = first_dim_t<x_only>;   // (void unless one_input)
+  using hidden = first_dim_t<h_only>;  // (void unless one_hidden)
+};
+
+// K copies of the hidden dim one after the other: the gate dim c<K> * hidden (void while
+// the hidden dim is not known).
+template <std::size_t K, class Hidden>
+struct gate_dim {
+  using type = void;
+};
+template <std::size_t K, dimension Hidden>
+struct gate_dim<K, Hidden> {
+  using type = decltype(c<K> * Hidden{});
+};
+template <std::size_t K, class Hidden>
+using gate_dim_t = typename gate_dim<K, Hidden>::type;
+
+// Gate I of a gate tensor g [.., c<K> * hidden, ..]: the dim algebra splits c<K> * hidden
+// into c<K> and hidden (split_dims, a view), and gate I is position I along c<K> (a view
+// [.., hidden, ..]; no index arithmetic). Works on tensors, views and symbols alike.
+template <std::size_t K, class Hidden, std::size_t I, class G>
+auto gate(const G& g) {
+  return dimgraph::split_dims<const_dim<K>, Hidden>(g)[dimgraph::at<const_dim<K>>(I)];
+}
+
+// The pre-activation of gate I: the sum of gate I of every source (products and biases).
+template <std::size_t K, class Hidden, std::size_t I, class... Sources>
+auto gate_sum(const Sources&... sources) {
+  return (... + gate<K, Hidden, I>(sources));
+}
+
+// The same over a tuple of sources.
+template <std::size_t K, class Hidden, std::size_t I, class Tuple>
+auto gate_sum_of(const Tuple& sources) {
+  return std::apply([](const auto&... s) { return gate_sum<K, Hidden, I>(s...); }, sources);
+}
+
+// The gate sources of a product and its bias: the two, split separately and summed in the
+// fused pass (a bias that is a lazy expression is evaluated first: views are made of it);
+// or, while tracing, their sum as one node (a view of a captured bias made while tracing
+// would be a temporary, and a graph lists a captured tensor by its address).
+template <class P, class B>
+auto with_bias(const P& product, const B& bias) {
+  if constexpr (symbolic<P> || symbolic<B>) return std::tuple{dimgraph::eval(product + bias)};
+  else if constexpr (requires { bias.data(); })
+    return std::tuple<const P&, const B&>{product, bias};
+  else return std::tuple<const P&, decltype(dimgraph::eval(bias))>{product, dimgraph::eval(bias)};
+}
+
+// Why a recurrent cell rejects its operands (checked in this order: one message per mistake).
+enum class cell_check { ok, input_dim, hidden_dim, state_dims, w_dims, r_dims, b_dims, b2_dims };
+
+// The checks every cell shares: x, h and c (the LSTM's cell state; h again for the GRU).
+template <class X, class H, class C>
+constexpr cell_check check_state() {
+  using d = cell_dims<X, H>;
+  if (!d::one_input) return cell_check::input_dim;
+  if (!d::one_hidden) return cell_check::hidden_dim;
+  if (!list_same_set_v<dims_of_t<C>, dims_of_t<H>>) return cell_check::state_dims;
+  return cell_check::ok;
+}
+
+}  // namespace detail
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/cell_dims.hpp
+// ---- begin dimgraph/nn/linear.hpp
+// dg::nn::linear: x times a weight matrix over the one dim they share, plus an optional bias.
+
+
+
+namespace dimgraph::nn {
+namespace detail {
+
+// Why linear rejects its operands (checked in this order: one message per mistake).
+enum class linear_check { ok, w_rank, no_shared_dim, ambiguous, b_dims };
+
+template <class X, class W>
+using linear_shared_t = list_intersection_t<dims_of_t<X>, dims_of_t<W>>;
+
+template <class X, class W, class... B>
+constexpr linear_check check_linear() {
+  using shared = linear_shared_t<X, W>;
+  if (dims_of_t<W>::size != 2) return linear_check::w_rank;
+  if (shared::size == 0) return linear_check::no_shared_dim;
+  if (shared::size > 1) return linear_check::ambiguous;
+  if constexpr (sizeof...(B) == 1) {
+    using out = first_dim_t<list_difference_t<dims_of_t<W>, shared>>;
+    if (!(has_dims_v<B, out> && ...)) return linear_check::b_dims;
+  }
+  return linear_check::ok;
+}
+
+template <linear_check Check>
+constexpr bool report_linear() {
+  static_assert(Check != linear_check::w_rank,
+                "dimgraph: linear: W must have exactly two dims [out, in]");
+  static_assert(Check != linear_check::no_shared_dim,
+                "dimgraph: linear: x and W share no dim, so there is no feature dim to contract");
+  static_assert(Check != linear_check::ambiguous,
+                "dimgraph: linear: x and W share more than one dim, so the feature dim is "
+                "ambiguous; contract it by name with dg::dot<Feature>(x, W)");
+  static_assert(Check != linear_check::b_dims,
+                "dimgraph: linear: b must have exactly one dim, W's output dim");
+  return Check == linear_check::ok;
+}
+
+}  // namespace detail
+
+// linear(x, W) = sum over the feature dim of x * W, where W is [out, in] (in any order)
+// and the feature dim is the one dim x and W share:
+//   linear([.., in, ..], [out, in]) -> [x's other dims in x's order, out]
+// Evaluated now (a tensor; a symbol when traced). Errors (compile time): W does not have
+// exactly two dims; x and W share no dim, or more than one (ambiguous). Error (run time):
+// the feature dim's extents differ (shape_error, "dot").
+template <layer_operand X, layer_operand W>
+auto linear(const X& x, const W& w) {
+  if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
+    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+    return dimgraph::eval(dimgraph::dot<feature>(x, w));
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// linear(x, W, b) = linear(x, W) + b, with b [out] broadcast over x's other dims (one
+// element-wise pass over the product). Errors: as linear(x, W); b's dims are
+// not exactly W's output dim (compile time).
+template <layer_operand X, layer_operand W, layer_operand B>
+auto linear(const X& x, const W& w, const B& b) {
+  if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
+    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+    return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/linear.hpp
+// ---- begin dimgraph/nn/lstm_cell.hpp
+// dg::nn::lstm_cell: one LSTM step (gates i, f, g, o as in PyTorch), separate or fused weights.
+
+
+
+namespace dimgraph::nn {
+
+// What lstm_cell returns: the new hidden state h and cell state c. An aggregate, so
+// `auto [h, c] = dg::nn::lstm_cell(...)` works as well as `s.h` and `s.c`.
+template <class H, class C = H>
+struct lstm_state {
+  H h;
+  C c;
+};
+
+namespace detail {
+
+// The LSTM's gate dim for hidden dim H: c<4> * H, the gates i, f, g, o one after the other.
+template <class H>
+using lstm_gate_t = gate_dim_t<4, H>;
+
+// The separate-weights checks: W [4H, I], R [4H, H], b [4H].
+template <class X, class H, class C, class W, class R, class B>
+constexpr cell_check check_lstm() {
+  if constexpr (constexpr auto s = check_state<X, H, C>(); s != cell_check::ok) {
+    return s;
+  } else {
+    using d = cell_dims<X, H>;
+    using gate = lstm_gate_t<typename d::hidden>;
+    if (!has_dims_v<W, gate, typename d::input>) return cell_check::w_dims;
+    if (!has_dims_v<R, gate, typename d::hidden>) return cell_check::r_dims;
+    if (!has_dims_v<B, gate>) return cell_check::b_dims;
+    return cell_check::ok;
+  }
+}
+
+// The fused-weights checks: W [4H, I + H], b [4H].
+template <class X, class H, class C, class W, class B>
+constexpr cell_check check_fused_lstm() {
+  if constexpr (constexpr auto s = check_state<X, H, C>(); s != cell_check::ok) {
+    return s;
+  } else {
+    using d = cell_dims<X, H>;
+    using gate = lstm_gate_t<typename d::hidden>;
+    using both = decltype(typename d::input{} + typename d::hidden{});
+    if (!has_dims_v<W, gate, both>) return cell_check::w_dims;
+    if (!has_dims_v<B, gate>) return cell_check::b_dims;
+    return cell_check::ok;
+  }
+}
+
+template <cell_check Check, bool Fused>
+constexpr bool report_lstm() {
+  static_assert(Check != cell_check::input_dim,
+                "dimgraph: lstm_cell: x must have exactly one dim that h lacks (the input dim)");
+  static_assert(Check != cell_check::hidden_dim,
+                "dimgraph: lstm_cell: h must have exactly one dim that x lacks (the hidden dim)");
+  static_assert(Check != cell_check::state_dims,
+                "dimgraph: lstm_cell: c must have the same dims as h");
+  static_assert(Fused || Check != cell_check::w_dims,
+                "dimgraph: lstm_cell: W must have the dims [c<4> * hidden, input]");
+  static_assert(!Fused || Check != cell_check::w_dims,
+                "dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + "
+                "hidden]");
+  static_assert(Check != cell_check::r_dims,
+                "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]");
+  static_assert(Check != cell_check::b_dims,
+                "dimgraph: lstm_cell: b must have the one dim c<4> * hidden");
+  return Check == cell_check::ok;
+}
+
+// The update from the gate pre-activations, each the sum of its part of every source (a
+// tuple of [batch..., 4H] products and [4H] biases): c' = f * c + i * g and
+// h' = o * tanh(c'), two fused element-wise passes over views of the sources.
+template <class Hidden, class C, class Sources>
+auto lstm_update(const C& c, const Sources& sources) {
+  auto c_new = dimgraph::eval(c * dimgraph::sigmoid(gate_sum_of<4, Hidden, 1>(sources)) +
+                              dimgraph::sigmoid(gate_sum_of<4, Hidden, 0>(sources)) *
+                                  dimgraph::tanh(gate_sum_of<4, Hidden, 2>(sources)));
+  auto h_new =
+      dimgraph::eval(dimgraph::tanh(c_new) * dimgraph::sigmoid(gate_sum_of<4, Hidden, 3>(sources)));
+  return lstm_state<decltype(h_new), decltype(c_new)>{std::move(h_new), std::move(c_new)};
+}
+
+}  // namespace detail
+
+// One LSTM step with separate weights, as PyTorch's LSTMCell (with one bias):
+//   gates = x . W + h . R + b          W [4H, I], R [4H, H], b [4H]; gate dim c<4> * hidden
+//   i, f, g, o = the four hidden-dim parts of gates, in this order
+//   c' = sigmoid(f) * c + sigmoid(i) * tanh(g),  h' = sigmoid(o) * tanh(c')
+// x is [batch..., input] and h, c are [batch..., hidden]: the batch dims are those x and h
+// share (none for one unbatched step), input is x's other dim and hidden h's. Returns
+// lstm_state{h', c'}, both tensors with c's dims in c's order (symbols when traced). Work:
+// one product per weight matrix, two fused element-wise passes over views of the gates.
+// Errors (compile time): x or h has not exactly one dim of its own; c's dims are not h's;
+// W, R or b do not have the dims above. Errors (run time): extents that disagree
+// (shape_error from the op that meets them: dot, split_dims, add, mul).
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
+          layer_operand B>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
+  if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+    return detail::lstm_update<hidden>(
+        c, std::tuple_cat(detail::with_bias(from_x, b), std::forward_as_tuple(from_h)));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+// One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
+//   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
+// then as above. x and h are concatenated along input and hidden into the dim input +
+// hidden (one copy of a row of I + H per batch entry), so the gates are one product.
+// Errors: as above, with W [c<4> * hidden, input + hidden].
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
+  if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    using both = decltype(input{} + hidden{});
+    const auto gates = dimgraph::eval(dimgraph::dot<both>(
+        dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+    return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/lstm_cell.hpp
+// ---- begin dimgraph/nn/gru_cell.hpp
+// dg::nn::gru_cell: one step of a GRU (gates r, z, n as in PyTorch's GRUCell).
+
+
+
+namespace dimgraph::nn {
+namespace detail {
+
+// The GRU's gate dim for hidden dim H: c<3> * H, the gates r, z, n one after the other.
+template <class H>
+using gru_gate_t = gate_dim_t<3, H>;
+
+// W [3H, I], R [3H, H], b_ih [3H], b_hh [3H].
+template <class X, class H, class W, class R, class BI, class BH>
+constexpr cell_check check_gru() {
+  if constexpr (constexpr auto s = check_state<X, H, H>(); s != cell_check::ok) {
+    return s;
+  } else {
+    using d = cell_dims<X, H>;
+    using gate = gru_gate_t<typename d::hidden>;
+    if (!has_dims_v<W, gate, typename d::input>) return cell_check::w_dims;
+    if (!has_dims_v<R, gate, typename d::hidden>) return cell_check::r_dims;
+    if (!has_dims_v<BI, gate>) return cell_check::b_dims;
+    if (!has_dims_v<BH, gate>) return cell_check::b2_dims;
+    return cell_check::ok;
+  }
+}
+
+template <cell_check Check>
+constexpr bool report_gru() {
+  static_assert(Check != cell_check::input_dim,
+                "dimgraph: gru_cell: x must have exactly one dim that h lacks (the input dim)");
+  static_assert(Check != cell_check::hidden_dim,
+                "dimgraph: gru_cell: h must have exactly one dim that x lacks (the hidden dim)");
+  static_assert(Check != cell_check::w_dims,
+                "dimgraph: gru_cell: W must have the dims [c<3> * hidden, input]");
+  static_assert(Check != cell_check::r_dims,
+                "dimgraph: gru_cell: R must have the dims [c<3> * hidden, hidden]");
+  static_assert(Check != cell_check::b_dims,
+                "dimgraph: gru_cell: b_ih must have the one dim c<3> * hidden");
+  static_assert(Check != cell_check::b2_dims,
+                "dimgraph: gru_cell: b_hh must have the one dim c<3> * hidden");
+  return Check == cell_check::ok;
+}
+
+}  // namespace detail
+
+// One GRU step, as PyTorch's GRUCell:
+//   W [3H, I], R [3H, H], b_ih [3H], b_hh [3H]; gate dim c<3> * hidden, parts r, z, n
+//   r = sigmoid(W_r x + b_ir + R_r h + b_hr),  z = sigmoid(W_z x + b_iz + R_z h + b_hz)
+//   n = tanh(W_n x + b_in + r * (R_n h + b_hn)),  h' = (1 - z) * n + z * h
+// x is [batch..., input] and h [batch..., hidden] (the batch dims are those they share,
+// possibly none). Returns h' as a tensor with h's dims in h's order (a symbol when traced).
+// Work: one product per weight matrix, then one fused pass over views of the gates that
+// computes every gate once (h' is evaluated as h + (1 - z) * (n - h)).
+// Errors (compile time): x or h has not exactly one dim of its own; W, R, b_ih or b_hh do
+// not have the dims above. Errors (run time): extents that disagree (shape_error from the
+// op that meets them: dot, split_dims, add, mul).
+template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, layer_operand BI,
+          layer_operand BH>
+auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
+  if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+    const auto xs = detail::with_bias(from_x, b_ih);
+    const auto hs = detail::with_bias(from_h, b_hh);
+    const auto all = std::tuple_cat(xs, hs);
+    const auto reset = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 0>(all));
+    const auto update = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 1>(all));
+    const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
+                                          reset * detail::gate_sum_of<3, hidden, 2>(hs));
+    return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/gru_cell.hpp
 // ---- end dimgraph.hpp
