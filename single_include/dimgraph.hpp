@@ -5056,6 +5056,18 @@ struct leaf_count<broadcast_expr<X, Ds...>> : leaf_count<std::remove_cvref_t<X>>
 template <class E>
 inline constexpr std::size_t leaf_count_v = leaf_count<std::remove_cvref_t<E>>::value;
 
+// The innermost (last) dim of a dim list; void for rank 0, where every leaf has stride 0.
+template <class Dims>
+struct inner_dim {
+  using type = back_t<types_of_t<Dims>>;
+};
+template <>
+struct inner_dim<dim_list<>> {
+  using type = void;
+};
+template <class Dims>
+using inner_dim_t = typename inner_dim<Dims>::type;
+
 template <class L, class Inner>
 constexpr stride_kind kind_of_leaf() {
   using l = std::remove_cvref_t<L>;
@@ -5221,7 +5233,7 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, OutDims::size> strides_
 // (only their data pointers when Light: the static path knows the rest at compile time).
 template <class OutDims, std::size_t I, bool Light = false, class E, std::size_t R, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline auto build_cursor(const E& e, std::array<leaf_info<R>, N>& infos) {
-  using inner = back_t<types_of_t<OutDims>>;
+  using inner = inner_dim_t<OutDims>;
   if constexpr (is_leaf_v<E>) {
     using value = typename E::value_type;
     leaf_info<R>& info = infos[I];
@@ -5292,8 +5304,9 @@ constexpr void static_strides(std::array<std::array<std::ptrdiff_t, OutDims::siz
   if constexpr (is_tensor_v<E>) {
     bytes[I] = typename E::shape_type{}.size() * sizeof(typename E::value_type);
     [&]<class... Ls, class... Ds>(dim_list<Ls...>*, dim_list<Ds...>*) {
-      constexpr auto own = row_major_strides<sizeof...(Ls)>({static_size_v<Ls>...});
-      std::size_t d = 0;
+      [[maybe_unused]] constexpr auto own =
+          row_major_strides<sizeof...(Ls)>({static_size_v<Ls>...});
+      [[maybe_unused]] std::size_t d = 0;
       ((out[I][d++] =
             [&] {
               if constexpr (list_contains_v<dim_list<Ls...>, Ds>)
@@ -5573,7 +5586,6 @@ struct assignment {
   using out_value = typename Dst::value_type;
   static constexpr std::size_t R = out_dims::size;
   static constexpr std::size_t N = leaf_count_v<E> + 1;
-  using inner_dim = std::conditional_t<(R > 0), back_t<types_of_t<out_dims>>, void>;
 
   std::array<leaf_info<R>, N> infos{};
   loop_plan<R, N> plan{};

@@ -141,7 +141,6 @@ struct assignment {
   using out_value = typename Dst::value_type;
   static constexpr std::size_t R = out_dims::size;
   static constexpr std::size_t N = leaf_count_v<E> + 1;
-  using inner_dim = std::conditional_t<(R > 0), back_t<types_of_t<out_dims>>, void>;
 
   std::array<leaf_info<R>, N> infos{};
   loop_plan<R, N> plan{};

@@ -251,3 +251,14 @@ TEST_CASE("elementwise: all-static tensors take the compile-time plan and equal 
   CHECK(dg::describe_plan(out, a * b - bias) ==
         "2 loops: [3 x 4]; strides out {4, 1}, in1 {4, 1}, in2 {4, 1}, in3 {0, 1}");
 }
+
+TEST_CASE("elementwise: rank-0 tensors assign from expressions and reductions over every dim") {
+  dg::tensor<float> a;
+  a() = 2.5f;
+  dg::tensor<float> b = a * a + 1.0f;
+  CHECK(b() == 2.5f * 2.5f + 1.0f);
+  struct Three : dg::dim<"three", 3> {};
+  auto x = dg::iota<float, Three>();  // 0, 1, 2
+  dg::tensor<float> l = dg::logsumexp<Three>(x);
+  CHECK(l() == doctest::Approx(std::log(1.0 + std::exp(1.0) + std::exp(2.0))).epsilon(1e-6));
+}
