@@ -8489,10 +8489,16 @@ auto merge_dims(X&& x) {
   return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
       [](auto&& y) { return merge_dims<A, B>(y); }, x);
 }
-template <dimension... Parts, symbolic X, class... Es>
-auto split(X&& x, extent_arg<Es>...) {
+// (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
+// eager overload's, so only a more specialised parameter type wins overload resolution.)
+template <dimension... Parts, class N, class... Es>
+auto split(const symbol<N>& x, extent_arg<Es>...) {
   return detail::symbolic_apply<op_tag<"split", Parts...>>(
       [](auto&& y) { return split<Parts...>(y, extent<Es>(0)...); }, x);
+}
+template <dimension... Parts, class N, class... Es>
+auto split(symbol<N>&& x, extent_arg<Es>... e) {
+  return split<Parts...>(static_cast<const symbol<N>&>(x), e...);
 }
 template <dimension A, dimension B, symbolic X, class... Es>
 auto split_dims(X&& x, extent_arg<Es>...) {

@@ -153,3 +153,25 @@ TEST_CASE("to_dot: a box per node and an edge per operand") {
         "  n1 -> n3;\n"
         "}\n");
 }
+
+TEST_CASE("trace: split of a symbol gives one node per part") {
+  struct A : dg::dim<"a", 2> {};
+  struct B : dg::dim<"b", 3> {};
+  using AB = decltype(A{} + B{});
+  auto g = dg::trace(
+      [](const auto& x) {
+        auto [p, q] = dg::split<A, B>(x);
+        return std::tuple{dg::eval(p), dg::eval(q)};
+      },
+      dg::input<float, AB>{});
+  CHECK(listing(g) ==
+        "%0 = input 0 : float32 [a+b=5]\n"
+        "%1 = split<a, b>(%0) {part=0} : float32 [a=2]\n"
+        "%2 = split<a, b>(%0) {part=1} : float32 [b=3]\n"
+        "return %1, %2\n");
+  auto x = dg::iota<float, AB>();  // 0 1 | 2 3 4
+  auto [p, q] = g(x);
+  CHECK(p(1) == 1.0f);
+  CHECK(q(0) == 2.0f);
+  CHECK(q(2) == 4.0f);
+}
