@@ -9,7 +9,9 @@
 
 namespace reference {
 
-inline float sigmoid(float v) { return 1.0f / (1.0f + std::exp(-v)); }
+inline float sigmoid(float v) {
+  return 1.0f / (1.0f + std::exp(-v));
+}
 
 // One step for one batch row: h and c (H each) are updated in place from x (I).
 // gates is scratch space of 4H.
@@ -37,9 +39,9 @@ inline void lstm_step(const float* w, const float* bias, const float* x, float* 
 // every step's h to out [batch, time, hidden] at its time position and leaves the last h
 // and c in h_last and c_last. Backward runs time from the end to the start.
 inline void lstm_sequence(const float* w, const float* bias, const float* x, const float* h0,
-                          const float* c0, std::size_t batch, std::size_t time,
-                          std::size_t input, std::size_t hidden, bool backward, float* out,
-                          float* h_last, float* c_last) {
+                          const float* c0, std::size_t batch, std::size_t time, std::size_t input,
+                          std::size_t hidden, bool backward, float* out, float* h_last,
+                          float* c_last) {
   std::vector<float> gates(4 * hidden);
   for (std::size_t b = 0; b < batch; ++b) {
     float* h = h_last + b * hidden;
