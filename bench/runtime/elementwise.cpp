@@ -4,7 +4,7 @@
 //   W1b  the same                    N = 4096       in-cache SIMD throughput, per-call overhead
 //   W2   x[B,T,F] + bias[F]          32 x 128 x 512 broadcasting loop nest
 //   W3   x[B,T,F] + y[T,B,F]         32 x 128 x 512 stride reordering
-//   W5   cond ? x + z : x + w        [2, 4] static  per-op overhead on tiny tensors
+//   W5   dg::if_(cond, x + z, x + w)  [2, 4] static  per-op overhead on tiny tensors
 //
 // Every kernel is a named noinline function, so both sides are timed through the same call
 // structure: one call per iteration, arguments in memory, the result observed afterwards.
@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include <dimgraph.hpp>
@@ -102,11 +103,16 @@ DIMGRAPH_NOINLINE void w3_hand(float* __restrict out, const float* __restrict x,
     }
 }
 
-// W5: If on [2, 4]. dimgraph returns a fresh static tensor (32 bytes inline, 32-byte aligned);
-// the hand side returns a struct of 8 floats aligned to the vector width, as are its inputs.
+// W5: If on [2, 4], as dg::if_ with a run-time condition (OpenVINO If-8: both branches
+// take all the inputs; the chosen one runs and its result is evaluated into a fresh static
+// tensor, 32 bytes inline and 32-byte aligned). The hand side returns a struct of 8 floats
+// aligned to the vector width, as are its inputs.
 DIMGRAPH_NOINLINE small w5_dimgraph(bool cond, const small& x, const small& z, const small& w) {
-  if (cond) return x + z;
-  return x + w;
+  auto r = dg::if_(
+      cond, [](const auto& x_, const auto& z_, const auto&) { return x_ + z_; },
+      [](const auto& x_, const auto&, const auto& w_) { return x_ + w_; })(x, z, w);
+  static_assert(std::is_same_v<decltype(r), small>);  // returned as is, no conversion
+  return r;
 }
 struct alignas(32) floats8 {
   float v[8];

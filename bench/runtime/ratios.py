@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Runs the run-time benchmarks and prints dimgraph's time against the hand-written loop.
 
-Runs each binary given (dimgraph_bench_elementwise, dimgraph_bench_reduce) with
+Runs each binary given (dimgraph_bench_elementwise, dimgraph_bench_reduce,
+dimgraph_bench_lstm) with
   --benchmark_format=json --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 and, unless --no-interleave, --benchmark_enable_random_interleaving=true (repetitions of the
 two sides alternate in a random order, so that a change in machine load during the run
 touches both alike). Prints the median of each side and the ratio dimgraph / hand for
-each workload the binaries report (W1a, W1b, W2, W3, W4a, W4b, W5), in one table. Each
-binary checks every dimgraph result against its hand loop before timing; its stderr is
-passed through.
+each workload the binaries report (W1a, W1b, W2, W3, W4a, W4b, W5, W6, W6b), in one table.
+A workload is found by its benchmark names, "<workload>/dimgraph" and "<workload>/hand", so
+any binary that names its pairs so can be given. Each binary checks every dimgraph result
+against its hand loop before timing; its stderr is passed through.
 
     python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
-        build/bench/bench/dimgraph_bench_reduce
+        build/bench/bench/dimgraph_bench_reduce build/bench/bench/dimgraph_bench_lstm
     python3 bench/runtime/ratios.py <binary> --time cpu_time -- --benchmark_min_time=1
 
 Exits with a binary's status when it fails (1 when a signal ends it), and with 1 when a
@@ -23,7 +25,7 @@ import json
 import subprocess
 import sys
 
-WORKLOADS = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W5"]
+WORKLOADS = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W5", "W6", "W6b"]
 SIDES = ["dimgraph", "hand"]
 NANOSECONDS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
@@ -70,7 +72,8 @@ def main():
         description="dimgraph / hand-written loop time ratios of the run-time benchmarks",
         epilog="Flags after -- go to every binary (Google Benchmark flags).")
     parser.add_argument("binaries", nargs="+", metavar="binary",
-                        help="benchmark binaries (dimgraph_bench_elementwise, dimgraph_bench_reduce)")
+                        help="benchmark binaries (dimgraph_bench_elementwise, "
+                        "dimgraph_bench_reduce, dimgraph_bench_lstm)")
     parser.add_argument("--time", choices=["real_time", "cpu_time"], default="real_time",
                         help="which time to compare (default: real_time)")
     parser.add_argument("--no-interleave", action="store_true",

@@ -1,0 +1,348 @@
+// LSTM over time, timed as dimgraph code and as the equivalent hand-written loop in the same
+// binary (float32; x, h0 and c0 uniform in [-1, 1]):
+//   W6   batch 1,  T = 25, input 512, hidden 256   loop combinator + GEMV + fused gates
+//   W6b  batch 32, the same                         the few-rows GEMM path
+// Fused weights W [4H, I + H] = [1024, 768] (input columns first) and bias [4H]; gate order
+// i, f, g, o (PyTorch). W and the bias are uniform in [-1/sqrt(H), 1/sqrt(H)], PyTorch's
+// initialisation: with weights in [-1, 1] a sum of 768 products saturates every gate, which
+// makes the check say little and sends tanhf down its fast path for large arguments.
+//
+// dimgraph: dg::scan over Time of dg::nn::lstm_cell with the fused weights, all dims static.
+// Hand: the same recurrence over raw arrays, its gate product done by the kernel dimgraph's
+// dot dispatches to for that shape (include/dimgraph/eval/contract.hpp, detail::matmul),
+// called directly, so that the two sides differ only in what dimgraph adds around it:
+//   batch 1   [1, 768] . W[1024, 768]: m = 1, W's rows contiguous   -> detail::gemv
+//   batch 32  [32, 768] . W[1024, 768]: m = 32 <= gemm_dots_rows, both operands contiguous
+//             along the depth, W's columns not                       -> detail::gemm_dots
+// (With DIMGRAPH_CONFIG_USE_CBLAS dimgraph sends both to CBLAS instead; the binary says so.)
+//
+// Every kernel is a named noinline function. Before anything is timed, the hand loop is
+// checked against a plain loop with its own dot products, then dimgraph's stacked output
+// [Batch, Time, Hidden] and its last h and c against the hand loop (largest absolute
+// difference at most 1e-5, on stderr; stdout stays Google Benchmark's).
+//
+//   dimgraph_bench_lstm [--benchmark_filter=W6b] [google benchmark flags]
+//   python3 bench/runtime/ratios.py <this binary>     medians and dimgraph / hand ratios
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <dimgraph.hpp>
+
+namespace dg = dimgraph;
+
+namespace {
+
+struct Batch1 : dg::dim<"batch", 1> {};
+struct Batch32 : dg::dim<"batch", 32> {};
+struct Time : dg::dim<"time", 25> {};
+struct Input : dg::dim<"input", 512> {};
+struct Hidden : dg::dim<"hidden", 256> {};
+using Gate = decltype(dg::c<4> * Hidden{});  // i, f, g, o one after the other: 1024
+using Both = decltype(Input{} + Hidden{});   // the fused columns, input first: 768
+
+using weights_t = dg::tensor<float, Gate, Both>;
+using bias_t = dg::tensor<float, Gate>;
+template <class Batch>
+using sequence_t = dg::tensor<float, Batch, Time, Input>;
+template <class Batch>
+using state_t = dg::tensor<float, Batch, Hidden>;
+template <class Batch>
+using outputs_t = dg::tensor<float, Batch, Time, Hidden>;
+// What the scan returns: every step's h stacked along Time, then the last h and c.
+template <class Batch>
+using result_t = std::tuple<outputs_t<Batch>, state_t<Batch>, state_t<Batch>>;
+
+// Inputs: uniform in [-scale, scale] from a fixed seed (the mapping is ours, so every
+// standard library gives the same numbers).
+void fill(float* p, std::size_t n, std::uint32_t seed, float scale = 1.0f) {
+  std::mt19937 engine(seed);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t bits = static_cast<std::uint32_t>(engine()) >> 8;  // 24 bits
+    p[i] = (static_cast<float>(bits) * (2.0f / 16777215.0f) - 1.0f) * scale;
+  }
+}
+
+// ---- The kernels: dimgraph and hand-written, each out of line. ---------------------------
+
+// The scan's result is returned as is: a tuple of static tensors, whose storage is inline.
+template <class Batch>
+DIMGRAPH_NOINLINE result_t<Batch> w6_dimgraph(const sequence_t<Batch>& x, const state_t<Batch>& h0,
+                                              const state_t<Batch>& c0, const weights_t& w,
+                                              const bias_t& b) {
+  auto r = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
+    auto s = dg::nn::lstm_cell(xt, h, c, w, b);
+    return dg::step(dg::carry(s.h, s.c), dg::emit(s.h));
+  })(dg::sliced<Time>(x), h0, c0);
+  static_assert(std::is_same_v<decltype(r), result_t<Batch>>);
+  return r;
+}
+
+// The sizes of one run, passed at run time (as dimgraph's product kernels get theirs; the
+// benchmark hides them from the optimiser, so no clone of the hand loop is specialised).
+struct lstm_sizes {
+  std::size_t batch, time, input, hidden;
+};
+
+// gates[b, r] = sum_k W[r, k] xh[b, k] for r < 4H, k < I + H: the kernel dimgraph's dot runs
+// for dot<Both>(xh [Batch, Both], W [Gate, Both]) -> [Batch, Gate] (its detail::matmul with
+// m = batch, n = 4H, k = I + H, A = xh, B = W), called with the groups dot builds for it.
+void gate_product(const float* w, const float* xh, float* gates, std::size_t batch,
+                  std::size_t rows, std::size_t cols) {
+  using dg::detail::dim_group;
+  const auto cs = static_cast<std::ptrdiff_t>(cols), rs = static_cast<std::ptrdiff_t>(rows);
+  if (batch == 1) {
+    // matmul's m == 1 case: gemv over B's rows, y(n) = sum_k W(n, k) xh(k).
+    dg::detail::gemv(rows, cols, w, cs, std::ptrdiff_t{1}, xh, std::ptrdiff_t{1}, gates,
+                     std::ptrdiff_t{1});
+    return;
+  }
+  const auto affine = [](std::size_t size, std::ptrdiff_t stride) {
+    dim_group g;
+    g.size = size;
+    g.stride = stride;
+    return g;
+  };
+  const dim_group am = affine(batch, cs), ak = affine(cols, 1), bk = affine(cols, 1),
+                  bn = affine(rows, cs), cm = affine(batch, rs), cn = affine(rows, 1);
+  const dg::detail::matmul_operands<float> op{xh, &am, &ak, w, &bk, &bn, gates, &cm, &cn};
+  dg::detail::gemm_dots(op, batch, rows, cols);
+}
+
+float sigmoid(float v) {
+  return 1.0f / (1.0f + std::exp(-v));
+}
+
+// x [batch, time, input], h0 and c0 [batch, hidden], w [4H, I + H], bias [4H]. Writes every
+// step's h to out [batch, time, hidden] and the last h and c to h and c. xh [batch, I + H]
+// and gates [batch, 4H] are scratch space. Per step: concatenate x_t and h into xh, one
+// gate product for the whole batch, one pass of the i, f, g, o update.
+DIMGRAPH_NOINLINE void w6_hand(const float* __restrict x, const float* __restrict h0,
+                               const float* __restrict c0, const float* __restrict w,
+                               const float* __restrict bias, float* __restrict out,
+                               float* __restrict h, float* __restrict c, float* __restrict xh,
+                               float* __restrict gates, lstm_sizes s) {
+  const std::size_t nb = s.batch, nt = s.time, ni = s.input, nh = s.hidden, cols = ni + nh;
+  for (std::size_t i = 0; i < nb * nh; ++i) {
+    h[i] = h0[i];
+    c[i] = c0[i];
+  }
+  for (std::size_t t = 0; t < nt; ++t) {
+    for (std::size_t b = 0; b < nb; ++b) {
+      const float* xr = x + (b * nt + t) * ni;
+      float* row = xh + b * cols;
+      for (std::size_t k = 0; k < ni; ++k) row[k] = xr[k];
+      for (std::size_t k = 0; k < nh; ++k) row[ni + k] = h[b * nh + k];
+    }
+    gate_product(w, xh, gates, nb, 4 * nh, cols);
+    for (std::size_t b = 0; b < nb; ++b) {
+      const float* g = gates + b * 4 * nh;
+      float* hr = h + b * nh;
+      float* cr = c + b * nh;
+      float* o = out + (b * nt + t) * nh;
+      for (std::size_t j = 0; j < nh; ++j) {
+        const float ig = sigmoid(g[j] + bias[j]);
+        const float fg = sigmoid(g[nh + j] + bias[nh + j]);
+        const float gg = std::tanh(g[2 * nh + j] + bias[2 * nh + j]);
+        const float og = sigmoid(g[3 * nh + j] + bias[3 * nh + j]);
+        const float c2 = cr[j] * fg + ig * gg;
+        const float h2 = std::tanh(c2) * og;
+        cr[j] = c2;
+        hr[j] = h2;
+        o[j] = h2;
+      }
+    }
+  }
+}
+
+// ---- Inputs, hand outputs and scratch of each workload, made once. -----------------------
+// All static tensors: their storage is inline, so they live in static storage here (the
+// weights alone are 3 MiB), never on the stack.
+
+struct weights {
+  weights_t w;
+  bias_t b;
+  weights() {
+    const float scale = 1.0f / std::sqrt(256.0f);  // PyTorch's init range 1 / sqrt(H)
+    fill(w.data(), w.size(), 1, scale);
+    fill(b.data(), b.size(), 2, scale);
+  }
+};
+weights& shared_weights() {
+  static weights d;
+  return d;
+}
+
+template <class Batch>
+struct w6_data {
+  sequence_t<Batch> x;
+  state_t<Batch> h0, c0;
+  outputs_t<Batch> hand_out;
+  state_t<Batch> hand_h, hand_c;
+  dg::tensor<float, Batch, Both> xh;
+  dg::tensor<float, Batch, Gate> gates;
+  explicit w6_data(std::uint32_t seed) {
+    fill(x.data(), x.size(), seed);
+    fill(h0.data(), h0.size(), seed + 1);
+    fill(c0.data(), c0.size(), seed + 2);
+  }
+  lstm_sizes sizes() const {
+    return {x.template extent<Batch>(), x.template extent<Time>(), x.template extent<Input>(),
+            h0.template extent<Hidden>()};
+  }
+};
+template <class Batch>
+w6_data<Batch>& data_of() {
+  static w6_data<Batch> d(static_cast<std::uint32_t>(10 + dg::static_size_v<Batch>));
+  return d;
+}
+
+template <class Batch>
+void run_hand(w6_data<Batch>& d, lstm_sizes s) {
+  const auto& p = shared_weights();
+  w6_hand(d.x.data(), d.h0.data(), d.c0.data(), p.w.data(), p.b.data(), d.hand_out.data(),
+          d.hand_h.data(), d.hand_c.data(), d.xh.data(), d.gates.data(), s);
+}
+
+// ---- The check before timing. ------------------------------------------------------------
+
+// The same recurrence with a plain dot product per gate, summed in double: the hand loop's
+// product is dimgraph's own kernel, so this is what checks that kernel independently.
+void plain_lstm(const float* x, const float* h0, const float* c0, const float* w, const float* bias,
+                lstm_sizes s, float* out, float* h, float* c) {
+  const std::size_t nb = s.batch, nt = s.time, ni = s.input, nh = s.hidden, cols = ni + nh;
+  std::vector<float> gates(4 * nh);
+  for (std::size_t b = 0; b < nb; ++b) {
+    float* hr = h + b * nh;
+    float* cr = c + b * nh;
+    std::copy_n(h0 + b * nh, nh, hr);
+    std::copy_n(c0 + b * nh, nh, cr);
+    for (std::size_t t = 0; t < nt; ++t) {
+      const float* xr = x + (b * nt + t) * ni;
+      for (std::size_t r = 0; r < 4 * nh; ++r) {
+        double acc = bias[r];
+        for (std::size_t k = 0; k < ni; ++k) acc += double(w[r * cols + k]) * xr[k];
+        for (std::size_t k = 0; k < nh; ++k) acc += double(w[r * cols + ni + k]) * hr[k];
+        gates[r] = static_cast<float>(acc);
+      }
+      for (std::size_t j = 0; j < nh; ++j) {
+        const float i = sigmoid(gates[j]), f = sigmoid(gates[nh + j]);
+        const float g = std::tanh(gates[2 * nh + j]), o = sigmoid(gates[3 * nh + j]);
+        cr[j] = f * cr[j] + i * g;
+        hr[j] = o * std::tanh(cr[j]);
+        out[(b * nt + t) * nh + j] = hr[j];
+      }
+    }
+  }
+}
+
+// max |got - want| (NaN-safe: a NaN sticks).
+double max_difference(const float* got, const float* want, std::size_t n) {
+  double diff = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    if (!(d <= diff)) diff = d;
+  }
+  return diff;
+}
+
+void expect_close(const char* workload, const char* what, const char* sides, const float* got,
+                  const float* want, std::size_t n) {
+  const double diff = max_difference(got, want, n);
+  if (!(diff <= 1e-5)) {
+    std::fprintf(stderr,
+                 "dimgraph_bench_lstm: %s: %s: %s disagree (largest absolute difference %g, "
+                 "limit 1e-5); nothing was timed\n",
+                 workload, what, sides, diff);
+    std::abort();
+  }
+  std::fprintf(stderr, "check %-4s %-7s %-18s largest absolute difference %.3g\n", workload, what,
+               sides, diff);
+}
+
+template <class Batch>
+void check(const char* workload) {
+  auto& d = data_of<Batch>();
+  const auto& p = shared_weights();
+  const lstm_sizes s = d.sizes();
+  run_hand(d, s);
+  std::vector<float> out(d.hand_out.size()), h(d.hand_h.size()), c(d.hand_c.size());
+  plain_lstm(d.x.data(), d.h0.data(), d.c0.data(), p.w.data(), p.b.data(), s, out.data(), h.data(),
+             c.data());
+  expect_close(workload, "outputs", "hand vs plain loop", d.hand_out.data(), out.data(),
+               out.size());
+  expect_close(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(), h.size());
+  expect_close(workload, "last c", "hand vs plain loop", d.hand_c.data(), c.data(), c.size());
+
+  const auto got = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
+  const auto& [ys, h_last, c_last] = got;
+  const char* sides = "dimgraph vs hand";
+  expect_close(workload, "outputs", sides, ys.data(), d.hand_out.data(), ys.size());
+  expect_close(workload, "last h", sides, h_last.data(), d.hand_h.data(), h_last.size());
+  expect_close(workload, "last c", sides, c_last.data(), d.hand_c.data(), c_last.size());
+}
+
+// ---- The timed loops. --------------------------------------------------------------------
+// dimgraph's result is a fresh tuple of static tensors per call (in the loop's frame); the
+// hand loop writes its outputs to memory made once. Both are forced to memory.
+
+template <class Batch>
+void bm_dimgraph(benchmark::State& state) {
+  auto& d = data_of<Batch>();
+  const auto& p = shared_weights();
+  for (auto _ : state) {
+    auto r = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
+    benchmark::DoNotOptimize(r);
+  }
+}
+template <class Batch>
+void bm_hand(benchmark::State& state) {
+  auto& d = data_of<Batch>();
+  lstm_sizes s = d.sizes();
+  benchmark::DoNotOptimize(s);  // run-time sizes: the hand loop is not specialised for them
+  for (auto _ : state) {
+    run_hand(d, s);
+    benchmark::ClobberMemory();
+  }
+}
+
+void register_pair(const char* workload, void (*dimgraph_fn)(benchmark::State&),
+                   void (*hand_fn)(benchmark::State&), benchmark::TimeUnit unit) {
+  const std::string name = workload;
+  for (auto [side, fn] : {std::pair{"/dimgraph", dimgraph_fn}, std::pair{"/hand", hand_fn}}) {
+    benchmark::RegisterBenchmark((name + side).c_str(), fn)
+        ->Unit(unit)
+        ->Repetitions(5)
+        ->ReportAggregatesOnly(true);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (DIMGRAPH_CONFIG_USE_CBLAS)
+    std::fprintf(stderr,
+                 "dimgraph_bench_lstm: note: dimgraph's CBLAS backend is on, so its gate product "
+                 "goes to CBLAS while the hand loop still calls the built-in kernels\n");
+  check<Batch1>("W6");
+  check<Batch32>("W6b");
+  register_pair("W6", bm_dimgraph<Batch1>, bm_hand<Batch1>, benchmark::kMicrosecond);
+  register_pair("W6b", bm_dimgraph<Batch32>, bm_hand<Batch32>, benchmark::kMillisecond);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
