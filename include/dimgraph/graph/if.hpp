@@ -1,4 +1,5 @@
-// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors.
+// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors and
+// recorded as an "if" node with its two branches as sub-graphs when traced.
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/shape/error.hpp"
 
 namespace dimgraph {
@@ -58,6 +60,10 @@ struct tensor_of_output {
 template <expression R>
 struct tensor_of_output<R> {
   using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
+};
+template <symbolic R>
+struct tensor_of_output<R> {
+  using type = tensor_for_t<R>;  // traced
 };
 template <class R>
 using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
@@ -138,6 +144,33 @@ constexpr bool run_time_condition() {
   else return std::is_same_v<C, bool>;
 }
 
+// The tensor type a traced branch's argument stands for.
+template <class X>
+using branch_tensor_t = tensor_of_output_t<X>;
+
+// A branch result holds a symbol: the branch used a value of the traced function.
+template <class R>
+inline constexpr bool has_symbol_v = symbolic<R>;
+template <class... Rs>
+inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
+template <class A, class B>
+inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
+
+// if_ is traced when its condition or an input is a symbol, or a branch returns one.
+template <class Cond, class Then, class... Xs>
+constexpr bool traced_if() {
+  if constexpr (symbolic<Cond> || (symbolic<Xs> || ...)) return true;
+  else if constexpr (!std::is_invocable_v<const Then&, const Xs&...>) return false;
+  else return has_symbol_v<std::remove_cvref_t<std::invoke_result_t<const Then&, const Xs&...>>>;
+}
+
+template <class L>
+struct tuple_of_list;
+template <class... Ts>
+struct tuple_of_list<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+
 }  // namespace detail
 
 // The two branches of dg::if_ with their condition (a bool, or std::bool_constant<B> when it
@@ -154,6 +187,8 @@ class if_fn {
       // Only the chosen branch is instantiated.
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
       else return run(else_, xs...);
+    } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
+      return traced(xs...);
     } else {
       constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
                                 std::is_invocable_v<const Else&, const Xs&...>;
@@ -178,10 +213,56 @@ class if_fn {
   }
 
  private:
+  // Traced: one "if" node over the condition and the inputs, holding both branches traced
+  // on arguments of the inputs' types; its results are the then-branch's output types. The
+  // checks are the eager ones, on what the branches return traced.
+  template <class... Xs>
+  auto traced(const Xs&... xs) const {
+    constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
+    static_assert(operands,
+                  "dimgraph: if_: a traced input must be a symbol, a tensor or an "
+                  "expression");
+    constexpr bool callable = operands &&
+                              detail::invocable_on_args_v<Then, detail::branch_tensor_t<Xs>...> &&
+                              detail::invocable_on_args_v<Else, detail::branch_tensor_t<Xs>...>;
+    static_assert(!operands || callable,
+                  "dimgraph: if_: a branch cannot be called with the inputs");
+    if constexpr (!callable) {
+      return detail::invalid_expr{};
+    } else {
+      using then_r = detail::args_result_t<Then, detail::branch_tensor_t<Xs>...>;
+      using else_r = detail::args_result_t<Else, detail::branch_tensor_t<Xs>...>;
+      if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
+        return detail::invalid_expr{};
+      } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
+                                                   detail::branch_outputs_t<else_r>{})) {
+        return detail::invalid_expr{};
+      } else {
+        auto then_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(then_, "then");
+        auto else_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(else_, "else");
+        if constexpr (detail::poisoned<decltype(then_body)> ||
+                      detail::poisoned<decltype(else_body)>) {
+          return detail::invalid_expr{};
+        } else {
+          using results = typename detail::tuple_of_list<
+              detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
+          using region = region_node<op_tag<"if">, results,
+                                     std::tuple<decltype(then_body), decltype(else_body)>,
+                                     detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
+          return detail::region_results<detail::branch_outputs<then_r>::several>(
+              region{{detail::node_of(cond_), detail::node_of(xs)...},
+                     {std::move(then_body), std::move(else_body)}});
+        }
+      }
+    }
+  }
+
   template <class Fn, class... Xs>
   static auto run(const Fn& fn, const Xs&... xs) {
     using r = std::invoke_result_t<const Fn&, const Xs&...>;
-    if constexpr (detail::poisoned<r>) {
+    if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
+      return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
+    } else if constexpr (detail::poisoned<r>) {
       return detail::invalid_expr{};
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
@@ -217,6 +298,11 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   if constexpr (detail::static_condition<c>::is_constant) {
     return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
         {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (symbolic<c>) {
+    // Traced: the condition is a symbol (a graph input or a value computed from one).
+    static_assert(std::is_same_v<typename c::value_type, bool>,
+                  "dimgraph: if_: a traced condition must be a bool value");
+    return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
   } else if constexpr (detail::run_time_condition<c>()) {
     return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
                                    std::move(else_fn));

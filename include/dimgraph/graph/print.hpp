@@ -75,7 +75,22 @@ struct graph_listing {
   std::size_t depth = 0;
   std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
 
-  std::size_t add(std::string key, entry e) {
+  // The id of the value `key` (scope + rest), added as e when it is new. A value of an
+  // enclosing graph that a sub-graph uses (a capture) keeps its id there: with `inherit`, the
+  // key is looked up in the enclosing scopes first.
+  std::size_t add(std::string key, entry e, bool inherit = true) {
+    if (inherit && !scope.empty() && key.starts_with(scope)) {
+      const std::string rest = key.substr(scope.size());
+      // Scopes are "r5.0/r9.0/": each enclosing one is a prefix ending in '/', then "".
+      for (std::size_t close = scope.size() - 1;;) {
+        const std::size_t slash = close == 0 ? std::string::npos : scope.rfind('/', close - 1);
+        const std::size_t length = slash == std::string::npos ? 0 : slash + 1;
+        if (auto found = ids.find(scope.substr(0, length) + rest); found != ids.end())
+          return found->second;
+        if (length == 0) break;
+        close = slash;
+      }
+    }
     auto [it, inserted] = ids.emplace(std::move(key), next_id);
     if (inserted) {
       e.depth = depth;
@@ -104,7 +119,7 @@ struct graph_listing {
   std::size_t visit(const arg_node<I, T, Ds...>&) {
     using N = arg_node<I, T, Ds...>;
     return add(scope + "arg " + std::to_string(I),
-               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()});
+               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()}, false);
   }
   template <class T, class Dims>
   std::size_t visit(const constant_node<T, Dims>& n) {
@@ -163,9 +178,11 @@ struct graph_listing {
                {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
   }
 
-  template <class Outs>
-  void visit_body(const body_graph<Outs>& body) {
+  // A sub-graph: its arguments first, in order (as a graph's inputs), then what it yields.
+  template <class Outs, class... Args>
+  void visit_body(const body_graph<Outs, std::tuple<Args...>>& body) {
     ++depth;
+    (visit(Args{}), ...);
     std::vector<std::size_t> out = std::apply(
         [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
     line("yield", std::move(out), body.yield_text);

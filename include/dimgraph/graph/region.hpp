@@ -20,10 +20,12 @@ struct arg_node {
   static constexpr std::size_t index = I;
 };
 
-// A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...).
-template <class Outs>
+// A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...);
+// Args is the std::tuple of its arg_node types.
+template <class Outs, class Args>
 struct body_graph {
   using outputs = Outs;
+  using args = Args;
   Outs yields;
   std::string name;
   std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"
@@ -58,30 +60,53 @@ struct arg_symbol<tensor<T, Ds...>, I> {
   using type = symbol<arg_node<I, T, Ds...>>;
 };
 
+// fn called on const lvalue symbols of arguments of the tensor types Args (as the eager
+// code calls it on const tensors, so `const auto&` and `auto&` parameters both bind).
+template <class... Args, class Fn>
+auto call_on_args(const Fn& fn) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    const std::tuple<typename arg_symbol<Args, Is>::type...> args{};
+    return std::apply(fn, args);
+  }(std::index_sequence_for<Args...>{});
+}
+// The arg_node types of a sub-graph over arguments of the tensor types Args (declared only:
+// for decltype).
+template <class... Args, std::size_t... Is>
+std::tuple<typename arg_symbol<Args, Is>::type::node_type...> arg_nodes_of(
+    std::index_sequence<Is...>);
+template <class... Args>
+using arg_nodes_t = decltype(arg_nodes_of<Args...>(std::index_sequence_for<Args...>{}));
+
+template <class Fn, class... Args>
+inline constexpr bool invocable_on_args_v = []<std::size_t... Is>(std::index_sequence<Is...>) {
+  return std::is_invocable_v<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
+}(std::index_sequence_for<Args...>{});
+template <class Fn, class... Args>
+using args_result_t = decltype(call_on_args<Args...>(std::declval<const Fn&>()));
+
 // fn traced on arguments of the tensor types Args: its outputs as a tuple of nodes (fn
 // returns one symbol or a tuple/pair of them; see traced_outputs).
 template <class... Args, class Fn>
 auto trace_body(const Fn& fn, std::string name) {
-  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    using outs =
-        traced_outputs<std::remove_cvref_t<decltype(fn(typename arg_symbol<Args, Is>::type{}...))>>;
-    static_assert(outs::valid || outs::poisoned,
-                  "dimgraph: trace: a branch or body must return values computed from its "
-                  "arguments, or a std::tuple or std::pair of them");
-    if constexpr (outs::valid) {
-      auto nodes = outs::get(fn(typename arg_symbol<Args, Is>::type{}...));
-      return body_graph<typename outs::nodes>{std::move(nodes), std::move(name), {}};
-    } else {
-      return invalid_expr{};
-    }
-  }(std::index_sequence_for<Args...>{});
+  using outs = traced_outputs<std::remove_cvref_t<args_result_t<Fn, Args...>>>;
+  static_assert(outs::valid || outs::poisoned,
+                "dimgraph: trace: a branch or body must return values computed from its "
+                "arguments, or a std::tuple or std::pair of them");
+  if constexpr (outs::valid) {
+    auto nodes = outs::get(call_on_args<Args...>(fn));
+    return body_graph<typename outs::nodes, arg_nodes_t<Args...>>{
+        std::move(nodes), std::move(name), {}};
+  } else {
+    return invalid_expr{};
+  }
 }
 
-// The symbols of a region node's results: one symbol, or a std::tuple of them.
-template <class Region>
+// The symbols of a region node's results: one symbol when Tuple is false and there is one
+// result, else a std::tuple of them.
+template <bool Tuple, class Region>
 auto region_results(const Region& r) {
   constexpr std::size_t n = std::tuple_size_v<typename Region::results>;
-  if constexpr (n == 1) {
+  if constexpr (n == 1 && !Tuple) {
     return symbol<result_node<0, Region>>{{r}};
   } else {
     return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {

@@ -1,13 +1,16 @@
-// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors.
+// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors and
+// recorded as a "scan" node with its body as a sub-graph when traced.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/scan_run.hpp"
 #include "dimgraph/graph/slicing.hpp"
@@ -45,6 +48,89 @@ void scan_loop(std::size_t n, F&& once) {
   }
 }
 
+// An input of a traced scan: a symbol, or a symbol given as dg::sliced.
+template <class X>
+inline constexpr bool traced_scan_input_v = symbolic<X>;
+template <class D, slicing S, class N>
+inline constexpr bool traced_scan_input_v<sliced_input<D, S, symbol<N>>> = true;
+
+// What a scan input is checked as: a symbol stands in as a tensor of its type.
+template <class X>
+struct scan_stand_in {
+  using type = X;
+};
+template <class N>
+struct scan_stand_in<symbol<N>> {
+  using type = tensor_for_t<symbol<N>>;
+};
+template <class D, slicing S, class N>
+struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
+  using type = sliced_input<D, S, tensor_for_t<symbol<N>>>;
+};
+template <class X>
+using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
+
+// The node an input of a traced scan contributes: its operand's.
+template <class X>
+auto scan_input_node(const X& x) {
+  if constexpr (is_sliced_v<X>) return node_of(x.operand);
+  else return node_of(x);
+}
+
+// The body traced on arguments of the tensor types Args: the next carries' nodes, then the
+// emitted values' nodes.
+template <class... Args, class Body>
+auto trace_scan_body(const Body& body) {
+  const auto r = call_on_args<Args...>(body);
+  auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
+                                             const emit_values<Es...>& e) {
+    return std::apply(
+        [&](const auto&... cs) {
+          return std::apply(
+              [&](const auto&... es) {
+                return std::tuple{node_of(cs)..., node_of(es)...};
+              },
+              e.values);
+        },
+        c.values);
+  }(r.carries, r.emits);
+  return body_graph<decltype(nodes), arg_nodes_t<Args...>>{
+      std::move(nodes), "body",
+      "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
+          std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
+}
+
+// The results of a traced scan: the stacked outputs, then the carries (declared only: for
+// decltype).
+template <class Run, std::size_t... Ks, class... Cs>
+std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::index_sequence<Ks...>,
+                                                                       type_list<Cs...>);
+
+// How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
+// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all").
+template <class Unroll, class... Xs>
+std::string scan_attributes() {
+  std::string sliced, carried;
+  std::size_t k = 0;
+  auto one = [&]<class X>(X*) {
+    if constexpr (is_sliced_v<X>) {
+      constexpr slicing s = X::slicing_value;
+      sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
+                " [start=" + std::to_string(s.start) + ", end=" + std::to_string(s.end) +
+                ", stride=" + std::to_string(s.stride) +
+                ", part_size=" + std::to_string(s.part_size) + "]";
+    } else {
+      carried += (carried.empty() ? "carried " : ", ") + std::to_string(k);
+    }
+    ++k;
+  };
+  (one(static_cast<Xs*>(nullptr)), ...);
+  std::string out = sliced + (carried.empty() ? "" : ", " + carried);
+  if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
+  else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
+  return out;
+}
+
 }  // namespace detail
 
 // A scan over D: call it on the inputs. See dg::scan.
@@ -55,35 +141,78 @@ class scan_fn {
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
-    constexpr auto check = detail::check_scan_inputs<D, std::remove_cvref_t<Xs>...>();
+    constexpr auto check = detail::check_scan_inputs<D, detail::scan_stand_in_t<Xs>...>();
     if constexpr (check != detail::scan_input_check::ok) {
       return detail::invalid_expr{};
     } else {
-      using run = detail::scan_run<D, Body, std::remove_cvref_t<Xs>...>;
-      constexpr slicing s = run::first::slicing_value;
-      constexpr bool unroll_ok = !std::is_same_v<Unroll, unroll_all> || static_trip_v<D, s>;
-      static_assert(unroll_ok,
-                    "dimgraph: scan: unroll_all needs a trip count known at compile "
-                    "time (a static dim, or start and end both from the front)");
-      if constexpr (!unroll_ok) {
-        return detail::invalid_expr{};
-      } else if constexpr (!run::invocable) {
-        static_assert(run::invocable,
-                      "dimgraph: scan: the body cannot be called with the slices "
-                      "and carries, in the order of the inputs");
-        return detail::invalid_expr{};
-      } else if constexpr (!detail::check_scan_body<typename run::iter, typename run::carried,
-                                                    typename run::result>()) {
-        return detail::invalid_expr{};
-      } else {
-        return execute<run>(std::forward_as_tuple(xs...));
-      }
+      constexpr bool traced = is_traced<Xs...>();
+      using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
+      if constexpr (!valid<run>()) return detail::invalid_expr{};
+      else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
+      else return execute<run>(std::forward_as_tuple(xs...));
     }
   }
 
  private:
+  // Traced when an input is a symbol, or the body yields symbols (it captured a value of the
+  // traced function).
+  template <class... Xs>
+  static constexpr bool is_traced() {
+    if constexpr ((detail::traced_scan_input_v<std::remove_cvref_t<Xs>> || ...)) {
+      return true;
+    } else {
+      using eager = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
+      if constexpr (!eager::invocable || !detail::is_scan_step_v<typename eager::result>) {
+        return false;
+      } else {
+        using r = typename eager::result;
+        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
+          return ((symbolic<Cs> || ...) || (symbolic<Es> || ...));
+        }(static_cast<r*>(nullptr));
+      }
+    }
+  }
+
+  // The compile-time checks of a run (inputs checked already), each reported once.
+  template <class Run>
+  static constexpr bool valid() {
+    constexpr slicing s = Run::first::slicing_value;
+    constexpr bool unroll_ok = !std::is_same_v<Unroll, unroll_all> || static_trip_v<D, s>;
+    static_assert(unroll_ok,
+                  "dimgraph: scan: unroll_all needs a trip count known at compile "
+                  "time (a static dim, or start and end both from the front)");
+    if constexpr (!unroll_ok) {
+      return false;
+    } else if constexpr (!Run::invocable) {
+      static_assert(Run::invocable,
+                    "dimgraph: scan: the body cannot be called with the slices "
+                    "and carries, in the order of the inputs");
+      return false;
+    } else {
+      return detail::check_scan_body<typename Run::iter, typename Run::carried,
+                                     typename Run::result>();
+    }
+  }
+
   template <class Run, class Inputs>
   auto execute(const Inputs& in) const;
+
+  // Traced: one "scan" node over the inputs' nodes, its body traced on arguments of the
+  // slices' and carries' tensor types; its results are the stacked outputs, then the
+  // carries' last values (always a std::tuple, as eagerly).
+  template <class Run, class... Xs>
+  auto trace(const Xs&... xs) const {
+    using emitted = typename Run::emitted;
+    auto body = detail::trace_scan_body<
+        detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
+    using results = decltype(detail::scan_results<Run>(
+        std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
+    using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,
+                               decltype(detail::scan_input_node(xs))...>;
+    return detail::region_results<true>(region{{detail::scan_input_node(xs)...},
+                                               {std::move(body)},
+                                               detail::scan_attributes<Unroll, Xs...>()});
+  }
 
   Body body_;
 };

@@ -8,6 +8,7 @@
 
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/slicing.hpp"
+#include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/graph/step.hpp"
 
 // Each check names what is wrong in its message and shows the types involved as template
@@ -25,6 +26,10 @@ struct carry_type {
 template <expression X>
 struct carry_type<X> {
   using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
+};
+template <symbolic X>
+struct carry_type<X> {
+  using type = tensor_for_t<X>;  // traced
 };
 template <class X>
 using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
@@ -123,7 +128,7 @@ inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<
 template <std::size_t Index, class Initial, class Next>
 constexpr bool carry_keeps_type() {
   constexpr bool same = [] {
-    if constexpr (expression<Next>)
+    if constexpr (expression<Next> || symbolic<Next>)
       return std::is_same_v<value_t<Initial>, value_t<Next>> &&
              list_same_set_v<dims_t<Initial>, dims_t<Next>>;
     else return false;
@@ -134,12 +139,12 @@ constexpr bool carry_keeps_type() {
 
 template <std::size_t Index, class Iter, class Emitted>
 constexpr bool emitted_value_fits() {
-  if constexpr (!expression<Emitted>) {
+  if constexpr (!expression<Emitted> && !symbolic<Emitted>) {
     static_assert(sizeof(Emitted) == 0,
                   "dimgraph: scan: an emitted value must be a tensor or an expression");
     return false;
   } else {
-    constexpr bool fresh = !list_contains_v<dims_t<Emitted>, Iter>;
+    constexpr bool fresh = !list_contains_v<dims_t<carry_type_t<Emitted>>, Iter>;
     static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
     return fresh;
   }

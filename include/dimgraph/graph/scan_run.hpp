@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/step.hpp"
@@ -103,8 +104,27 @@ struct body_result<true, Body, Args...> {
   using type = std::invoke_result_t<const Body&, const Args&...>;
 };
 
-// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller).
-template <class D, class Body, class... Xs>
+// The body called on its arguments (the types Args): eagerly on const references to them,
+// traced on symbols of their tensor types.
+template <bool Traced, class Body, class Args, class Is>
+struct body_call;
+template <class Body, class... Args, std::size_t... Is>
+struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const Args&...>;
+  using result = typename body_result<invocable, Body, Args...>::type;
+};
+template <class Body, class... Args, std::size_t... Is>
+struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
+  template <class A, std::size_t I>
+  using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const symbol_t<Args, Is>&...>;
+  using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
+};
+
+// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller; a
+// symbol stands in as a tensor of its type). Traced: the body is called on symbols of its
+// arguments' types (so that values it captures from the traced function combine with them).
+template <class D, class Body, bool Traced, class... Xs>
 struct scan_run {
   static constexpr std::size_t input_count = sizeof...(Xs);
   static constexpr std::array<bool, input_count> is_sliced{is_sliced_v<Xs>...};
@@ -132,13 +152,14 @@ struct scan_run {
   static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
   template <class X>
   using arg_of = typename scan_arg_type<X>::type;
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const arg_of<Xs>&...>;
-  using result = typename body_result<invocable, Body, arg_of<Xs>...>::type;
+  using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
+  static constexpr bool invocable = call::invocable;
+  using result = typename call::result;
   using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
   template <std::size_t K>
-  using output_t =
-      tensor_over_t<value_t<std::tuple_element_t<K, emitted>>,
-                    stacked_dims_t<iter, position, dims_t<std::tuple_element_t<K, emitted>>>>;
+  using output_t = tensor_over_t<
+      value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,
+      stacked_dims_t<iter, position, dims_t<carry_type_t<std::tuple_element_t<K, emitted>>>>>;
 };
 
 // The argument of input K: its slice or its carry (both alive until the step is consumed).

@@ -8,6 +8,7 @@
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/graph/slicing.hpp"
+#include "dimgraph/graph/symbol.hpp"
 
 namespace dimgraph {
 
@@ -53,7 +54,9 @@ namespace detail {
 // sliced<D, S>(x) for an operand that is not a reported mistake.
 template <class d, slicing S, class X>
 auto make_sliced(X&& x) {
-  constexpr auto check = check_sliced<d, S, X>();
+  // A symbol (traced) is checked as a tensor of its type and held by value.
+  using checked = std::conditional_t<symbolic<X>, stand_in_t<X>, X>;
+  constexpr auto check = check_sliced<d, S, checked>();
   using check_t = sliced_check;
   static_assert(check != check_t::not_expression,
                 "dimgraph: scan: a sliced input must be a tensor, a view or an expression");
@@ -61,7 +64,9 @@ auto make_sliced(X&& x) {
                 "dimgraph: scan: a slicing needs a stride other than 0 and a part_size of at "
                 "least 1");
   static_assert(check != check_t::no_such_dim, "dimgraph: scan: the sliced input has no such dim");
-  if constexpr (check == check_t::ok) {
+  if constexpr (check == check_t::ok && symbolic<X>) {
+    return sliced_input<d, S, std::remove_cvref_t<X>>{std::forward<X>(x)};
+  } else if constexpr (check == check_t::ok) {
     using operand = sliced_operand_t<X>;
     if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
       return sliced_input<d, S, operand>{std::forward<X>(x)};
