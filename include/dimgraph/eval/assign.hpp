@@ -231,16 +231,20 @@ struct static_assignment {
   DIMGRAPH_ALWAYS_INLINE static void run(typename Dst::value_type* out, const E& e) {
     std::array<leaf_info<R>, N> infos{};
     const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
-    const char* o = reinterpret_cast<const char*>(out);
-    std::size_t bad = 0;  // the first offending operand (0: none)
-    for (std::size_t i = N; CheckOverlap && i-- > 1;) {
-      const char* p = static_cast<const char*>(infos[i].data);
-      if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
-      if (p == o && value.strides[i] == value.strides[0]) continue;
-      bad = i;
+    // Without CheckOverlap (a fresh destination) no check is emitted at all: even a dead
+    // throwing branch would make callers reload their registers around the kernel.
+    if constexpr (CheckOverlap) {
+      const char* o = reinterpret_cast<const char*>(out);
+      std::size_t bad = 0;  // the first offending operand (0: none)
+      for (std::size_t i = N; i-- > 1;) {
+        const char* p = static_cast<const char*>(infos[i].data);
+        if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
+        if (p == o && value.strides[i] == value.strides[0]) continue;
+        bad = i;
+      }
+      if (opaque(bad != 0)) [[unlikely]]
+        throw_partial_overlap(bad);
     }
-    if (opaque(bad != 0)) [[unlikely]]
-      throw_partial_overlap(bad);
     run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
   }
 };
