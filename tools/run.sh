@@ -80,7 +80,7 @@ case "$command" in
     cmake --preset bench
     cmake --build --preset bench -j "$jobs"
     python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
-      build/bench/bench/dimgraph_bench_reduce
+      build/bench/bench/dimgraph_bench_reduce build/bench/bench/dimgraph_bench_lstm
     # GEMV and GEMM: dimgraph, the hand loop and single-threaded OpenBLAS (medians of 5, FLOP/s).
     build/bench/bench/dimgraph_bench_contract --benchmark_enable_random_interleaving=true
     python3 bench/compile/run.py
