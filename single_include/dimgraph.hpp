@@ -5676,16 +5676,20 @@ struct static_assignment {
   DIMGRAPH_ALWAYS_INLINE static void run(typename Dst::value_type* out, const E& e) {
     std::array<leaf_info<R>, N> infos{};
     const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
-    const char* o = reinterpret_cast<const char*>(out);
-    std::size_t bad = 0;  // the first offending operand (0: none)
-    for (std::size_t i = N; CheckOverlap && i-- > 1;) {
-      const char* p = static_cast<const char*>(infos[i].data);
-      if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
-      if (p == o && value.strides[i] == value.strides[0]) continue;
-      bad = i;
+    // Without CheckOverlap (a fresh destination) no check is emitted at all: even a dead
+    // throwing branch would make callers reload their registers around the kernel.
+    if constexpr (CheckOverlap) {
+      const char* o = reinterpret_cast<const char*>(out);
+      std::size_t bad = 0;  // the first offending operand (0: none)
+      for (std::size_t i = N; i-- > 1;) {
+        const char* p = static_cast<const char*>(infos[i].data);
+        if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
+        if (p == o && value.strides[i] == value.strides[0]) continue;
+        bad = i;
+      }
+      if (opaque(bad != 0)) [[unlikely]]
+        throw_partial_overlap(bad);
     }
-    if (opaque(bad != 0)) [[unlikely]]
-      throw_partial_overlap(bad);
     run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
   }
 };
@@ -7291,877 +7295,6 @@ using stacked_dims_t = typename detail::stacked_dims<Iter, Pos, Dims>::type;
 // dg::sliced, dg::carry, dg::emit, dg::step: the inputs and the body result of dg::scan.
 
 
-
-namespace dimgraph {
-
-// An input of dg::scan<D> sliced along D by the slicing S. Operand is how it is held: a
-// named tensor by reference, a view or a temporary tensor by value.
-template <class D, slicing S, class Operand>
-struct sliced_input {
-  using dim = D;
-  static constexpr slicing slicing_value = S;
-  using operand_type = std::remove_cvref_t<Operand>;
-  Operand operand;
-};
-
-namespace detail {
-
-template <class X>
-inline constexpr bool is_sliced_v = false;
-template <class D, slicing S, class Op>
-inline constexpr bool is_sliced_v<sliced_input<D, S, Op>> = true;
-
-// How sliced_input holds x: lvalue tensors by reference, views and rvalue tensors by value,
-// lazy expressions evaluated.
-template <class X>
-using sliced_operand_t = std::conditional_t<
-    is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
-    const std::remove_cvref_t<X>&,
-    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>,
-                       std::remove_cvref_t<X>, decltype(eval(std::declval<X>()))>>;
-
-// Why sliced<D, S>(x) is rejected (one message per mistake).
-enum class sliced_check { ok, not_expression, ill_formed, no_such_dim };
-template <class D, slicing S, class X>
-constexpr sliced_check check_sliced() {
-  if constexpr (!expression<X>) return sliced_check::not_expression;
-  else if constexpr (!slicing_well_formed(S)) return sliced_check::ill_formed;
-  else if constexpr (!list_contains_v<dims_t<X>, D>) return sliced_check::no_such_dim;
-  else return sliced_check::ok;
-}
-
-}  // namespace detail
-
-namespace detail {
-// sliced<D, S>(x) for an operand that is not a reported mistake.
-template <class d, slicing S, class X>
-auto make_sliced(X&& x) {
-  constexpr auto check = check_sliced<d, S, X>();
-  using check_t = sliced_check;
-  static_assert(check != check_t::not_expression,
-                "dimgraph: scan: a sliced input must be a tensor, a view or an expression");
-  static_assert(check != check_t::ill_formed,
-                "dimgraph: scan: a slicing needs a stride other than 0 and a part_size of at "
-                "least 1");
-  static_assert(check != check_t::no_such_dim, "dimgraph: scan: the sliced input has no such dim");
-  if constexpr (check == check_t::ok) {
-    using operand = sliced_operand_t<X>;
-    if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
-      return sliced_input<d, S, operand>{std::forward<X>(x)};
-    else return sliced_input<d, S, operand>{eval(std::forward<X>(x))};
-  } else {
-    return invalid_expr{};
-  }
-}
-}  // namespace detail
-
-// dg::sliced<D, S>(x): x as an input of dg::scan<D>, sliced along D by S (dg::slicing; the
-// default walks D forwards one position at a time). Each iteration gets a view of x:
-//   part_size 1: [.., D, ..] -> [.., ..];   part_size P > 1: [.., D, ..] -> [.., part_dim<D, P>,
-//   ..]
-// A lazy expression is evaluated first. Errors (compile time): x is not a tensor or
-// expression; stride 0 or part_size below 1; x has no dim D ("the sliced input has no such dim").
-template <dimension D, slicing S = slicing{}, class X>
-auto sliced(X&& x) {
-  using d = std::remove_cvref_t<D>;
-  if constexpr (detail::poisoned<X>) return detail::invalid_expr{};
-  else return detail::make_sliced<d, S>(std::forward<X>(x));
-}
-
-// The new values of the carried inputs, in the order the carried inputs were passed.
-template <class... Xs>
-struct carry_values {
-  std::tuple<Xs...> values;
-};
-// The values one iteration emits; each is stacked along the iteration dim.
-template <class... Xs>
-struct emit_values {
-  std::tuple<Xs...> values;
-};
-// What a scan body returns: dg::step(dg::carry(...), dg::emit(...)).
-template <class Carries, class Emits>
-struct scan_step {
-  Carries carries;
-  Emits emits;
-};
-
-namespace detail {
-// What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
-// the body, while its arguments and locals are alive).
-template <class X>
-auto held_value(X&& x) {
-  if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
-    return eval(std::forward<X>(x));
-  else return std::decay_t<X>(std::forward<X>(x));
-}
-template <class X>
-using held_t = decltype(held_value(std::declval<X>()));
-}  // namespace detail
-
-// dg::carry(h2, c2): the carried inputs' next values, in the order the carried inputs were
-// passed. Lazy expressions are evaluated here, so the body may take its arguments by value
-// and carry expressions over its own locals.
-template <class... Xs>
-carry_values<detail::held_t<Xs>...> carry(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
-}
-// dg::emit(y...): the values this iteration contributes to the stacked outputs (evaluated
-// here, as for carry).
-template <class... Xs>
-emit_values<detail::held_t<Xs>...> emit(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
-}
-// dg::step(carry(...), emit(...)); either may be left out.
-template <class... Cs, class... Es>
-scan_step<carry_values<Cs...>, emit_values<Es...>> step(carry_values<Cs...> c,
-                                                        emit_values<Es...> e) {
-  return {std::move(c), std::move(e)};
-}
-template <class... Cs>
-scan_step<carry_values<Cs...>, emit_values<>> step(carry_values<Cs...> c) {
-  return {std::move(c), {}};
-}
-template <class... Es>
-scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
-  return {{}, std::move(e)};
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/graph/step.hpp
-// ---- begin dimgraph/graph/scan_check.hpp
-// The compile-time checks of dg::scan: its inputs, and what its body returns.
-
-
-
-// Each check names what is wrong in its message and shows the types involved as template
-// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
-// tensor<double, hidden>>). The scan then stops (one message per mistake).
-
-namespace dimgraph {
-namespace detail {
-
-// The type a carried input has in the body and keeps across iterations.
-template <class X>
-struct carry_type {
-  using type = X;  // not an expression: reported by check_scan_inputs
-};
-template <expression X>
-struct carry_type<X> {
-  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
-};
-template <class X>
-using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
-
-// Why the inputs of scan<D> are rejected.
-enum class scan_input_check {
-  ok,
-  poisoned,
-  no_sliced,
-  other_dim,
-  not_input,
-  outside,
-  trips_differ
-};
-
-template <class First, class Other>
-constexpr bool trip_counts_agree() {
-  constexpr bool agree = static_walk<typename First::dim, First::slicing_value>().count ==
-                         static_walk<typename Other::dim, Other::slicing_value>().count;
-  static_assert(agree, "dimgraph: scan: sliced inputs iterate a different number of times");
-  return agree;
-}
-
-template <class Sliced>
-constexpr bool slicing_inside_dim() {
-  using d = typename Sliced::dim;
-  if constexpr (is_static_v<d>) {
-    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
-    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
-    return inside;
-  } else {
-    return true;
-  }
-}
-
-// The sliced inputs among Xs, in order.
-template <class... Xs>
-using sliced_inputs_t =
-    typename joined<std::conditional_t<is_sliced_v<std::remove_cvref_t<Xs>>,
-                                       type_list<std::remove_cvref_t<Xs>>, type_list<>>...>::type;
-
-// Static trip counts of sliced inputs that know theirs, checked against the first such.
-template <class... Ss>
-constexpr bool static_trips_agree(type_list<Ss...>) {
-  using known =
-      typename joined<std::conditional_t<static_trip_v<typename Ss::dim, Ss::slicing_value>,
-                                         type_list<Ss>, type_list<>>...>::type;
-  if constexpr (known::size < 2) {
-    return true;
-  } else {
-    return [&]<class F, class... Rest>(type_list<F, Rest...>) {
-      return (trip_counts_agree<F, Rest>() && ...);
-    }(known{});
-  }
-}
-
-// The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
-// or an expression (a carry); static slicings inside their dims; static trip counts equal.
-template <class D, class... Xs>
-constexpr scan_input_check check_scan_inputs() {
-  using sliced = sliced_inputs_t<Xs...>;
-  if constexpr ((poisoned<Xs> || ...)) {
-    return scan_input_check::poisoned;
-  } else if constexpr (sliced::size == 0) {
-    static_assert(sliced::size != 0,
-                  "dimgraph: scan: give at least one input as dg::sliced<Dim>(x)");
-    return scan_input_check::no_sliced;
-  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
-                         return (std::is_same_v<typename Ss::dim, D> && ...);
-                       }(sliced{})) {
-    static_assert(sizeof(D) == 0,
-                  "dimgraph: scan: a sliced input is sliced along another dim than the scan's");
-    return scan_input_check::other_dim;
-  } else if constexpr (!((is_sliced_v<std::remove_cvref_t<Xs>> || expression<Xs>)&&...)) {
-    static_assert(sizeof(D) == 0,
-                  "dimgraph: scan: an input must be dg::sliced<Dim>(x), a tensor or an expression");
-    return scan_input_check::not_input;
-  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
-                         return (slicing_inside_dim<Ss>() && ...);
-                       }(sliced{})) {
-    return scan_input_check::outside;
-  } else if constexpr (!static_trips_agree(sliced{})) {
-    return scan_input_check::trips_differ;
-  } else {
-    return scan_input_check::ok;
-  }
-}
-
-template <class R>
-inline constexpr bool is_scan_step_v = false;
-template <class... Cs, class... Es>
-inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
-
-// Carry I keeps the type of its initial value: the same element type and the same dims
-// (in any order).
-template <std::size_t Index, class Initial, class Next>
-constexpr bool carry_keeps_type() {
-  constexpr bool same = [] {
-    if constexpr (expression<Next>)
-      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
-             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
-    else return false;
-  }();
-  static_assert(same, "dimgraph: scan: a carry changes type");
-  return same;
-}
-
-template <std::size_t Index, class Iter, class Emitted>
-constexpr bool emitted_value_fits() {
-  if constexpr (!expression<Emitted>) {
-    static_assert(sizeof(Emitted) == 0,
-                  "dimgraph: scan: an emitted value must be a tensor or an expression");
-    return false;
-  } else {
-    constexpr bool fresh = !list_contains_v<dims_t<Emitted>, Iter>;
-    static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
-    return fresh;
-  }
-}
-
-// What the body returned (R) against the carried inputs' types (a type_list): a scan_step
-// with one carry per carried input, each of its input's type, and emitted expressions
-// without the iteration dim Iter.
-template <class Iter, class Carried, class R>
-constexpr bool check_scan_body() {
-  if constexpr ((poisoned<R>)) {
-    return false;
-  } else if constexpr (!is_scan_step_v<R>) {
-    static_assert(is_scan_step_v<R>,
-                  "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
-    return false;
-  } else {
-    using nexts = decltype(std::declval<R>().carries.values);
-    using emits = decltype(std::declval<R>().emits.values);
-    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
-      static_assert(std::tuple_size_v<nexts> == Carried::size,
-                    "dimgraph: scan: the body carries a different number of values than there "
-                    "are carried inputs");
-      return false;
-    } else {
-      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                       std::index_sequence<Ks...>) {
-        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
-                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
-                              ...);
-        const bool emitted =
-            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
-        return carries && emitted;
-      }(std::make_index_sequence<Carried::size>{},
-             std::make_index_sequence<std::tuple_size_v<emits>>{});
-    }
-  }
-}
-
-}  // namespace detail
-}  // namespace dimgraph
-// ---- end dimgraph/graph/scan_check.hpp
-// ---- begin dimgraph/graph/scan_run.hpp
-// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
-// the body's arguments and result, and its stacked outputs.
-
-#include <optional>
-
-
-namespace dimgraph {
-namespace detail {
-
-// The view iteration i of the walk w gives of a sliced input (elements const).
-template <class Sliced>
-auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
-  using d = typename Sliced::dim;
-  constexpr slicing s = Sliced::slicing_value;
-  using x_t = typename Sliced::operand_type;
-  using result = view_of_list_t<const value_t<x_t>, types_of_t<slice_dims_t<d, s, dims_t<x_t>>>>;
-  constexpr std::size_t k = list_index_of_v<dims_t<x_t>, d>;
-  const auto& x = in.operand;
-  const std::ptrdiff_t stride = x.strides()[k];
-  const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(w.window(i)) * stride;
-  if constexpr (s.part_size == 1) return result(spliced_view<k, 1>(x, "scan", offset, {}, {}));
-  else
-    return result(spliced_view<k, 1, part_dim<d, static_cast<std::size_t>(s.part_size)>>(
-        x, "scan", offset, {w.part_size}, {stride}));
-}
-
-// The walk of each sliced input, checked: inside its dim, and the same trip count for all.
-// Errors (run time, before any work): shape_error.
-template <class... Ss>
-std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
-  std::array<slice_walk, sizeof...(Ss)> walks{};
-  std::size_t i = 0;
-  auto one = [&]<class S>(const S& x) {
-    using d = typename S::dim;
-    constexpr slicing s = S::slicing_value;
-    const std::size_t n = x.operand.template extent<d>();
-    const slice_walk w = slicing_walk(s, n);
-    if (!w.valid)
-      throw shape_error(
-          "scan", "the slicing start=" + std::to_string(s.start) +
-                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
-                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
-                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
-                      std::to_string(n));
-    walks[i++] = w;
-  };
-  (one(in), ...);
-  for (std::size_t k = 1; k < walks.size(); ++k)
-    if (walks[k].count != walks[0].count)
-      throw shape_error("scan",
-                        "sliced inputs iterate a different number of times: sliced input "
-                        "0 gives " +
-                            std::to_string(walks[0].count) + " iterations, sliced input " +
-                            std::to_string(k) + " gives " + std::to_string(walks[k].count));
-  return walks;
-}
-
-// A stacked output for the emitted value e: e's extents, and n along Iter.
-template <class Out, class Iter, class E>
-Out stacked_output(const E* e, std::size_t n) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    auto extent_of = [&]<class X>(X*) -> std::size_t {
-      if constexpr (std::is_same_v<X, Iter>) return n;
-      else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
-      else return e ? e->template extent<X>() : bounds_v<X>.lo;
-    };
-    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
-  }(static_cast<dims_t<Out>*>(nullptr));
-}
-
-template <class T, class L>
-using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
-
-// The type of the body's argument for an input X: its slice or its carry.
-template <class X>
-struct scan_arg_type {
-  using type = carry_type_t<X>;
-};
-template <class X>
-  requires is_sliced_v<X>
-struct scan_arg_type<X> {
-  using type = decltype(slice_at(std::declval<const X&>(), slice_walk{}, 0));
-};
-
-// What the body returns on (const Args&...), or invalid_expr when it cannot be called so.
-template <bool Invocable, class Body, class... Args>
-struct body_result {
-  using type = invalid_expr;
-};
-template <class Body, class... Args>
-struct body_result<true, Body, Args...> {
-  using type = std::invoke_result_t<const Body&, const Args&...>;
-};
-
-// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller).
-template <class D, class Body, class... Xs>
-struct scan_run {
-  static constexpr std::size_t input_count = sizeof...(Xs);
-  static constexpr std::array<bool, input_count> is_sliced{is_sliced_v<Xs>...};
-  // Position of input k among the sliced or among the carried inputs.
-  static constexpr std::array<std::size_t, input_count> group_index = [] {
-    std::array<std::size_t, input_count> r{};
-    std::size_t s = 0, c = 0;
-    for (std::size_t k = 0; k < input_count; ++k) r[k] = is_sliced[k] ? s++ : c++;
-    return r;
-  }();
-  using sliced = sliced_inputs_t<Xs...>;
-  using carried = typename joined<
-      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
-  // The inputs' positions: the sliced ones, then the carried ones.
-  static constexpr std::array<std::size_t, input_count> positions = [] {
-    std::array<std::size_t, input_count> r{};
-    std::size_t j = 0;
-    for (bool want : {true, false})
-      for (std::size_t k = 0; k < input_count; ++k)
-        if (is_sliced[k] == want) r[j++] = k;
-    return r;
-  }();
-  using first = front_t<sliced>;
-  using iter = iteration_dim_t<D, first::slicing_value>;
-  static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
-  template <class X>
-  using arg_of = typename scan_arg_type<X>::type;
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const arg_of<Xs>&...>;
-  using result = typename body_result<invocable, Body, arg_of<Xs>...>::type;
-  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
-  template <std::size_t K>
-  using output_t =
-      tensor_over_t<value_t<std::tuple_element_t<K, emitted>>,
-                    stacked_dims_t<iter, position, dims_t<std::tuple_element_t<K, emitted>>>>;
-};
-
-// The argument of input K: its slice or its carry (both alive until the step is consumed).
-template <std::size_t K, class Run, class Slices, class State>
-decltype(auto) scan_arg(const Slices& slices, const State& state) {
-  if constexpr (Run::is_sliced[K]) return (std::get<Run::group_index[K]>(slices));
-  else return (std::get<Run::group_index[K]>(state));
-}
-
-template <class L>
-struct tuple_of;
-template <class... Ts>
-struct tuple_of<type_list<Ts...>> {
-  using type = std::tuple<Ts...>;
-};
-// The stacked outputs of a run, each made at the first iteration.
-template <class Run, class Is>
-struct optional_outputs;
-template <class Run, std::size_t... Ks>
-struct optional_outputs<Run, std::index_sequence<Ks...>> {
-  using type = std::tuple<std::optional<typename Run::template output_t<Ks>>...>;
-};
-
-}  // namespace detail
-}  // namespace dimgraph
-// ---- end dimgraph/graph/scan_run.hpp
-// ---- begin dimgraph/graph/scan.hpp
-// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors.
-
-
-
-namespace dimgraph {
-
-// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
-template <std::size_t K>
-struct unroll {
-  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
-  static constexpr std::size_t factor = K;
-};
-// dg::unroll_all: no loop at all; needs a trip count known at compile time.
-struct unroll_all {};
-
-namespace detail {
-
-// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
-template <class Unroll, std::size_t StaticCount, class F>
-void scan_loop(std::size_t n, F&& once) {
-  if constexpr (std::is_same_v<Unroll, unroll_all>) {
-    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      (once(Is), ...);
-    }(std::make_index_sequence<StaticCount>{});
-  } else {
-    constexpr std::size_t k = Unroll::factor;
-    std::size_t i = 0;
-    if constexpr (k > 1)
-      for (; i + k <= n; i += k)
-        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
-          (once(i + Us), ...);
-        }(std::make_index_sequence<k>{});
-    for (; i < n; ++i) once(i);
-  }
-}
-
-}  // namespace detail
-
-// A scan over D: call it on the inputs. See dg::scan.
-template <class D, class Unroll, class Body>
-class scan_fn {
- public:
-  explicit scan_fn(Body body) : body_(std::move(body)) {}
-
-  template <class... Xs>
-  auto operator()(Xs&&... xs) const {
-    constexpr auto check = detail::check_scan_inputs<D, std::remove_cvref_t<Xs>...>();
-    if constexpr (check != detail::scan_input_check::ok) {
-      return detail::invalid_expr{};
-    } else {
-      using run = detail::scan_run<D, Body, std::remove_cvref_t<Xs>...>;
-      constexpr slicing s = run::first::slicing_value;
-      constexpr bool unroll_ok = !std::is_same_v<Unroll, unroll_all> || static_trip_v<D, s>;
-      static_assert(unroll_ok,
-                    "dimgraph: scan: unroll_all needs a trip count known at compile "
-                    "time (a static dim, or start and end both from the front)");
-      if constexpr (!unroll_ok) {
-        return detail::invalid_expr{};
-      } else if constexpr (!run::invocable) {
-        static_assert(run::invocable,
-                      "dimgraph: scan: the body cannot be called with the slices "
-                      "and carries, in the order of the inputs");
-        return detail::invalid_expr{};
-      } else if constexpr (!detail::check_scan_body<typename run::iter, typename run::carried,
-                                                    typename run::result>()) {
-        return detail::invalid_expr{};
-      } else {
-        return execute<run>(std::forward_as_tuple(xs...));
-      }
-    }
-  }
-
- private:
-  template <class Run, class Inputs>
-  auto execute(const Inputs& in) const;
-
-  Body body_;
-};
-
-// dg::scan<D>(body)(inputs...) is TensorIterator-1 over the dim D.
-//  inputs   dg::sliced<D, S>(x) is sliced along D (see dg::slicing for the walk); any other
-//           tensor or expression is a carry, its initial value the input; tensors the body
-//           captures are invariant (read whole every iteration).
-//  body     called once per iteration with (slices and carries...) in the order the inputs
-//           were passed (const views of the slices, const references to the carries). It
-//           returns dg::step(dg::carry(next carries...), dg::emit(values...)); a next carry
-//           has its input's element type and dim set (any order: it is evaluated into the
-//           input's order).
-//  result   a std::tuple: the stacked emitted outputs, then the carries' last values
-//           (auto [ys, h, c] = ...). Emitted value k of dims [E...] gives an output of dims
-//           stacked_dims_t<iteration_dim_t<D, S>, p, [E...]>: the iteration dim is inserted at
-//           p, the position of D in the first sliced input (clamped to the rank); it is D
-//           itself when the walk reads every position of D once (else trip_dim<D, S>), S
-//           being the first sliced input's slicing. Outputs are in original order: iteration i
-//           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
-//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. With no iteration the outputs
-//           are empty along the iteration dim (other non-static dims at their smallest
-//           extents) and the carries are the inputs.
-//  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
-// Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
-// Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
-// static trip counts that differ, a carry that changes type, ...). Errors (run time, before
-// the first iteration): a slicing outside its dim, trip counts that differ (shape_error).
-template <dimension D, class Unroll = unroll<1>, class Body>
-scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
-  static_assert(
-      std::is_same_v<Unroll, unroll_all> || requires { Unroll::factor; },
-      "dimgraph: scan: the second argument must be dg::unroll<K> or dg::unroll_all");
-  return scan_fn<std::remove_cvref_t<D>, Unroll, Body>(std::move(body));
-}
-
-template <class D, class Unroll, class Body>
-template <class Run, class Inputs>
-auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
-  using iter = typename Run::iter;
-  constexpr std::size_t slice_count = Run::sliced::size;
-  constexpr std::size_t carry_count = Run::carried::size;
-  constexpr std::size_t emit_count = std::tuple_size_v<typename Run::emitted>;
-  constexpr auto pos = Run::positions;
-  using state_t = typename detail::tuple_of<typename Run::carried>::type;
-  using outputs_t =
-      typename detail::optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
-
-  const auto walks = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-    return detail::scan_walks(std::get<pos[Ss]>(in)...);
-  }(std::make_index_sequence<slice_count>{});
-  const std::size_t n = walks[0].count;
-  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-    return state_t(std::get<pos[slice_count + Cs]>(in)...);
-  }(std::make_index_sequence<carry_count>{});
-  outputs_t outs;
-
-  auto once = [&](std::size_t i) {
-    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
-    }(std::make_index_sequence<slice_count>{});
-    auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return body_(detail::scan_arg<Ks, Run>(slices, state)...);
-    }(std::make_index_sequence<Run::input_count>{});
-    const std::size_t slot = walks[0].slot(i);
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        auto& out = std::get<K>(outs);
-        const auto& e = std::get<K>(r.emits.values);
-        if (!out)
-          out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
-        (*out)[at<iter>(slot)] = e;
-      };
-      (put(std::integral_constant<std::size_t, Ks>{}), ...);
-    }(std::make_index_sequence<emit_count>{});
-    // Every next carry is computed (from the old ones) before any is replaced.
-    state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-      return state_t(std::move(std::get<Cs>(r.carries.values))...);
-    }(std::make_index_sequence<carry_count>{});
-  };
-  constexpr slicing s = Run::first::slicing_value;
-  detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
-
-  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      using out_t = typename Run::template output_t<K>;
-      auto& out = std::get<K>(outs);
-      if (!out)
-        out.emplace(detail::stacked_output<out_t, iter>(
-            static_cast<const std::tuple_element_t<K, typename Run::emitted>*>(nullptr), n));
-      return std::move(*out);
-    };
-    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
-                          std::move(state));
-  }(std::make_index_sequence<emit_count>{});
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/graph/scan.hpp
-// ---- begin dimgraph/graph/if.hpp
-// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors.
-
-
-
-namespace dimgraph {
-namespace detail {
-
-// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
-// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
-template <class C>
-struct static_condition {
-  static constexpr bool is_constant = false;
-};
-template <bool B>
-struct static_condition<std::integral_constant<bool, B>> {
-  static constexpr bool is_constant = true;
-  static constexpr bool value = B;
-};
-template <std::size_t K>
-  requires(K <= 1)
-struct static_condition<const_dim<K>> {
-  static constexpr bool is_constant = true;
-  static constexpr bool value = K == 1;
-};
-
-// The outputs of a branch as a type_list: one value, or the elements of a tuple or pair.
-template <class R>
-struct branch_outputs {
-  static constexpr bool several = false;
-  using list = type_list<R>;
-};
-template <class... Rs>
-struct branch_outputs<std::tuple<Rs...>> {
-  static constexpr bool several = true;
-  using list = type_list<Rs...>;
-};
-template <class A, class B>
-struct branch_outputs<std::pair<A, B>> {
-  static constexpr bool several = true;
-  using list = type_list<A, B>;
-};
-template <class R>
-using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
-
-template <class R>
-struct tensor_of_output {
-  using type = R;  // not an expression: reported by check_branches
-};
-template <expression R>
-struct tensor_of_output<R> {
-  using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
-};
-template <class R>
-using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
-
-// Output Index of both branches: expressions with the same element type and dim set (the
-// types appear in the diagnostic as template arguments).
-template <std::size_t Index, class Then, class Else>
-constexpr bool branch_outputs_match() {
-  if constexpr (!expression<Then> || !expression<Else>) {
-    static_assert(sizeof(Then) == 0,
-                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
-                  "or std::pair of them)");
-    return false;
-  } else {
-    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
-    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
-    static_assert(same_type, "dimgraph: if_: branches return different element types");
-    static_assert(!same_type || same_dims, "dimgraph: if_: branches return different dims");
-    return same_type && same_dims;
-  }
-}
-
-// Both branches' outputs (type_lists) match one by one.
-template <class... Ts, class... Es>
-constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
-  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
-    static_assert(sizeof...(Ts) == sizeof...(Es),
-                  "dimgraph: if_: branches return different numbers of outputs");
-    return false;
-  } else {
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
-    }(std::index_sequence_for<Ts...>{});
-  }
-}
-
-// A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
-template <class Outs, class R>
-auto materialize_branch(R&& r) {
-  return [&]<class... Os>(type_list<Os...>) {
-    if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
-      return front_t<Outs>(std::forward<R>(r));
-    } else {
-      return std::apply([](auto&&... e) { return std::tuple<Os...>(Os(std::move(e))...); },
-                        std::forward<R>(r));
-    }
-  }(Outs{});
-}
-
-template <class L>
-struct tensors_of_outputs;
-template <class... Rs>
-struct tensors_of_outputs<type_list<Rs...>> {
-  using type = type_list<tensor_of_output_t<Rs>...>;
-};
-// The tensor types of a branch's outputs (a type_list).
-template <class L>
-using tensors_of_outputs_t = typename tensors_of_outputs<L>::type;
-
-// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
-// it has another number of elements).
-template <class C>
-bool condition_value(const C& c) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return c;
-  } else {
-    const auto t = eval(c);
-    if (t.size() != 1)
-      throw shape_error("if_",
-                        "the condition must have one element, it has " + std::to_string(t.size()));
-    return t.data()[0];
-  }
-}
-
-template <class C>
-constexpr bool run_time_condition() {
-  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
-  else return std::is_same_v<C, bool>;
-}
-
-}  // namespace detail
-
-// The two branches of dg::if_ with their condition (a bool, or std::bool_constant<B> when it
-// is known at compile time). Call it on the inputs.
-template <class Cond, class Then, class Else>
-class if_fn {
- public:
-  if_fn(Cond cond, Then then_fn, Else else_fn)
-      : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
-
-  template <class... Xs>
-  auto operator()(const Xs&... xs) const {
-    if constexpr (detail::static_condition<Cond>::is_constant) {
-      // Only the chosen branch is instantiated.
-      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
-      else return run(else_, xs...);
-    } else {
-      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
-                                std::is_invocable_v<const Else&, const Xs&...>;
-      static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
-      if constexpr (!callable) {
-        return detail::invalid_expr{};
-      } else {
-        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
-        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
-        if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
-          return detail::invalid_expr{};
-        } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
-                                                     detail::branch_outputs_t<else_r>{})) {
-          return detail::invalid_expr{};
-        } else {
-          using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
-          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
-          return detail::materialize_branch<outs>(else_(xs...));
-        }
-      }
-    }
-  }
-
- private:
-  template <class Fn, class... Xs>
-  static auto run(const Fn& fn, const Xs&... xs) {
-    using r = std::invoke_result_t<const Fn&, const Xs&...>;
-    if constexpr (detail::poisoned<r>) {
-      return detail::invalid_expr{};
-    } else {
-      using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
-      return detail::materialize_branch<outs>(fn(xs...));
-    }
-  }
-
-  [[no_unique_address]] Cond cond_;
-  Then then_;
-  Else else_;
-};
-
-// dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
-// holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
-// `const auto&`.
-//  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
-//           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
-//           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
-//  branches each returns one value or a std::tuple / std::pair of values; with a run-time
-//           cond both must return as many outputs, output k of the same element type and the
-//           same dim set (order may differ).
-//  result   the chosen branch's outputs evaluated into tensors: one tensor, or a std::tuple of
-//           them when the branch returns a tuple or pair. With a run-time cond their dims are
-//           in the then-branch's order (the else-branch's values are permuted into it); with a
-//           compile-time cond they are the chosen branch's own.
-// Errors (compile time): a cond of another type; branches that differ in the number of
-// outputs, an output's element type or its dims (the message names the output index and
-// both types as template arguments). Error (run time): a tensor cond without exactly one
-// element (shape_error).
-template <class Cond, class Then, class Else>
-auto if_(const Cond& cond, Then then_fn, Else else_fn) {
-  using c = std::remove_cvref_t<Cond>;
-  if constexpr (detail::static_condition<c>::is_constant) {
-    return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
-        {}, std::move(then_fn), std::move(else_fn));
-  } else if constexpr (detail::run_time_condition<c>()) {
-    return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
-                                   std::move(else_fn));
-  } else {
-    static_assert(sizeof(c) == 0,
-                  "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
-                  "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
-    return detail::invalid_expr{};
-  }
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/graph/if.hpp
-
 // ---- begin dimgraph/graph/symbol.hpp
 // Symbolic values and the nodes of a traced graph: inputs, captured constants, scalars, ops.
 
@@ -8368,6 +7501,1230 @@ auto symbol<Node>::operator[](at_arg<D> a) const {
 
 }  // namespace dimgraph
 // ---- end dimgraph/graph/symbol.hpp
+
+namespace dimgraph {
+
+// An input of dg::scan<D> sliced along D by the slicing S. Operand is how it is held: a
+// named tensor by reference, a view or a temporary tensor by value.
+template <class D, slicing S, class Operand>
+struct sliced_input {
+  using dim = D;
+  static constexpr slicing slicing_value = S;
+  using operand_type = std::remove_cvref_t<Operand>;
+  Operand operand;
+};
+
+namespace detail {
+
+template <class X>
+inline constexpr bool is_sliced_v = false;
+template <class D, slicing S, class Op>
+inline constexpr bool is_sliced_v<sliced_input<D, S, Op>> = true;
+
+// How sliced_input holds x: lvalue tensors by reference, views and rvalue tensors by value,
+// lazy expressions evaluated.
+template <class X>
+using sliced_operand_t = std::conditional_t<
+    is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
+    const std::remove_cvref_t<X>&,
+    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>,
+                       std::remove_cvref_t<X>, decltype(eval(std::declval<X>()))>>;
+
+// Why sliced<D, S>(x) is rejected (one message per mistake).
+enum class sliced_check { ok, not_expression, ill_formed, no_such_dim };
+template <class D, slicing S, class X>
+constexpr sliced_check check_sliced() {
+  if constexpr (!expression<X>) return sliced_check::not_expression;
+  else if constexpr (!slicing_well_formed(S)) return sliced_check::ill_formed;
+  else if constexpr (!list_contains_v<dims_t<X>, D>) return sliced_check::no_such_dim;
+  else return sliced_check::ok;
+}
+
+}  // namespace detail
+
+namespace detail {
+// sliced<D, S>(x) for an operand that is not a reported mistake.
+template <class d, slicing S, class X>
+auto make_sliced(X&& x) {
+  // A symbol (traced) is checked as a tensor of its type and held by value.
+  using checked = std::conditional_t<symbolic<X>, stand_in_t<X>, X>;
+  constexpr auto check = check_sliced<d, S, checked>();
+  using check_t = sliced_check;
+  static_assert(check != check_t::not_expression,
+                "dimgraph: scan: a sliced input must be a tensor, a view or an expression");
+  static_assert(check != check_t::ill_formed,
+                "dimgraph: scan: a slicing needs a stride other than 0 and a part_size of at "
+                "least 1");
+  static_assert(check != check_t::no_such_dim, "dimgraph: scan: the sliced input has no such dim");
+  if constexpr (check == check_t::ok && symbolic<X>) {
+    return sliced_input<d, S, std::remove_cvref_t<X>>{std::forward<X>(x)};
+  } else if constexpr (check == check_t::ok) {
+    using operand = sliced_operand_t<X>;
+    if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
+      return sliced_input<d, S, operand>{std::forward<X>(x)};
+    else return sliced_input<d, S, operand>{eval(std::forward<X>(x))};
+  } else {
+    return invalid_expr{};
+  }
+}
+}  // namespace detail
+
+// dg::sliced<D, S>(x): x as an input of dg::scan<D>, sliced along D by S (dg::slicing; the
+// default walks D forwards one position at a time). Each iteration gets a view of x:
+//   part_size 1: [.., D, ..] -> [.., ..];   part_size P > 1: [.., D, ..] -> [.., part_dim<D, P>,
+//   ..]
+// A lazy expression is evaluated first. Errors (compile time): x is not a tensor or
+// expression; stride 0 or part_size below 1; x has no dim D ("the sliced input has no such dim").
+template <dimension D, slicing S = slicing{}, class X>
+auto sliced(X&& x) {
+  using d = std::remove_cvref_t<D>;
+  if constexpr (detail::poisoned<X>) return detail::invalid_expr{};
+  else return detail::make_sliced<d, S>(std::forward<X>(x));
+}
+
+// The new values of the carried inputs, in the order the carried inputs were passed.
+template <class... Xs>
+struct carry_values {
+  std::tuple<Xs...> values;
+};
+// The values one iteration emits; each is stacked along the iteration dim.
+template <class... Xs>
+struct emit_values {
+  std::tuple<Xs...> values;
+};
+// What a scan body returns: dg::step(dg::carry(...), dg::emit(...)).
+template <class Carries, class Emits>
+struct scan_step {
+  Carries carries;
+  Emits emits;
+};
+
+namespace detail {
+// What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
+// the body, while its arguments and locals are alive).
+template <class X>
+auto held_value(X&& x) {
+  if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
+    return eval(std::forward<X>(x));
+  else return std::decay_t<X>(std::forward<X>(x));
+}
+template <class X>
+using held_t = decltype(held_value(std::declval<X>()));
+}  // namespace detail
+
+// dg::carry(h2, c2): the carried inputs' next values, in the order the carried inputs were
+// passed. Lazy expressions are evaluated here, so the body may take its arguments by value
+// and carry expressions over its own locals.
+template <class... Xs>
+carry_values<detail::held_t<Xs>...> carry(Xs&&... xs) {
+  return {{detail::held_value(std::forward<Xs>(xs))...}};
+}
+// dg::emit(y...): the values this iteration contributes to the stacked outputs (evaluated
+// here, as for carry).
+template <class... Xs>
+emit_values<detail::held_t<Xs>...> emit(Xs&&... xs) {
+  return {{detail::held_value(std::forward<Xs>(xs))...}};
+}
+// dg::step(carry(...), emit(...)); either may be left out.
+template <class... Cs, class... Es>
+scan_step<carry_values<Cs...>, emit_values<Es...>> step(carry_values<Cs...> c,
+                                                        emit_values<Es...> e) {
+  return {std::move(c), std::move(e)};
+}
+template <class... Cs>
+scan_step<carry_values<Cs...>, emit_values<>> step(carry_values<Cs...> c) {
+  return {std::move(c), {}};
+}
+template <class... Es>
+scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
+  return {{}, std::move(e)};
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/step.hpp
+// ---- begin dimgraph/graph/scan_check.hpp
+// The compile-time checks of dg::scan: its inputs, and what its body returns.
+
+
+
+// Each check names what is wrong in its message and shows the types involved as template
+// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
+// tensor<double, hidden>>). The scan then stops (one message per mistake).
+
+namespace dimgraph {
+namespace detail {
+
+// The type a carried input has in the body and keeps across iterations.
+template <class X>
+struct carry_type {
+  using type = X;  // not an expression: reported by check_scan_inputs
+};
+template <expression X>
+struct carry_type<X> {
+  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
+};
+template <symbolic X>
+struct carry_type<X> {
+  using type = tensor_for_t<X>;  // traced
+};
+template <class X>
+using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
+
+// Why the inputs of scan<D> are rejected.
+enum class scan_input_check {
+  ok,
+  poisoned,
+  no_sliced,
+  other_dim,
+  not_input,
+  outside,
+  trips_differ
+};
+
+template <class First, class Other>
+constexpr bool trip_counts_agree() {
+  constexpr bool agree = static_walk<typename First::dim, First::slicing_value>().count ==
+                         static_walk<typename Other::dim, Other::slicing_value>().count;
+  static_assert(agree, "dimgraph: scan: sliced inputs iterate a different number of times");
+  return agree;
+}
+
+template <class Sliced>
+constexpr bool slicing_inside_dim() {
+  using d = typename Sliced::dim;
+  if constexpr (is_static_v<d>) {
+    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
+    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
+    return inside;
+  } else {
+    return true;
+  }
+}
+
+// The sliced inputs among Xs, in order.
+template <class... Xs>
+using sliced_inputs_t =
+    typename joined<std::conditional_t<is_sliced_v<std::remove_cvref_t<Xs>>,
+                                       type_list<std::remove_cvref_t<Xs>>, type_list<>>...>::type;
+
+// Static trip counts of sliced inputs that know theirs, checked against the first such.
+template <class... Ss>
+constexpr bool static_trips_agree(type_list<Ss...>) {
+  using known =
+      typename joined<std::conditional_t<static_trip_v<typename Ss::dim, Ss::slicing_value>,
+                                         type_list<Ss>, type_list<>>...>::type;
+  if constexpr (known::size < 2) {
+    return true;
+  } else {
+    return [&]<class F, class... Rest>(type_list<F, Rest...>) {
+      return (trip_counts_agree<F, Rest>() && ...);
+    }(known{});
+  }
+}
+
+// The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
+// or an expression (a carry); static slicings inside their dims; static trip counts equal.
+template <class D, class... Xs>
+constexpr scan_input_check check_scan_inputs() {
+  using sliced = sliced_inputs_t<Xs...>;
+  if constexpr ((poisoned<Xs> || ...)) {
+    return scan_input_check::poisoned;
+  } else if constexpr (sliced::size == 0) {
+    static_assert(sliced::size != 0,
+                  "dimgraph: scan: give at least one input as dg::sliced<Dim>(x)");
+    return scan_input_check::no_sliced;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (std::is_same_v<typename Ss::dim, D> && ...);
+                       }(sliced{})) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: a sliced input is sliced along another dim than the scan's");
+    return scan_input_check::other_dim;
+  } else if constexpr (!((is_sliced_v<std::remove_cvref_t<Xs>> || expression<Xs>)&&...)) {
+    static_assert(sizeof(D) == 0,
+                  "dimgraph: scan: an input must be dg::sliced<Dim>(x), a tensor or an expression");
+    return scan_input_check::not_input;
+  } else if constexpr (![]<class... Ss>(type_list<Ss...>) {
+                         return (slicing_inside_dim<Ss>() && ...);
+                       }(sliced{})) {
+    return scan_input_check::outside;
+  } else if constexpr (!static_trips_agree(sliced{})) {
+    return scan_input_check::trips_differ;
+  } else {
+    return scan_input_check::ok;
+  }
+}
+
+template <class R>
+inline constexpr bool is_scan_step_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
+
+// Carry I keeps the type of its initial value: the same element type and the same dims
+// (in any order).
+template <std::size_t Index, class Initial, class Next>
+constexpr bool carry_keeps_type() {
+  constexpr bool same = [] {
+    if constexpr (expression<Next> || symbolic<Next>)
+      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
+             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
+    else return false;
+  }();
+  static_assert(same, "dimgraph: scan: a carry changes type");
+  return same;
+}
+
+template <std::size_t Index, class Iter, class Emitted>
+constexpr bool emitted_value_fits() {
+  if constexpr (!expression<Emitted> && !symbolic<Emitted>) {
+    static_assert(sizeof(Emitted) == 0,
+                  "dimgraph: scan: an emitted value must be a tensor or an expression");
+    return false;
+  } else {
+    constexpr bool fresh = !list_contains_v<dims_t<carry_type_t<Emitted>>, Iter>;
+    static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
+    return fresh;
+  }
+}
+
+// What the body returned (R) against the carried inputs' types (a type_list): a scan_step
+// with one carry per carried input, each of its input's type, and emitted expressions
+// without the iteration dim Iter.
+template <class Iter, class Carried, class R>
+constexpr bool check_scan_body() {
+  if constexpr ((poisoned<R>)) {
+    return false;
+  } else if constexpr (!is_scan_step_v<R>) {
+    static_assert(is_scan_step_v<R>,
+                  "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
+    return false;
+  } else {
+    using nexts = decltype(std::declval<R>().carries.values);
+    using emits = decltype(std::declval<R>().emits.values);
+    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
+      static_assert(std::tuple_size_v<nexts> == Carried::size,
+                    "dimgraph: scan: the body carries a different number of values than there "
+                    "are carried inputs");
+      return false;
+    } else {
+      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                       std::index_sequence<Ks...>) {
+        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
+                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
+                              ...);
+        const bool emitted =
+            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
+        return carries && emitted;
+      }(std::make_index_sequence<Carried::size>{},
+             std::make_index_sequence<std::tuple_size_v<emits>>{});
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan_check.hpp
+// ---- begin dimgraph/graph/scan_run.hpp
+// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
+// the body's arguments and result, and its stacked outputs.
+
+#include <optional>
+
+// ---- begin dimgraph/graph/region.hpp
+// Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.
+
+
+
+namespace dimgraph {
+
+// The I-th argument of a sub-graph: element type T, dims Ds.
+template <std::size_t I, class T, class... Ds>
+struct arg_node {
+  using value_type = T;
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t index = I;
+};
+
+// A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...);
+// Args is the std::tuple of its arg_node types.
+template <class Outs, class Args>
+struct body_graph {
+  using outputs = Outs;
+  using args = Args;
+  Outs yields;
+  std::string name;
+  std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"
+};
+
+// Op with sub-graphs Bodies over operands Children; its results are Results, a std::tuple
+// of tensor types, each reached through a result_node.
+template <class Op, class Results, class Bodies, class... Children>
+struct region_node {
+  using op = Op;
+  using results = Results;
+  std::tuple<Children...> children;
+  Bodies bodies;
+  std::string attributes{};
+};
+
+// The K-th result of a region node.
+template <std::size_t K, class Region>
+struct result_node {
+  using value_type = value_t<std::tuple_element_t<K, typename Region::results>>;
+  using dims = dims_t<std::tuple_element_t<K, typename Region::results>>;
+  static constexpr std::size_t index = K;
+  Region region;
+};
+
+namespace detail {
+
+template <class Arg, std::size_t I>
+struct arg_symbol;
+template <class T, class... Ds, std::size_t I>
+struct arg_symbol<tensor<T, Ds...>, I> {
+  using type = symbol<arg_node<I, T, Ds...>>;
+};
+
+// fn called on const lvalue symbols of arguments of the tensor types Args (as the eager
+// code calls it on const tensors, so `const auto&` and `auto&` parameters both bind).
+template <class... Args, class Fn>
+auto call_on_args(const Fn& fn) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    const std::tuple<typename arg_symbol<Args, Is>::type...> args{};
+    return std::apply(fn, args);
+  }(std::index_sequence_for<Args...>{});
+}
+// The arg_node types of a sub-graph over arguments of the tensor types Args (declared only:
+// for decltype).
+template <class... Args, std::size_t... Is>
+std::tuple<typename arg_symbol<Args, Is>::type::node_type...> arg_nodes_of(
+    std::index_sequence<Is...>);
+template <class... Args>
+using arg_nodes_t = decltype(arg_nodes_of<Args...>(std::index_sequence_for<Args...>{}));
+
+template <class Fn, class... Args>
+inline constexpr bool invocable_on_args_v = []<std::size_t... Is>(std::index_sequence<Is...>) {
+  return std::is_invocable_v<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
+}(std::index_sequence_for<Args...>{});
+template <class Fn, class... Args>
+using args_result_t = decltype(call_on_args<Args...>(std::declval<const Fn&>()));
+
+// fn traced on arguments of the tensor types Args: its outputs as a tuple of nodes (fn
+// returns one symbol or a tuple/pair of them; see traced_outputs).
+template <class... Args, class Fn>
+auto trace_body(const Fn& fn, std::string name) {
+  using outs = traced_outputs<std::remove_cvref_t<args_result_t<Fn, Args...>>>;
+  static_assert(outs::valid || outs::poisoned,
+                "dimgraph: trace: a branch or body must return values computed from its "
+                "arguments, or a std::tuple or std::pair of them");
+  if constexpr (outs::valid) {
+    auto nodes = outs::get(call_on_args<Args...>(fn));
+    return body_graph<typename outs::nodes, arg_nodes_t<Args...>>{
+        std::move(nodes), std::move(name), {}};
+  } else {
+    return invalid_expr{};
+  }
+}
+
+// The symbols of a region node's results: one symbol when Tuple is false and there is one
+// result, else a std::tuple of them.
+template <bool Tuple, class Region>
+auto region_results(const Region& r) {
+  constexpr std::size_t n = std::tuple_size_v<typename Region::results>;
+  if constexpr (n == 1 && !Tuple) {
+    return symbol<result_node<0, Region>>{{r}};
+  } else {
+    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return std::tuple{symbol<result_node<Ks, Region>>{{r}}...};
+    }(std::make_index_sequence<n>{});
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/region.hpp
+
+namespace dimgraph {
+namespace detail {
+
+// The view iteration i of the walk w gives of a sliced input (elements const).
+template <class Sliced>
+auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
+  using d = typename Sliced::dim;
+  constexpr slicing s = Sliced::slicing_value;
+  using x_t = typename Sliced::operand_type;
+  using result = view_of_list_t<const value_t<x_t>, types_of_t<slice_dims_t<d, s, dims_t<x_t>>>>;
+  constexpr std::size_t k = list_index_of_v<dims_t<x_t>, d>;
+  const auto& x = in.operand;
+  const std::ptrdiff_t stride = x.strides()[k];
+  const std::ptrdiff_t offset = static_cast<std::ptrdiff_t>(w.window(i)) * stride;
+  if constexpr (s.part_size == 1) return result(spliced_view<k, 1>(x, "scan", offset, {}, {}));
+  else
+    return result(spliced_view<k, 1, part_dim<d, static_cast<std::size_t>(s.part_size)>>(
+        x, "scan", offset, {w.part_size}, {stride}));
+}
+
+// The walk of each sliced input, checked: inside its dim, and the same trip count for all.
+// Errors (run time, before any work): shape_error.
+template <class... Ss>
+std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
+  std::array<slice_walk, sizeof...(Ss)> walks{};
+  std::size_t i = 0;
+  auto one = [&]<class S>(const S& x) {
+    using d = typename S::dim;
+    constexpr slicing s = S::slicing_value;
+    const std::size_t n = x.operand.template extent<d>();
+    const slice_walk w = slicing_walk(s, n);
+    if (!w.valid)
+      throw shape_error(
+          "scan", "the slicing start=" + std::to_string(s.start) +
+                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
+                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
+                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
+                      std::to_string(n));
+    walks[i++] = w;
+  };
+  (one(in), ...);
+  for (std::size_t k = 1; k < walks.size(); ++k)
+    if (walks[k].count != walks[0].count)
+      throw shape_error("scan",
+                        "sliced inputs iterate a different number of times: sliced input "
+                        "0 gives " +
+                            std::to_string(walks[0].count) + " iterations, sliced input " +
+                            std::to_string(k) + " gives " + std::to_string(walks[k].count));
+  return walks;
+}
+
+// A stacked output for the emitted value e: e's extents, and n along Iter.
+template <class Out, class Iter, class E>
+Out stacked_output(const E* e, std::size_t n) {
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    auto extent_of = [&]<class X>(X*) -> std::size_t {
+      if constexpr (std::is_same_v<X, Iter>) return n;
+      else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
+      else return e ? e->template extent<X>() : bounds_v<X>.lo;
+    };
+    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
+  }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+template <class T, class L>
+using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
+
+// The type of the body's argument for an input X: its slice or its carry.
+template <class X>
+struct scan_arg_type {
+  using type = carry_type_t<X>;
+};
+template <class X>
+  requires is_sliced_v<X>
+struct scan_arg_type<X> {
+  using type = decltype(slice_at(std::declval<const X&>(), slice_walk{}, 0));
+};
+
+// What the body returns on (const Args&...), or invalid_expr when it cannot be called so.
+template <bool Invocable, class Body, class... Args>
+struct body_result {
+  using type = invalid_expr;
+};
+template <class Body, class... Args>
+struct body_result<true, Body, Args...> {
+  using type = std::invoke_result_t<const Body&, const Args&...>;
+};
+
+// The body called on its arguments (the types Args): eagerly on const references to them,
+// traced on symbols of their tensor types.
+template <bool Traced, class Body, class Args, class Is>
+struct body_call;
+template <class Body, class... Args, std::size_t... Is>
+struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const Args&...>;
+  using result = typename body_result<invocable, Body, Args...>::type;
+};
+template <class Body, class... Args, std::size_t... Is>
+struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
+  template <class A, std::size_t I>
+  using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
+  static constexpr bool invocable = std::is_invocable_v<const Body&, const symbol_t<Args, Is>&...>;
+  using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
+};
+
+// The facts of one scan<D>(body) over inputs of the types Xs (checked by the caller; a
+// symbol stands in as a tensor of its type). Traced: the body is called on symbols of its
+// arguments' types (so that values it captures from the traced function combine with them).
+template <class D, class Body, bool Traced, class... Xs>
+struct scan_run {
+  static constexpr std::size_t input_count = sizeof...(Xs);
+  static constexpr std::array<bool, input_count> is_sliced{is_sliced_v<Xs>...};
+  // Position of input k among the sliced or among the carried inputs.
+  static constexpr std::array<std::size_t, input_count> group_index = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t s = 0, c = 0;
+    for (std::size_t k = 0; k < input_count; ++k) r[k] = is_sliced[k] ? s++ : c++;
+    return r;
+  }();
+  using sliced = sliced_inputs_t<Xs...>;
+  using carried = typename joined<
+      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
+  // The inputs' positions: the sliced ones, then the carried ones.
+  static constexpr std::array<std::size_t, input_count> positions = [] {
+    std::array<std::size_t, input_count> r{};
+    std::size_t j = 0;
+    for (bool want : {true, false})
+      for (std::size_t k = 0; k < input_count; ++k)
+        if (is_sliced[k] == want) r[j++] = k;
+    return r;
+  }();
+  using first = front_t<sliced>;
+  using iter = iteration_dim_t<D, first::slicing_value>;
+  static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
+  template <class X>
+  using arg_of = typename scan_arg_type<X>::type;
+  using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
+  static constexpr bool invocable = call::invocable;
+  using result = typename call::result;
+  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
+  template <std::size_t K>
+  using output_t = tensor_over_t<
+      value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,
+      stacked_dims_t<iter, position, dims_t<carry_type_t<std::tuple_element_t<K, emitted>>>>>;
+};
+
+// The argument of input K: its slice or its carry (both alive until the step is consumed).
+template <std::size_t K, class Run, class Slices, class State>
+decltype(auto) scan_arg(const Slices& slices, const State& state) {
+  if constexpr (Run::is_sliced[K]) return (std::get<Run::group_index[K]>(slices));
+  else return (std::get<Run::group_index[K]>(state));
+}
+
+template <class L>
+struct tuple_of;
+template <class... Ts>
+struct tuple_of<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+// The stacked outputs of a run, each made at the first iteration.
+template <class Run, class Is>
+struct optional_outputs;
+template <class Run, std::size_t... Ks>
+struct optional_outputs<Run, std::index_sequence<Ks...>> {
+  using type = std::tuple<std::optional<typename Run::template output_t<Ks>>...>;
+};
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan_run.hpp
+// ---- begin dimgraph/graph/scan.hpp
+// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors and
+// recorded as a "scan" node with its body as a sub-graph when traced.
+
+
+
+namespace dimgraph {
+
+// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
+template <std::size_t K>
+struct unroll {
+  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
+  static constexpr std::size_t factor = K;
+};
+// dg::unroll_all: no loop at all; needs a trip count known at compile time.
+struct unroll_all {};
+
+namespace detail {
+
+// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
+template <class Unroll, std::size_t StaticCount, class F>
+void scan_loop(std::size_t n, F&& once) {
+  if constexpr (std::is_same_v<Unroll, unroll_all>) {
+    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      (once(Is), ...);
+    }(std::make_index_sequence<StaticCount>{});
+  } else {
+    constexpr std::size_t k = Unroll::factor;
+    std::size_t i = 0;
+    if constexpr (k > 1)
+      for (; i + k <= n; i += k)
+        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
+          (once(i + Us), ...);
+        }(std::make_index_sequence<k>{});
+    for (; i < n; ++i) once(i);
+  }
+}
+
+// An input of a traced scan: a symbol, or a symbol given as dg::sliced.
+template <class X>
+inline constexpr bool traced_scan_input_v = symbolic<X>;
+template <class D, slicing S, class N>
+inline constexpr bool traced_scan_input_v<sliced_input<D, S, symbol<N>>> = true;
+
+// What a scan input is checked as: a symbol stands in as a tensor of its type.
+template <class X>
+struct scan_stand_in {
+  using type = X;
+};
+template <class N>
+struct scan_stand_in<symbol<N>> {
+  using type = tensor_for_t<symbol<N>>;
+};
+template <class D, slicing S, class N>
+struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
+  using type = sliced_input<D, S, tensor_for_t<symbol<N>>>;
+};
+template <class X>
+using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
+
+// The node an input of a traced scan contributes: its operand's.
+template <class X>
+auto scan_input_node(const X& x) {
+  if constexpr (is_sliced_v<X>) return node_of(x.operand);
+  else return node_of(x);
+}
+
+// The body traced on arguments of the tensor types Args: the next carries' nodes, then the
+// emitted values' nodes.
+template <class... Args, class Body>
+auto trace_scan_body(const Body& body) {
+  const auto r = call_on_args<Args...>(body);
+  auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
+                                             const emit_values<Es...>& e) {
+    return std::apply(
+        [&](const auto&... cs) {
+          return std::apply(
+              [&](const auto&... es) {
+                return std::tuple{node_of(cs)..., node_of(es)...};
+              },
+              e.values);
+        },
+        c.values);
+  }(r.carries, r.emits);
+  return body_graph<decltype(nodes), arg_nodes_t<Args...>>{
+      std::move(nodes), "body",
+      "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
+          std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
+}
+
+// The results of a traced scan: the stacked outputs, then the carries (declared only: for
+// decltype).
+template <class Run, std::size_t... Ks, class... Cs>
+std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::index_sequence<Ks...>,
+                                                                       type_list<Cs...>);
+
+// How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
+// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all").
+template <class Unroll, class... Xs>
+std::string scan_attributes() {
+  std::string sliced, carried;
+  std::size_t k = 0;
+  auto one = [&]<class X>(X*) {
+    if constexpr (is_sliced_v<X>) {
+      constexpr slicing s = X::slicing_value;
+      sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
+                " [start=" + std::to_string(s.start) + ", end=" + std::to_string(s.end) +
+                ", stride=" + std::to_string(s.stride) +
+                ", part_size=" + std::to_string(s.part_size) + "]";
+    } else {
+      carried += (carried.empty() ? "carried " : ", ") + std::to_string(k);
+    }
+    ++k;
+  };
+  (one(static_cast<Xs*>(nullptr)), ...);
+  std::string out = sliced + (carried.empty() ? "" : ", " + carried);
+  if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
+  else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
+  return out;
+}
+
+}  // namespace detail
+
+// A scan over D: call it on the inputs. See dg::scan.
+template <class D, class Unroll, class Body>
+class scan_fn {
+ public:
+  explicit scan_fn(Body body) : body_(std::move(body)) {}
+
+  template <class... Xs>
+  auto operator()(Xs&&... xs) const {
+    constexpr auto check = detail::check_scan_inputs<D, detail::scan_stand_in_t<Xs>...>();
+    if constexpr (check != detail::scan_input_check::ok) {
+      return detail::invalid_expr{};
+    } else {
+      constexpr bool traced = is_traced<Xs...>();
+      using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
+      if constexpr (!valid<run>()) return detail::invalid_expr{};
+      else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
+      else return execute<run>(std::forward_as_tuple(xs...));
+    }
+  }
+
+ private:
+  // Traced when an input is a symbol, or the body yields symbols (it captured a value of the
+  // traced function).
+  template <class... Xs>
+  static constexpr bool is_traced() {
+    if constexpr ((detail::traced_scan_input_v<std::remove_cvref_t<Xs>> || ...)) {
+      return true;
+    } else {
+      using eager = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
+      if constexpr (!eager::invocable || !detail::is_scan_step_v<typename eager::result>) {
+        return false;
+      } else {
+        using r = typename eager::result;
+        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
+          return ((symbolic<Cs> || ...) || (symbolic<Es> || ...));
+        }(static_cast<r*>(nullptr));
+      }
+    }
+  }
+
+  // The compile-time checks of a run (inputs checked already), each reported once.
+  template <class Run>
+  static constexpr bool valid() {
+    constexpr slicing s = Run::first::slicing_value;
+    constexpr bool unroll_ok = !std::is_same_v<Unroll, unroll_all> || static_trip_v<D, s>;
+    static_assert(unroll_ok,
+                  "dimgraph: scan: unroll_all needs a trip count known at compile "
+                  "time (a static dim, or start and end both from the front)");
+    if constexpr (!unroll_ok) {
+      return false;
+    } else if constexpr (!Run::invocable) {
+      static_assert(Run::invocable,
+                    "dimgraph: scan: the body cannot be called with the slices "
+                    "and carries, in the order of the inputs");
+      return false;
+    } else {
+      return detail::check_scan_body<typename Run::iter, typename Run::carried,
+                                     typename Run::result>();
+    }
+  }
+
+  template <class Run, class Inputs>
+  auto execute(const Inputs& in) const;
+
+  // Traced: one "scan" node over the inputs' nodes, its body traced on arguments of the
+  // slices' and carries' tensor types; its results are the stacked outputs, then the
+  // carries' last values (always a std::tuple, as eagerly).
+  template <class Run, class... Xs>
+  auto trace(const Xs&... xs) const {
+    using emitted = typename Run::emitted;
+    auto body = detail::trace_scan_body<
+        detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
+    using results = decltype(detail::scan_results<Run>(
+        std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
+    using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,
+                               decltype(detail::scan_input_node(xs))...>;
+    return detail::region_results<true>(region{{detail::scan_input_node(xs)...},
+                                               {std::move(body)},
+                                               detail::scan_attributes<Unroll, Xs...>()});
+  }
+
+  Body body_;
+};
+
+// dg::scan<D>(body)(inputs...) is TensorIterator-1 over the dim D.
+//  inputs   dg::sliced<D, S>(x) is sliced along D (see dg::slicing for the walk); any other
+//           tensor or expression is a carry, its initial value the input; tensors the body
+//           captures are invariant (read whole every iteration).
+//  body     called once per iteration with (slices and carries...) in the order the inputs
+//           were passed (const views of the slices, const references to the carries). It
+//           returns dg::step(dg::carry(next carries...), dg::emit(values...)); a next carry
+//           has its input's element type and dim set (any order: it is evaluated into the
+//           input's order).
+//  result   a std::tuple: the stacked emitted outputs, then the carries' last values
+//           (auto [ys, h, c] = ...). Emitted value k of dims [E...] gives an output of dims
+//           stacked_dims_t<iteration_dim_t<D, S>, p, [E...]>: the iteration dim is inserted at
+//           p, the position of D in the first sliced input (clamped to the rank); it is D
+//           itself when the walk reads every position of D once (else trip_dim<D, S>), S
+//           being the first sliced input's slicing. Outputs are in original order: iteration i
+//           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
+//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. With no iteration the outputs
+//           are empty along the iteration dim (other non-static dims at their smallest
+//           extents) and the carries are the inputs.
+//  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+// Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
+// Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
+// static trip counts that differ, a carry that changes type, ...). Errors (run time, before
+// the first iteration): a slicing outside its dim, trip counts that differ (shape_error).
+template <dimension D, class Unroll = unroll<1>, class Body>
+scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
+  static_assert(
+      std::is_same_v<Unroll, unroll_all> || requires { Unroll::factor; },
+      "dimgraph: scan: the second argument must be dg::unroll<K> or dg::unroll_all");
+  return scan_fn<std::remove_cvref_t<D>, Unroll, Body>(std::move(body));
+}
+
+template <class D, class Unroll, class Body>
+template <class Run, class Inputs>
+auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
+  using iter = typename Run::iter;
+  constexpr std::size_t slice_count = Run::sliced::size;
+  constexpr std::size_t carry_count = Run::carried::size;
+  constexpr std::size_t emit_count = std::tuple_size_v<typename Run::emitted>;
+  constexpr auto pos = Run::positions;
+  using state_t = typename detail::tuple_of<typename Run::carried>::type;
+  using outputs_t =
+      typename detail::optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
+
+  const auto walks = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return detail::scan_walks(std::get<pos[Ss]>(in)...);
+  }(std::make_index_sequence<slice_count>{});
+  const std::size_t n = walks[0].count;
+  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    return state_t(std::get<pos[slice_count + Cs]>(in)...);
+  }(std::make_index_sequence<carry_count>{});
+  outputs_t outs;
+
+  auto once = [&](std::size_t i) {
+    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
+    }(std::make_index_sequence<slice_count>{});
+    auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+    }(std::make_index_sequence<Run::input_count>{});
+    const std::size_t slot = walks[0].slot(i);
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        auto& out = std::get<K>(outs);
+        const auto& e = std::get<K>(r.emits.values);
+        if (!out)
+          out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+        (*out)[at<iter>(slot)] = e;
+      };
+      (put(std::integral_constant<std::size_t, Ks>{}), ...);
+    }(std::make_index_sequence<emit_count>{});
+    // Every next carry is computed (from the old ones) before any is replaced.
+    state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      return state_t(std::move(std::get<Cs>(r.carries.values))...);
+    }(std::make_index_sequence<carry_count>{});
+  };
+  constexpr slicing s = Run::first::slicing_value;
+  detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
+
+  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      using out_t = typename Run::template output_t<K>;
+      auto& out = std::get<K>(outs);
+      if (!out)
+        out.emplace(detail::stacked_output<out_t, iter>(
+            static_cast<const std::tuple_element_t<K, typename Run::emitted>*>(nullptr), n));
+      return std::move(*out);
+    };
+    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
+                          std::move(state));
+  }(std::make_index_sequence<emit_count>{});
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan.hpp
+// ---- begin dimgraph/graph/if.hpp
+// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors and
+// recorded as an "if" node with its two branches as sub-graphs when traced.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
+// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
+template <class C>
+struct static_condition {
+  static constexpr bool is_constant = false;
+};
+template <bool B>
+struct static_condition<std::integral_constant<bool, B>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = B;
+};
+template <std::size_t K>
+  requires(K <= 1)
+struct static_condition<const_dim<K>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = K == 1;
+};
+
+// The outputs of a branch as a type_list: one value, or the elements of a tuple or pair.
+template <class R>
+struct branch_outputs {
+  static constexpr bool several = false;
+  using list = type_list<R>;
+};
+template <class... Rs>
+struct branch_outputs<std::tuple<Rs...>> {
+  static constexpr bool several = true;
+  using list = type_list<Rs...>;
+};
+template <class A, class B>
+struct branch_outputs<std::pair<A, B>> {
+  static constexpr bool several = true;
+  using list = type_list<A, B>;
+};
+template <class R>
+using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
+
+template <class R>
+struct tensor_of_output {
+  using type = R;  // not an expression: reported by check_branches
+};
+template <expression R>
+struct tensor_of_output<R> {
+  using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
+};
+template <symbolic R>
+struct tensor_of_output<R> {
+  using type = tensor_for_t<R>;  // traced
+};
+template <class R>
+using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
+
+// Output Index of both branches: expressions with the same element type and dim set (the
+// types appear in the diagnostic as template arguments).
+template <std::size_t Index, class Then, class Else>
+constexpr bool branch_outputs_match() {
+  if constexpr (!expression<Then> || !expression<Else>) {
+    static_assert(sizeof(Then) == 0,
+                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
+                  "or std::pair of them)");
+    return false;
+  } else {
+    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
+    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
+    static_assert(same_type, "dimgraph: if_: branches return different element types");
+    static_assert(!same_type || same_dims, "dimgraph: if_: branches return different dims");
+    return same_type && same_dims;
+  }
+}
+
+// Both branches' outputs (type_lists) match one by one.
+template <class... Ts, class... Es>
+constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
+  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
+    static_assert(sizeof...(Ts) == sizeof...(Es),
+                  "dimgraph: if_: branches return different numbers of outputs");
+    return false;
+  } else {
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
+    }(std::index_sequence_for<Ts...>{});
+  }
+}
+
+// A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
+template <class Outs, class R>
+auto materialize_branch(R&& r) {
+  return [&]<class... Os>(type_list<Os...>) {
+    if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
+      return front_t<Outs>(std::forward<R>(r));
+    } else {
+      return std::apply([](auto&&... e) { return std::tuple<Os...>(Os(std::move(e))...); },
+                        std::forward<R>(r));
+    }
+  }(Outs{});
+}
+
+template <class L>
+struct tensors_of_outputs;
+template <class... Rs>
+struct tensors_of_outputs<type_list<Rs...>> {
+  using type = type_list<tensor_of_output_t<Rs>...>;
+};
+// The tensor types of a branch's outputs (a type_list).
+template <class L>
+using tensors_of_outputs_t = typename tensors_of_outputs<L>::type;
+
+// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
+// it has another number of elements).
+template <class C>
+bool condition_value(const C& c) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return c;
+  } else {
+    const auto t = eval(c);
+    if (t.size() != 1)
+      throw shape_error("if_",
+                        "the condition must have one element, it has " + std::to_string(t.size()));
+    return t.data()[0];
+  }
+}
+
+template <class C>
+constexpr bool run_time_condition() {
+  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
+  else return std::is_same_v<C, bool>;
+}
+
+// The tensor type a traced branch's argument stands for.
+template <class X>
+using branch_tensor_t = tensor_of_output_t<X>;
+
+// A branch result holds a symbol: the branch used a value of the traced function.
+template <class R>
+inline constexpr bool has_symbol_v = symbolic<R>;
+template <class... Rs>
+inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
+template <class A, class B>
+inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
+
+// if_ is traced when its condition or an input is a symbol, or a branch returns one.
+template <class Cond, class Then, class... Xs>
+constexpr bool traced_if() {
+  if constexpr (symbolic<Cond> || (symbolic<Xs> || ...)) return true;
+  else if constexpr (!std::is_invocable_v<const Then&, const Xs&...>) return false;
+  else return has_symbol_v<std::remove_cvref_t<std::invoke_result_t<const Then&, const Xs&...>>>;
+}
+
+template <class L>
+struct tuple_of_list;
+template <class... Ts>
+struct tuple_of_list<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+
+}  // namespace detail
+
+// The two branches of dg::if_ with their condition (a bool, or std::bool_constant<B> when it
+// is known at compile time). Call it on the inputs.
+template <class Cond, class Then, class Else>
+class if_fn {
+ public:
+  if_fn(Cond cond, Then then_fn, Else else_fn)
+      : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
+
+  template <class... Xs>
+  auto operator()(const Xs&... xs) const {
+    if constexpr (detail::static_condition<Cond>::is_constant) {
+      // Only the chosen branch is instantiated.
+      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
+      else return run(else_, xs...);
+    } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
+      return traced(xs...);
+    } else {
+      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
+                                std::is_invocable_v<const Else&, const Xs&...>;
+      static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
+      if constexpr (!callable) {
+        return detail::invalid_expr{};
+      } else {
+        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+        if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
+          return detail::invalid_expr{};
+        } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
+                                                     detail::branch_outputs_t<else_r>{})) {
+          return detail::invalid_expr{};
+        } else {
+          using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
+          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
+          return detail::materialize_branch<outs>(else_(xs...));
+        }
+      }
+    }
+  }
+
+ private:
+  // Traced: one "if" node over the condition and the inputs, holding both branches traced
+  // on arguments of the inputs' types; its results are the then-branch's output types. The
+  // checks are the eager ones, on what the branches return traced.
+  template <class... Xs>
+  auto traced(const Xs&... xs) const {
+    constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
+    static_assert(operands,
+                  "dimgraph: if_: a traced input must be a symbol, a tensor or an "
+                  "expression");
+    constexpr bool callable = operands &&
+                              detail::invocable_on_args_v<Then, detail::branch_tensor_t<Xs>...> &&
+                              detail::invocable_on_args_v<Else, detail::branch_tensor_t<Xs>...>;
+    static_assert(!operands || callable,
+                  "dimgraph: if_: a branch cannot be called with the inputs");
+    if constexpr (!callable) {
+      return detail::invalid_expr{};
+    } else {
+      using then_r = detail::args_result_t<Then, detail::branch_tensor_t<Xs>...>;
+      using else_r = detail::args_result_t<Else, detail::branch_tensor_t<Xs>...>;
+      if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
+        return detail::invalid_expr{};
+      } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
+                                                   detail::branch_outputs_t<else_r>{})) {
+        return detail::invalid_expr{};
+      } else {
+        auto then_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(then_, "then");
+        auto else_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(else_, "else");
+        if constexpr (detail::poisoned<decltype(then_body)> ||
+                      detail::poisoned<decltype(else_body)>) {
+          return detail::invalid_expr{};
+        } else {
+          using results = typename detail::tuple_of_list<
+              detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
+          using region = region_node<op_tag<"if">, results,
+                                     std::tuple<decltype(then_body), decltype(else_body)>,
+                                     detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
+          return detail::region_results<detail::branch_outputs<then_r>::several>(
+              region{{detail::node_of(cond_), detail::node_of(xs)...},
+                     {std::move(then_body), std::move(else_body)}});
+        }
+      }
+    }
+  }
+
+  template <class Fn, class... Xs>
+  static auto run(const Fn& fn, const Xs&... xs) {
+    using r = std::invoke_result_t<const Fn&, const Xs&...>;
+    if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
+      return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
+    } else if constexpr (detail::poisoned<r>) {
+      return detail::invalid_expr{};
+    } else {
+      using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
+      return detail::materialize_branch<outs>(fn(xs...));
+    }
+  }
+
+  [[no_unique_address]] Cond cond_;
+  Then then_;
+  Else else_;
+};
+
+// dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
+// holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
+// `const auto&`.
+//  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
+//           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
+//           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
+//  branches each returns one value or a std::tuple / std::pair of values; with a run-time
+//           cond both must return as many outputs, output k of the same element type and the
+//           same dim set (order may differ).
+//  result   the chosen branch's outputs evaluated into tensors: one tensor, or a std::tuple of
+//           them when the branch returns a tuple or pair. With a run-time cond their dims are
+//           in the then-branch's order (the else-branch's values are permuted into it); with a
+//           compile-time cond they are the chosen branch's own.
+// Errors (compile time): a cond of another type; branches that differ in the number of
+// outputs, an output's element type or its dims (the message names the output index and
+// both types as template arguments). Error (run time): a tensor cond without exactly one
+// element (shape_error).
+template <class Cond, class Then, class Else>
+auto if_(const Cond& cond, Then then_fn, Else else_fn) {
+  using c = std::remove_cvref_t<Cond>;
+  if constexpr (detail::static_condition<c>::is_constant) {
+    return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
+        {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (symbolic<c>) {
+    // Traced: the condition is a symbol (a graph input or a value computed from one).
+    static_assert(std::is_same_v<typename c::value_type, bool>,
+                  "dimgraph: if_: a traced condition must be a bool value");
+    return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (detail::run_time_condition<c>()) {
+    return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
+                                   std::move(else_fn));
+  } else {
+    static_assert(sizeof(c) == 0,
+                  "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
+                  "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
+    return detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/if.hpp
+
 // ---- begin dimgraph/graph/ops.hpp
 // The public ops on symbolic values: each records a node whose type is what the op gives on
 // tensors, so a traced function checks and types exactly as it does when run eagerly.
@@ -8567,94 +8924,6 @@ X eval(const X& x) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/graph/ops.hpp
-// ---- begin dimgraph/graph/region.hpp
-// Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.
-
-
-
-namespace dimgraph {
-
-// The I-th argument of a sub-graph: element type T, dims Ds.
-template <std::size_t I, class T, class... Ds>
-struct arg_node {
-  using value_type = T;
-  using dims = dim_list<Ds...>;
-  static constexpr std::size_t index = I;
-};
-
-// A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...).
-template <class Outs>
-struct body_graph {
-  using outputs = Outs;
-  Outs yields;
-  std::string name;
-  std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"
-};
-
-// Op with sub-graphs Bodies over operands Children; its results are Results, a std::tuple
-// of tensor types, each reached through a result_node.
-template <class Op, class Results, class Bodies, class... Children>
-struct region_node {
-  using op = Op;
-  using results = Results;
-  std::tuple<Children...> children;
-  Bodies bodies;
-  std::string attributes{};
-};
-
-// The K-th result of a region node.
-template <std::size_t K, class Region>
-struct result_node {
-  using value_type = value_t<std::tuple_element_t<K, typename Region::results>>;
-  using dims = dims_t<std::tuple_element_t<K, typename Region::results>>;
-  static constexpr std::size_t index = K;
-  Region region;
-};
-
-namespace detail {
-
-template <class Arg, std::size_t I>
-struct arg_symbol;
-template <class T, class... Ds, std::size_t I>
-struct arg_symbol<tensor<T, Ds...>, I> {
-  using type = symbol<arg_node<I, T, Ds...>>;
-};
-
-// fn traced on arguments of the tensor types Args: its outputs as a tuple of nodes (fn
-// returns one symbol or a tuple/pair of them; see traced_outputs).
-template <class... Args, class Fn>
-auto trace_body(const Fn& fn, std::string name) {
-  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    using outs =
-        traced_outputs<std::remove_cvref_t<decltype(fn(typename arg_symbol<Args, Is>::type{}...))>>;
-    static_assert(outs::valid || outs::poisoned,
-                  "dimgraph: trace: a branch or body must return values computed from its "
-                  "arguments, or a std::tuple or std::pair of them");
-    if constexpr (outs::valid) {
-      auto nodes = outs::get(fn(typename arg_symbol<Args, Is>::type{}...));
-      return body_graph<typename outs::nodes>{std::move(nodes), std::move(name), {}};
-    } else {
-      return invalid_expr{};
-    }
-  }(std::index_sequence_for<Args...>{});
-}
-
-// The symbols of a region node's results: one symbol, or a std::tuple of them.
-template <class Region>
-auto region_results(const Region& r) {
-  constexpr std::size_t n = std::tuple_size_v<typename Region::results>;
-  if constexpr (n == 1) {
-    return symbol<result_node<0, Region>>{{r}};
-  } else {
-    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return std::tuple{symbol<result_node<Ks, Region>>{{r}}...};
-    }(std::make_index_sequence<n>{});
-  }
-}
-
-}  // namespace detail
-}  // namespace dimgraph
-// ---- end dimgraph/graph/region.hpp
 // ---- begin dimgraph/graph/trace.hpp
 // dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
 
@@ -8878,7 +9147,22 @@ struct graph_listing {
   std::size_t depth = 0;
   std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
 
-  std::size_t add(std::string key, entry e) {
+  // The id of the value `key` (scope + rest), added as e when it is new. A value of an
+  // enclosing graph that a sub-graph uses (a capture) keeps its id there: with `inherit`, the
+  // key is looked up in the enclosing scopes first.
+  std::size_t add(std::string key, entry e, bool inherit = true) {
+    if (inherit && !scope.empty() && key.starts_with(scope)) {
+      const std::string rest = key.substr(scope.size());
+      // Scopes are "r5.0/r9.0/": each enclosing one is a prefix ending in '/', then "".
+      for (std::size_t close = scope.size() - 1;;) {
+        const std::size_t slash = close == 0 ? std::string::npos : scope.rfind('/', close - 1);
+        const std::size_t length = slash == std::string::npos ? 0 : slash + 1;
+        if (auto found = ids.find(scope.substr(0, length) + rest); found != ids.end())
+          return found->second;
+        if (length == 0) break;
+        close = slash;
+      }
+    }
     auto [it, inserted] = ids.emplace(std::move(key), next_id);
     if (inserted) {
       e.depth = depth;
@@ -8907,7 +9191,7 @@ struct graph_listing {
   std::size_t visit(const arg_node<I, T, Ds...>&) {
     using N = arg_node<I, T, Ds...>;
     return add(scope + "arg " + std::to_string(I),
-               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()});
+               {0, no_id, "arg " + std::to_string(I), {}, {}, node_type_text<N>()}, false);
   }
   template <class T, class Dims>
   std::size_t visit(const constant_node<T, Dims>& n) {
@@ -8966,9 +9250,11 @@ struct graph_listing {
                {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
   }
 
-  template <class Outs>
-  void visit_body(const body_graph<Outs>& body) {
+  // A sub-graph: its arguments first, in order (as a graph's inputs), then what it yields.
+  template <class Outs, class... Args>
+  void visit_body(const body_graph<Outs, std::tuple<Args...>>& body) {
     ++depth;
+    (visit(Args{}), ...);
     std::vector<std::size_t> out = std::apply(
         [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
     line("yield", std::move(out), body.yield_text);
