@@ -106,9 +106,14 @@ class array_printer {
   void write(std::ostream& os, std::size_t level, const T* p) const {
     // Between items: ", " in the last dim; otherwise a comma, one line break per
     // remaining dim, and an indent under the opening bracket.
-    const std::string sep =
-        level + 1 == R ? ", "
-                       : "," + std::string(R - 1 - level, '\n') + std::string(level + 1, ' ');
+    // (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "," + string.)
+    std::string sep(1, ',');
+    if (level + 1 == R) {
+      sep += ' ';
+    } else {
+      sep.append(R - 1 - level, '\n');
+      sep.append(level + 1, ' ');
+    }
     os << '[';
     for (std::size_t k = 0; k < printed(level); ++k) {
       if (k > 0) os << sep;
