@@ -288,6 +288,11 @@ class if_fn {
 //           them when the branch returns a tuple or pair. With a run-time cond their dims are
 //           in the then-branch's order (the else-branch's values are permuted into it); with a
 //           compile-time cond they are the chosen branch's own.
+// Traced (the cond, an input or a branch's result is a symbol of dg::trace): with a run-time
+// cond, one "if" node over the cond and the inputs, holding both branches traced on arguments
+// of the inputs' types as sub-graphs ("then", "else"); its results are symbols (one, or a
+// std::tuple as above). With a compile-time cond, the chosen branch's nodes themselves. A
+// traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
 // outputs, an output's element type or its dims (the message names the output index and
 // both types as template arguments). Error (run time): a tensor cond without exactly one
@@ -300,9 +305,17 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
         {}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
-    static_assert(std::is_same_v<typename c::value_type, bool>,
-                  "dimgraph: if_: a traced condition must be a bool value");
-    return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
+    constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
+    constexpr bool one = []<class... Ds>(dim_list<Ds...>*) {
+      return (bounds_v<Ds>.contains(1) && ...);
+    }(static_cast<typename c::dims*>(nullptr));
+    static_assert(is_bool, "dimgraph: if_: a traced condition must be a bool value");
+    static_assert(!is_bool || one,
+                  "dimgraph: if_: the condition must have one element (a dim of it cannot have "
+                  "extent 1)");
+    if constexpr (is_bool && one)
+      return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
+    else return detail::invalid_expr{};
   } else if constexpr (detail::run_time_condition<c>()) {
     return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
                                    std::move(else_fn));

@@ -237,6 +237,10 @@ class scan_fn {
 //           are empty along the iteration dim (other non-static dims at their smallest
 //           extents) and the carries are the inputs.
 //  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+// Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
+// the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
+// arguments of the slices' and carries' tensor types as a sub-graph; the result is a
+// std::tuple of symbols of the types above. The checks are the same.
 // Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before

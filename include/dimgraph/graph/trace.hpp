@@ -136,7 +136,8 @@ class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
 // trace(fn, dg::input<T, Ds...>{}...): calls fn once on symbols of the inputs and records
 // what it computes. fn must be generic (auto parameters; take them as `const auto&` so that
 // the same fn, run on tensors, returns expressions over the caller's tensors) and return one
-// value or a std::tuple/std::pair of values. Tensors it captures become constants. As for
+// value or a std::tuple/std::pair of values. Tensors it captures become constants; dg::if_
+// and dg::scan inside it become nodes holding their branches or body as sub-graphs. As for
 // any lazy expression, one over a tensor local to fn must be dg::eval'd before fn returns
 // it (dg::eval of a symbol is the symbol, so the traced graph is unchanged).
 template <class Fn, class... Inputs>
