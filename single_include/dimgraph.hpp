@@ -1872,8 +1872,14 @@ std::string dim_with_extent(std::size_t n) {
          (is_static_v<D> ? "" : "]");
 }
 
+// (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "[" + std::string.)
 inline std::string interval_text(interval i) {
-  return "[" + std::to_string(i.lo) + ", " + (i.is_bounded() ? std::to_string(i.hi) : "inf") + "]";
+  std::string out(1, '[');
+  out += std::to_string(i.lo);
+  out += ", ";
+  out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
+  out += ']';
+  return out;
 }
 
 // Checks an extent entering through `op` against D's interval.
@@ -3506,9 +3512,14 @@ class array_printer {
   void write(std::ostream& os, std::size_t level, const T* p) const {
     // Between items: ", " in the last dim; otherwise a comma, one line break per
     // remaining dim, and an indent under the opening bracket.
-    const std::string sep =
-        level + 1 == R ? ", "
-                       : "," + std::string(R - 1 - level, '\n') + std::string(level + 1, ' ');
+    // (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "," + string.)
+    std::string sep(1, ',');
+    if (level + 1 == R) {
+      sep += ' ';
+    } else {
+      sep.append(R - 1 - level, '\n');
+      sep.append(level + 1, ' ');
+    }
     os << '[';
     for (std::size_t k = 0; k < printed(level); ++k) {
       if (k > 0) os << sep;
@@ -8340,6 +8351,10 @@ class scan_fn {
 //           are empty along the iteration dim (other non-static dims at their smallest
 //           extents) and the carries are the inputs.
 //  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+// Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
+// the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
+// arguments of the slices' and carries' tensor types as a sub-graph; the result is a
+// std::tuple of symbols of the types above. The checks are the same.
 // Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before
@@ -8696,6 +8711,11 @@ class if_fn {
 //           them when the branch returns a tuple or pair. With a run-time cond their dims are
 //           in the then-branch's order (the else-branch's values are permuted into it); with a
 //           compile-time cond they are the chosen branch's own.
+// Traced (the cond, an input or a branch's result is a symbol of dg::trace): with a run-time
+// cond, one "if" node over the cond and the inputs, holding both branches traced on arguments
+// of the inputs' types as sub-graphs ("then", "else"); its results are symbols (one, or a
+// std::tuple as above). With a compile-time cond, the chosen branch's nodes themselves. A
+// traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
 // outputs, an output's element type or its dims (the message names the output index and
 // both types as template arguments). Error (run time): a tensor cond without exactly one
@@ -8708,9 +8728,17 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
         {}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
-    static_assert(std::is_same_v<typename c::value_type, bool>,
-                  "dimgraph: if_: a traced condition must be a bool value");
-    return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
+    constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
+    constexpr bool one = []<class... Ds>(dim_list<Ds...>*) {
+      return (bounds_v<Ds>.contains(1) && ...);
+    }(static_cast<typename c::dims*>(nullptr));
+    static_assert(is_bool, "dimgraph: if_: a traced condition must be a bool value");
+    static_assert(!is_bool || one,
+                  "dimgraph: if_: the condition must have one element (a dim of it cannot have "
+                  "extent 1)");
+    if constexpr (is_bool && one)
+      return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
+    else return detail::invalid_expr{};
   } else if constexpr (detail::run_time_condition<c>()) {
     return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
                                    std::move(else_fn));
@@ -9055,7 +9083,8 @@ class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
 // trace(fn, dg::input<T, Ds...>{}...): calls fn once on symbols of the inputs and records
 // what it computes. fn must be generic (auto parameters; take them as `const auto&` so that
 // the same fn, run on tensors, returns expressions over the caller's tensors) and return one
-// value or a std::tuple/std::pair of values. Tensors it captures become constants. As for
+// value or a std::tuple/std::pair of values. Tensors it captures become constants; dg::if_
+// and dg::scan inside it become nodes holding their branches or body as sub-graphs. As for
 // any lazy expression, one over a tensor local to fn must be dg::eval'd before fn returns
 // it (dg::eval of a symbol is the symbol, so the traced graph is unchanged).
 template <class Fn, class... Inputs>
