@@ -18,6 +18,15 @@
 #define DIMGRAPH_CONFIG_CBLAS_THRESHOLD 512
 #endif
 
+// The largest all-static tensor, in bytes of its elements, whose elements are kept inline
+// (inside the tensor object: on the stack for a local, no allocation). A larger all-static
+// tensor keeps its compile-time shape and strides but holds its elements on the heap, so
+// that a static weight matrix such as [1024, 768] floats (3 MiB) cannot overflow a thread's
+// stack, and moving it moves a pointer.
+#ifndef DIMGRAPH_CONFIG_INLINE_LIMIT
+#define DIMGRAPH_CONFIG_INLINE_LIMIT 16384
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS

@@ -310,9 +310,12 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
                                                      detail::construct_tag) {
   using dst = tensor<T, Ds...>;
   if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    // (The elements are uninitialised: assign_into writes every one.)
     if constexpr (!dst::is_static)
-      out.reshape(dst::shape_type::from_extents(
-          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
+      detail::tensor_internals::reshape_for_overwrite(
+          out,
+          dst::shape_type::from_extents(
+              detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
     detail::assign_into<false>(out, e);
   }
 }

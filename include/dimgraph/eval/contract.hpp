@@ -171,7 +171,9 @@ template <class T, class... Ds, contraction E>
 void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
   using dst = tensor<T, Ds...>;
   if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    if constexpr (!dst::is_static) out.reshape(detail::contract_shape<dst>(e));
+    // (The elements are uninitialised: every product writes all of C, zeros when k is 0.)
+    if constexpr (!dst::is_static)
+      detail::tensor_internals::reshape_for_overwrite(out, detail::contract_shape<dst>(e));
     detail::contract_into(out.view(), e);
   }
 }

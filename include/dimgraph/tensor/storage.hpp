@@ -17,6 +17,10 @@ struct raw_free {
   void operator()(void* p) const { ::operator delete(p); }
 };
 
+// Asks a storage for elements left uninitialised: the caller writes every one of them before
+// any is read (a tensor constructed from an expression).
+struct for_overwrite_t {};
+
 // Heap storage of n value-initialised elements (T is trivially destructible: the
 // element types are arithmetic), 64-byte aligned inside a plain allocation of n elements
 // plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
@@ -26,13 +30,17 @@ template <class T>
 class heap_storage {
  public:
   heap_storage() = default;
-  explicit heap_storage(std::size_t n) : size_(n) {
+  explicit heap_storage(std::size_t n) : heap_storage(for_overwrite_t{}, n) {
+    std::uninitialized_value_construct_n(data_, n);
+  }
+  // (Default-initialised: nothing is done for arithmetic T.)
+  heap_storage(for_overwrite_t, std::size_t n) : size_(n) {
     if (n == 0) return;
     raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
     void* p = raw_.get();
     std::size_t space = n * sizeof(T) + storage_alignment;
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
-    std::uninitialized_value_construct_n(data_, n);
+    std::uninitialized_default_construct_n(data_, n);
   }
   heap_storage(const heap_storage& o) : heap_storage(o.size_) {
     std::copy_n(o.data_, size_, data_);
@@ -73,16 +81,19 @@ template <class T, std::size_t N>
 inline constexpr std::size_t inline_alignment =
     std::clamp(std::bit_ceil(sizeof(T) * (N == 0 ? 1 : N)), alignof(T), storage_alignment);
 
-// Inline storage of N elements (no heap), value-initialised.
+// Inline storage of N elements (no heap), value-initialised unless made for overwrite.
 template <class T, std::size_t N>
 class inline_storage {
  public:
+  constexpr inline_storage() : data_{} {}
+  // (n is N: the signature is heap_storage's.)
+  constexpr inline_storage(for_overwrite_t, std::size_t) {}  // NOLINT: left uninitialised
   constexpr T* data() { return data_; }
   constexpr const T* data() const { return data_; }
   static constexpr std::size_t size() { return N; }
 
  private:
-  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N]{};
+  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N];
 };
 
 }  // namespace dimgraph::detail

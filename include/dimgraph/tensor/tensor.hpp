@@ -183,17 +183,22 @@ class tensor_access {
 };
 
 namespace detail {
-// Passed by a tensor constructed from an expression: the shape is not set yet.
+// Passed by a tensor constructed from an expression: the shape is not set yet, and the
+// elements are not initialised (the assignment writes every one).
 struct construct_tag {};
+struct tensor_internals;
 }  // namespace detail
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
-// 64-byte aligned, inline when every dim is static. Elements start value-initialised.
-// An all-static tensor is exactly its elements (no extents, no strides, no pointer; inline
-// storage is aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
-// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A tensor with a non-static
-// dim that has been moved from is left at each such dim's smallest extent (empty when the dim
-// may be 0): valid, and ready to be assigned again.
+// 64-byte aligned, inline when every dim is static and its elements take at most
+// DIMGRAPH_CONFIG_INLINE_LIMIT bytes (16 KiB by default; is_inline tells). Elements start
+// value-initialised. An inline tensor is exactly its elements (no extents, no strides, no
+// pointer; aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
+// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A larger all-static
+// tensor holds only a pointer to its elements (its shape and strides stay constants).
+// A tensor with heap storage that has been moved from is left at each dim's smallest extent
+// (a static dim's size; empty when a dim may be 0) with value-initialised elements: valid,
+// and ready to be assigned again.
 // Error: a repeated dim (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
@@ -209,6 +214,13 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using typename base::dims;
   using typename base::shape_type;
   static constexpr bool is_static = shape_type::is_static;
+  // The elements are inside the object (all-static and at most DIMGRAPH_CONFIG_INLINE_LIMIT
+  // bytes).
+  static constexpr bool is_inline = [] {
+    if constexpr (is_static)
+      return sizeof(T) * shape_type{}.size() <= std::size_t{DIMGRAPH_CONFIG_INLINE_LIMIT};
+    else return false;
+  }();
 
   tensor()
     requires is_static
@@ -219,19 +231,19 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   tensor(const tensor&) = default;
   tensor& operator=(const tensor&) = default;
   tensor(tensor&&) noexcept
-    requires is_static
+    requires is_inline
   = default;
   tensor& operator=(tensor&&) noexcept
-    requires is_static
+    requires is_inline
   = default;
   // (Allocates only when every dim's smallest extent is above 0.)
   tensor(tensor&& o) noexcept(lower_bound_size == 0)
-    requires(!is_static)
+    requires(!is_inline)
       : shape_(o.shape_), storage_(std::move(o.storage_)), strides_(o.strides_) {
     o.reset_to_lower_bounds();
   }
   tensor& operator=(tensor&& o) noexcept(lower_bound_size == 0)
-    requires(!is_static)
+    requires(!is_inline)
   {
     if (this != &o) {
       shape_ = o.shape_;
@@ -260,7 +272,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
              requires(tensor& t, E&& e) {
                assign_expression(t, std::forward<E>(e), detail::construct_tag{});
              })
-  DIMGRAPH_ALWAYS_INLINE tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
+  DIMGRAPH_ALWAYS_INLINE tensor(E&& e)  // NOLINT: implicit, like assigning the expression's value
+      : storage_(detail::for_overwrite_t{}, static_count()) {  // (none yet when not static)
     assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
   }
   template <class E>
@@ -296,15 +309,25 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   operator tensor_view<const T, Ds...>() const { return view(); }  // NOLINT
 
  private:
+  friend struct detail::tensor_internals;
+
   static constexpr std::size_t static_count() {
     if constexpr (is_static) return shape_type{}.size();
     else return 0;
   }
-  using storage_type = std::conditional_t<is_static, detail::inline_storage<T, static_count()>,
+  using storage_type = std::conditional_t<is_inline, detail::inline_storage<T, static_count()>,
                                           detail::heap_storage<T>>;
   static storage_type make_storage(const shape_type& s) {
-    if constexpr (is_static) return {};
+    if constexpr (is_inline) return {};
     else return storage_type(s.size());
+  }
+
+  // Takes the shape s (non-static tensors) with elements left uninitialised, always
+  // allocating: a tensor under construction has no storage yet.
+  void reshape_for_overwrite(const shape_type& s) {
+    storage_ = storage_type(detail::for_overwrite_t{}, s.size());
+    shape_ = s;
+    strides_ = strides_of(s);
   }
 
   static constexpr std::size_t lower_bound_size = (std::size_t{1} * ... * bounds_v<Ds>.lo);
@@ -338,6 +361,17 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   storage_type storage_ = make_storage(shape());
   [[no_unique_address]] strides_type strides_ = strides_of(shape());
 };
+
+namespace detail {
+// What the evaluator needs of a tensor under construction (see construct_tag).
+struct tensor_internals {
+  template <class T, class... Ds>
+  static void reshape_for_overwrite(tensor<T, Ds...>& t,
+                                    const typename tensor<T, Ds...>::shape_type& s) {
+    t.reshape_for_overwrite(s);
+  }
+};
+}  // namespace detail
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
 // over external memory with dg::view.

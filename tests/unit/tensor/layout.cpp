@@ -34,7 +34,54 @@ static_assert(std::is_nothrow_move_constructible_v<dg::tensor<float, A8>>);
 static_assert(std::is_nothrow_move_constructible_v<dg::tensor<float, Time, A8>>);
 static_assert(std::is_nothrow_move_assignable_v<dg::tensor<float, Time, A8>>);
 static_assert(!std::is_nothrow_move_constructible_v<dg::tensor<float, Beam, A8>>);
+
+// Above DIMGRAPH_CONFIG_INLINE_LIMIT (16 KiB) an all-static tensor keeps its elements on the
+// heap: [64, 64] floats are 16 KiB (inline), [64, 65] one row more (not).
+struct R64 : dg::dim<"r", 64> {};
+struct C64 : dg::dim<"c", 64> {};
+struct C65 : dg::dim<"c65", 65> {};
+struct Rows : dg::dim<"rows", 1024> {};
+struct Cols : dg::dim<"cols", 768> {};
+static_assert(dg::tensor<float, R64, C64>::is_inline);
+static_assert(sizeof(dg::tensor<float, R64, C64>) == 64 * 64 * sizeof(float));
+static_assert(!dg::tensor<float, R64, C65>::is_inline);
+static_assert(!dg::tensor<float, Rows, Cols>::is_inline);
+static_assert(sizeof(dg::tensor<float, Rows, Cols>) <= 4 * sizeof(void*));
+static_assert(!dg::tensor<float, Time, A8>::is_inline);
 }  // namespace
+
+TEST_CASE("tensor: a large all-static tensor holds a 64-byte aligned heap copy of its elements") {
+  using big = dg::tensor<float, Rows, Cols>;
+  const big x = dg::iota<float, Rows, Cols>();
+  CHECK(reinterpret_cast<std::uintptr_t>(x.data()) % 64 == 0);
+  CHECK(x.stride<Rows>() == 768);
+  CHECK(x(1023, 767) == 1023.0f * 768.0f + 767.0f);
+  big y = x;  // a deep copy
+  y(0, 1) = -1.0f;
+  CHECK(x(0, 1) == 1.0f);
+  CHECK(y.data() != x.data());
+}
+
+TEST_CASE("tensor: moving a large all-static tensor moves its memory and leaves zeros") {
+  using big = dg::tensor<float, R64, C65>;
+  big x = dg::full<float, R64, C65>(2.5f);
+  const float* memory = x.data();
+  big y = std::move(x);
+  CHECK(y.data() == memory);
+  CHECK(y(63, 64) == 2.5f);
+  // NOLINTBEGIN(bugprone-use-after-move): the moved-from state is what is tested.
+  REQUIRE(x.data() != nullptr);
+  for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x.data()[i] == 0.0f);
+  x = y + 1.0f;
+  CHECK(x(10, 10) == 3.5f);
+  big z = std::move(y);
+  y = std::move(x);  // move-assignment: the same
+  CHECK(y(10, 10) == 3.5f);
+  CHECK(x.size() == 64 * 65);
+  CHECK(x(10, 10) == 0.0f);
+  CHECK(z(10, 10) == 2.5f);
+  // NOLINTEND(bugprone-use-after-move)
+}
 
 TEST_CASE("tensor: all-static strides are the row-major constants") {
   dg::tensor<float, A8, B3, C16> x;
