@@ -76,13 +76,52 @@ struct scalar_row {
   T v;
   DIMGRAPH_ALWAYS_INLINE T load(std::size_t) const { return v; }
 };
+// The children of a map node: an aggregate whose bases hold one child each, so that
+// {{a}, {b}} builds each child in place from its prvalue (std::tuple's constructors would
+// move every level of a deep expression into its parent: quadratic work for the compiler's
+// alias analysis and dead-store elimination).
+template <std::size_t I, class T>
+struct child_slot {
+  T value;
+};
+template <class Is, class... Ts>
+struct children_base;
+template <std::size_t... Is, class... Ts>
+struct children_base<std::index_sequence<Is...>, Ts...> : child_slot<Is, Ts>... {};
+template <class... Ts>
+using children_pack = children_base<std::index_sequence_for<Ts...>, Ts...>;
+// f(children...).
+template <class F, std::size_t... Is, class... Ts>
+DIMGRAPH_ALWAYS_INLINE inline decltype(auto) apply_children(
+    const F& f, const children_base<std::index_sequence<Is...>, Ts...>& p) {
+  return f(static_cast<const child_slot<Is, Ts>&>(p).value...);
+}
+
+// How a map node holds its function: a stateless one (the built-in ops) as a copy that
+// takes no room and no store, any other by pointer.
+template <class F>
+inline constexpr bool fn_by_value_v = std::is_empty_v<F> && std::is_trivially_copyable_v<F>;
+template <class F>
+using fn_store_t = std::conditional_t<fn_by_value_v<F>, F, const F*>;
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline fn_store_t<F> store_fn(const F& f) {
+  if constexpr (fn_by_value_v<F>) return f;
+  else return &f;
+}
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline const F& stored_fn(const fn_store_t<F>& f) {
+  if constexpr (fn_by_value_v<F>) return f;
+  else return *f;
+}
+
 template <class F, class... Rows>
 struct map_row {
-  const F* f;
-  std::tuple<Rows...> rows;
+  [[no_unique_address]] fn_store_t<F> f;
+  children_pack<Rows...> rows;
   DIMGRAPH_ALWAYS_INLINE auto load(std::size_t i) const {
-    return std::apply([&](const Rows&... r) DIMGRAPH_ALWAYS_INLINE { return (*f)(r.load(i)...); },
-                      rows);
+    return apply_children([&](const Rows&... r)
+                              DIMGRAPH_ALWAYS_INLINE { return stored_fn<F>(f)(r.load(i)...); },
+                          rows);
   }
 };
 
@@ -108,15 +147,15 @@ struct scalar_cursor {
 };
 template <class F, class... Cs>
 struct map_cursor {
-  const F* f;
-  std::tuple<Cs...> children;
+  [[no_unique_address]] fn_store_t<F> f;
+  children_pack<Cs...> children;
   template <bool AssumeUnit, std::size_t N>
   DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
                                   const std::array<std::ptrdiff_t, N>& inner) const {
-    return std::apply(
+    return apply_children(
         [&](const Cs&... c) DIMGRAPH_ALWAYS_INLINE {
           return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{
-              f, {c.template row<AssumeUnit>(off, inner)...}};
+              f, {{c.template row<AssumeUnit>(off, inner)}...}};
         },
         children);
   }
@@ -259,9 +298,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto build_children(const E& e, std::array<leaf_in
   using fn = std::remove_cvref_t<decltype(e.fn())>;
   return map_cursor<fn, decltype(build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(
                             std::get<Ks>(e.operands()), infos))...>{
-      &e.fn(),
-      {build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
-                                                                  infos)...}};
+      store_fn(e.fn()),
+      {{build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
+                                                                   infos)}...}};
 }
 
 // Whether every stride and extent of out = e is known at compile time: the output and
