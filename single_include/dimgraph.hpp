@@ -27,6 +27,15 @@
 #define DIMGRAPH_CONFIG_CBLAS_THRESHOLD 512
 #endif
 
+// The largest all-static tensor, in bytes of its elements, whose elements are kept inline
+// (inside the tensor object: on the stack for a local, no allocation). A larger all-static
+// tensor keeps its compile-time shape and strides but holds its elements on the heap, so
+// that a static weight matrix such as [1024, 768] floats (3 MiB) cannot overflow a thread's
+// stack, and moving it moves a pointer.
+#ifndef DIMGRAPH_CONFIG_INLINE_LIMIT
+#define DIMGRAPH_CONFIG_INLINE_LIMIT 16384
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
@@ -2702,6 +2711,10 @@ struct raw_free {
   void operator()(void* p) const { ::operator delete(p); }
 };
 
+// Asks a storage for elements left uninitialised: the caller writes every one of them before
+// any is read (a tensor constructed from an expression).
+struct for_overwrite_t {};
+
 // Heap storage of n value-initialised elements (T is trivially destructible: the
 // element types are arithmetic), 64-byte aligned inside a plain allocation of n elements
 // plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
@@ -2711,13 +2724,17 @@ template <class T>
 class heap_storage {
  public:
   heap_storage() = default;
-  explicit heap_storage(std::size_t n) : size_(n) {
+  explicit heap_storage(std::size_t n) : heap_storage(for_overwrite_t{}, n) {
+    std::uninitialized_value_construct_n(data_, n);
+  }
+  // (Default-initialised: nothing is done for arithmetic T.)
+  heap_storage(for_overwrite_t, std::size_t n) : size_(n) {
     if (n == 0) return;
     raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
     void* p = raw_.get();
     std::size_t space = n * sizeof(T) + storage_alignment;
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
-    std::uninitialized_value_construct_n(data_, n);
+    std::uninitialized_default_construct_n(data_, n);
   }
   heap_storage(const heap_storage& o) : heap_storage(o.size_) {
     std::copy_n(o.data_, size_, data_);
@@ -2758,16 +2775,19 @@ template <class T, std::size_t N>
 inline constexpr std::size_t inline_alignment =
     std::clamp(std::bit_ceil(sizeof(T) * (N == 0 ? 1 : N)), alignof(T), storage_alignment);
 
-// Inline storage of N elements (no heap), value-initialised.
+// Inline storage of N elements (no heap), value-initialised unless made for overwrite.
 template <class T, std::size_t N>
 class inline_storage {
  public:
+  constexpr inline_storage() : data_{} {}
+  // (n is N: the signature is heap_storage's.)
+  constexpr inline_storage(for_overwrite_t, std::size_t) {}  // NOLINT: left uninitialised
   constexpr T* data() { return data_; }
   constexpr const T* data() const { return data_; }
   static constexpr std::size_t size() { return N; }
 
  private:
-  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N]{};
+  alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N];
 };
 
 }  // namespace dimgraph::detail
@@ -2943,17 +2963,22 @@ class tensor_access {
 };
 
 namespace detail {
-// Passed by a tensor constructed from an expression: the shape is not set yet.
+// Passed by a tensor constructed from an expression: the shape is not set yet, and the
+// elements are not initialised (the assignment writes every one).
 struct construct_tag {};
+struct tensor_internals;
 }  // namespace detail
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
-// 64-byte aligned, inline when every dim is static. Elements start value-initialised.
-// An all-static tensor is exactly its elements (no extents, no strides, no pointer; inline
-// storage is aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
-// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A tensor with a non-static
-// dim that has been moved from is left at each such dim's smallest extent (empty when the dim
-// may be 0): valid, and ready to be assigned again.
+// 64-byte aligned, inline when every dim is static and its elements take at most
+// DIMGRAPH_CONFIG_INLINE_LIMIT bytes (16 KiB by default; is_inline tells). Elements start
+// value-initialised. An inline tensor is exactly its elements (no extents, no strides, no
+// pointer; aligned to 64 bytes or, when smaller, to its size rounded up to a power of two),
+// so sizeof(tensor<float, F8>) == 32 for a static dim F8 of size 8. A larger all-static
+// tensor holds only a pointer to its elements (its shape and strides stay constants).
+// A tensor with heap storage that has been moved from is left at each dim's smallest extent
+// (a static dim's size; empty when a dim may be 0) with value-initialised elements: valid,
+// and ready to be assigned again.
 // Error: a repeated dim (compile time); an extent outside its dim's interval (shape_error).
 template <class T, class... Ds>
 class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
@@ -2969,6 +2994,13 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using typename base::dims;
   using typename base::shape_type;
   static constexpr bool is_static = shape_type::is_static;
+  // The elements are inside the object (all-static and at most DIMGRAPH_CONFIG_INLINE_LIMIT
+  // bytes).
+  static constexpr bool is_inline = [] {
+    if constexpr (is_static)
+      return sizeof(T) * shape_type{}.size() <= std::size_t{DIMGRAPH_CONFIG_INLINE_LIMIT};
+    else return false;
+  }();
 
   tensor()
     requires is_static
@@ -2979,19 +3011,19 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   tensor(const tensor&) = default;
   tensor& operator=(const tensor&) = default;
   tensor(tensor&&) noexcept
-    requires is_static
+    requires is_inline
   = default;
   tensor& operator=(tensor&&) noexcept
-    requires is_static
+    requires is_inline
   = default;
   // (Allocates only when every dim's smallest extent is above 0.)
   tensor(tensor&& o) noexcept(lower_bound_size == 0)
-    requires(!is_static)
+    requires(!is_inline)
       : shape_(o.shape_), storage_(std::move(o.storage_)), strides_(o.strides_) {
     o.reset_to_lower_bounds();
   }
   tensor& operator=(tensor&& o) noexcept(lower_bound_size == 0)
-    requires(!is_static)
+    requires(!is_inline)
   {
     if (this != &o) {
       shape_ = o.shape_;
@@ -3020,7 +3052,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
              requires(tensor& t, E&& e) {
                assign_expression(t, std::forward<E>(e), detail::construct_tag{});
              })
-  DIMGRAPH_ALWAYS_INLINE tensor(E&& e) {  // NOLINT: implicit, like assigning the expression's value
+  DIMGRAPH_ALWAYS_INLINE tensor(E&& e)  // NOLINT: implicit, like assigning the expression's value
+      : storage_(detail::for_overwrite_t{}, static_count()) {  // (none yet when not static)
     assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
   }
   template <class E>
@@ -3056,15 +3089,25 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   operator tensor_view<const T, Ds...>() const { return view(); }  // NOLINT
 
  private:
+  friend struct detail::tensor_internals;
+
   static constexpr std::size_t static_count() {
     if constexpr (is_static) return shape_type{}.size();
     else return 0;
   }
-  using storage_type = std::conditional_t<is_static, detail::inline_storage<T, static_count()>,
+  using storage_type = std::conditional_t<is_inline, detail::inline_storage<T, static_count()>,
                                           detail::heap_storage<T>>;
   static storage_type make_storage(const shape_type& s) {
-    if constexpr (is_static) return {};
+    if constexpr (is_inline) return {};
     else return storage_type(s.size());
+  }
+
+  // Takes the shape s (non-static tensors) with elements left uninitialised, always
+  // allocating: a tensor under construction has no storage yet.
+  void reshape_for_overwrite(const shape_type& s) {
+    storage_ = storage_type(detail::for_overwrite_t{}, s.size());
+    shape_ = s;
+    strides_ = strides_of(s);
   }
 
   static constexpr std::size_t lower_bound_size = (std::size_t{1} * ... * bounds_v<Ds>.lo);
@@ -3098,6 +3141,17 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   storage_type storage_ = make_storage(shape());
   [[no_unique_address]] strides_type strides_ = strides_of(shape());
 };
+
+namespace detail {
+// What the evaluator needs of a tensor under construction (see construct_tag).
+struct tensor_internals {
+  template <class T, class... Ds>
+  static void reshape_for_overwrite(tensor<T, Ds...>& t,
+                                    const typename tensor<T, Ds...>::shape_type& s) {
+    t.reshape_for_overwrite(s);
+  }
+};
+}  // namespace detail
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
 // over external memory with dg::view.
@@ -5104,13 +5158,52 @@ struct scalar_row {
   T v;
   DIMGRAPH_ALWAYS_INLINE T load(std::size_t) const { return v; }
 };
+// The children of a map node: an aggregate whose bases hold one child each, so that
+// {{a}, {b}} builds each child in place from its prvalue (std::tuple's constructors would
+// move every level of a deep expression into its parent: quadratic work for the compiler's
+// alias analysis and dead-store elimination).
+template <std::size_t I, class T>
+struct child_slot {
+  T value;
+};
+template <class Is, class... Ts>
+struct children_base;
+template <std::size_t... Is, class... Ts>
+struct children_base<std::index_sequence<Is...>, Ts...> : child_slot<Is, Ts>... {};
+template <class... Ts>
+using children_pack = children_base<std::index_sequence_for<Ts...>, Ts...>;
+// f(children...).
+template <class F, std::size_t... Is, class... Ts>
+DIMGRAPH_ALWAYS_INLINE inline decltype(auto) apply_children(
+    const F& f, const children_base<std::index_sequence<Is...>, Ts...>& p) {
+  return f(static_cast<const child_slot<Is, Ts>&>(p).value...);
+}
+
+// How a map node holds its function: a stateless one (the built-in ops) as a copy that
+// takes no room and no store, any other by pointer.
+template <class F>
+inline constexpr bool fn_by_value_v = std::is_empty_v<F> && std::is_trivially_copyable_v<F>;
+template <class F>
+using fn_store_t = std::conditional_t<fn_by_value_v<F>, F, const F*>;
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline fn_store_t<F> store_fn(const F& f) {
+  if constexpr (fn_by_value_v<F>) return f;
+  else return &f;
+}
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline const F& stored_fn(const fn_store_t<F>& f) {
+  if constexpr (fn_by_value_v<F>) return f;
+  else return *f;
+}
+
 template <class F, class... Rows>
 struct map_row {
-  const F* f;
-  std::tuple<Rows...> rows;
+  [[no_unique_address]] fn_store_t<F> f;
+  children_pack<Rows...> rows;
   DIMGRAPH_ALWAYS_INLINE auto load(std::size_t i) const {
-    return std::apply([&](const Rows&... r) DIMGRAPH_ALWAYS_INLINE { return (*f)(r.load(i)...); },
-                      rows);
+    return apply_children([&](const Rows&... r)
+                              DIMGRAPH_ALWAYS_INLINE { return stored_fn<F>(f)(r.load(i)...); },
+                          rows);
   }
 };
 
@@ -5136,15 +5229,15 @@ struct scalar_cursor {
 };
 template <class F, class... Cs>
 struct map_cursor {
-  const F* f;
-  std::tuple<Cs...> children;
+  [[no_unique_address]] fn_store_t<F> f;
+  children_pack<Cs...> children;
   template <bool AssumeUnit, std::size_t N>
   DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
                                   const std::array<std::ptrdiff_t, N>& inner) const {
-    return std::apply(
+    return apply_children(
         [&](const Cs&... c) DIMGRAPH_ALWAYS_INLINE {
           return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{
-              f, {c.template row<AssumeUnit>(off, inner)...}};
+              f, {{c.template row<AssumeUnit>(off, inner)}...}};
         },
         children);
   }
@@ -5287,9 +5380,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto build_children(const E& e, std::array<leaf_in
   using fn = std::remove_cvref_t<decltype(e.fn())>;
   return map_cursor<fn, decltype(build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(
                             std::get<Ks>(e.operands()), infos))...>{
-      &e.fn(),
-      {build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
-                                                                  infos)...}};
+      store_fn(e.fn()),
+      {{build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
+                                                                   infos)}...}};
 }
 
 // Whether every stride and extent of out = e is known at compile time: the output and
@@ -5766,9 +5859,12 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
                                                      detail::construct_tag) {
   using dst = tensor<T, Ds...>;
   if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
+    // (The elements are uninitialised: assign_into writes every one.)
     if constexpr (!dst::is_static)
-      out.reshape(dst::shape_type::from_extents(
-          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
+      detail::tensor_internals::reshape_for_overwrite(
+          out,
+          dst::shape_type::from_extents(
+              detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
     detail::assign_into<false>(out, e);
   }
 }
@@ -7103,7 +7199,9 @@ template <class T, class... Ds, contraction E>
 void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
   using dst = tensor<T, Ds...>;
   if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    if constexpr (!dst::is_static) out.reshape(detail::contract_shape<dst>(e));
+    // (The elements are uninitialised: every product writes all of C, zeros when k is 0.)
+    if constexpr (!dst::is_static)
+      detail::tensor_internals::reshape_for_overwrite(out, detail::contract_shape<dst>(e));
     detail::contract_into(out.view(), e);
   }
 }
