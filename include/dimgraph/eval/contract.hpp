@@ -6,6 +6,10 @@
 #include <type_traits>
 #include <utility>
 
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/cblas.hpp"
@@ -16,13 +20,40 @@
 namespace dimgraph {
 namespace detail {
 
-// Up to how many rows of A (and, for gemm_rows, how deep) gemm_dots and gemm_rows beat
-// packing (measured with AVX-512 at n = 1024, k = 768 and 4096).
-inline constexpr std::size_t gemm_dots_rows = 48, gemm_rows_rows = 64, gemm_rows_depth = 1024;
+// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
+inline std::size_t l2_cache_bytes() {
+  static const std::size_t bytes = [] {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (reported > 0) return static_cast<std::size_t>(reported);
+#endif
+    return std::size_t{512} * 1024;
+  }();
+  return bytes;
+}
+
+// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
+// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
+// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
+// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
+// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
+// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
+// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
+// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
+// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
+// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
+inline constexpr std::size_t gemm_dots_rows = 48;
+
+// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
+template <class T>
+bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
+  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
+  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
+}
 
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
-// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A, the packed
-// blocked kernel otherwise (the only one that takes offset tables).
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
+// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
 template <class T>
 void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   if (m == 0 || n == 0) return;
@@ -44,8 +75,8 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
   if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
       m <= gemm_dots_rows)
     return gemm_dots(op, m, n, k);
-  if (op.bn->unit() && m <= gemm_rows_rows && k <= gemm_rows_depth && op.am->affine &&
-      op.ak->affine && op.bk->affine)
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T>(m, n, k))
     return gemm_rows(op, m, n, k);
   gemm_blocked(op, m, n, k);
 }
