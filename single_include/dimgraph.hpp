@@ -6603,6 +6603,7 @@ DIMGRAPH_ARG_REDUCTION(argmin, min)
 // ---- begin dimgraph/eval/gemm.hpp
 // The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
 
+#include <cstring>
 #include <vector>
 
 
@@ -6682,41 +6683,105 @@ DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
 #endif
 }
 
-// Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vector
-// registers wide), an A block of MC x KC in L2, a B sliver of KC x NR in L1.
+// The target's vector registers: how wide and how many.
+#if defined(__AVX512F__)
+inline constexpr std::size_t gemm_vector_bytes = 64, gemm_vector_registers = 32;
+#elif defined(__AVX__)
+inline constexpr std::size_t gemm_vector_bytes = 32, gemm_vector_registers = 16;
+#elif defined(__aarch64__)
+inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
+#else
+inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
+#endif
+
+// The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
+// shares) for the float and integer types, T itself for any other. Written out rather than left
+// to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
+// with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
+// (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
+template <class T, bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+struct gemm_vector {
+  using type = T;
+};
+template <class T>
+struct gemm_vector<T, true> {
+  typedef T type __attribute__((vector_size(gemm_vector_bytes)));
+};
+
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline V gemm_load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
+
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
+  std::memcpy(p, &v, sizeof(V));
+}
+
+// acc + x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
+// an FMA where the target has one (their default floating-point contraction).
+template <class V, class X>
+DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
+  if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
+  else return acc + x * y;
+}
+
+// The sum of a vector's lanes, in lane order.
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
+  if constexpr (std::is_arithmetic_v<V>) {
+    return v;
+  } else {
+    T sum = T(0);
+    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) sum += v[l];
+    return sum;
+  }
+}
+
+// Asks for the cache lines of [p, p + bytes) ahead of their use.
+DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  for (std::size_t l = 0; l < bytes; l += 64) __builtin_prefetch(static_cast<const char*>(p) + l);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
+// wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
+// a B sliver of KC x NR in L1.
 template <class T>
 struct gemm_blocking {
-#if defined(__AVX512F__)
-  static constexpr std::size_t vector_bytes = 64;
-#elif defined(__AVX__)
-  static constexpr std::size_t vector_bytes = 32;
-#else
-  static constexpr std::size_t vector_bytes = 16;
-#endif
-  static constexpr std::size_t lanes = std::max<std::size_t>(1, vector_bytes / sizeof(T));
-  static constexpr std::size_t mr = 6;
+  using vector = typename gemm_vector<T>::type;
+  static constexpr std::size_t lanes = sizeof(vector) / sizeof(T);
+  static constexpr std::size_t mr = gemm_vector_registers >= 32 ? 8 : 6;
   static constexpr std::size_t nr = 2 * lanes;
   static constexpr std::size_t kc = 256;
-  static constexpr std::size_t mc = 16 * mr;
+  static constexpr std::size_t mc = 96;
   static constexpr std::size_t nc = 128 * nr;
 };
 
-// The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B
-// sliver. Plain loops over constant bounds, which the compiler unrolls and vectorises with
-// the tile held in registers.
+// The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B sliver.
 template <class T, std::size_t MR, std::size_t NR>
 DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
                                                    const T* __restrict bp, T (&tile)[MR][NR]) {
-  T acc[MR][NR] = {};
+  using V = typename gemm_blocking<T>::vector;
+  constexpr std::size_t L = sizeof(V) / sizeof(T), NV = NR / L;
+  V acc[MR][NV] = {};
   for (std::size_t p = 0; p < kc; ++p) {
-    const T* b = bp + p * NR;
+    V b[NV];
+    for (std::size_t j = 0; j < NV; ++j) b[j] = gemm_load<V>(bp + p * NR + j * L);
     for (std::size_t i = 0; i < MR; ++i) {
       const T x = ap[p * MR + i];
-      for (std::size_t j = 0; j < NR; ++j) acc[i][j] = multiply_add(acc[i][j], x, b[j]);
+      for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
     }
   }
   for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t j = 0; j < NR; ++j) tile[i][j] = acc[i][j];
+    for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
 }
 
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
@@ -6724,22 +6789,32 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
 template <std::size_t W, class T>
 void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
                std::size_t rows, std::size_t p0, std::size_t kc) {
-  std::array<std::ptrdiff_t, W> roff{};
-  for (std::size_t s = 0; s < rows; s += W) {
-    const std::size_t w = std::min(W, rows - s);
-    for (std::size_t i = 0; i < W; ++i) roff[i] = i < w ? rg.at(r0 + s + i) : 0;
-    T* o = out + s * kc;
-    if (w == W && rg.unit()) {
-      const T* src = base + roff[0];
-      if (kg.affine) {
-        const std::ptrdiff_t ks = kg.stride;
-        for (std::size_t p = 0; p < kc; ++p)
+  std::size_t s = 0;
+  if (rg.unit() && kg.affine) {
+    // The full slivers a few depth steps at a time, all slivers per step: the reads walk along
+    // the source's rows, which the hardware prefetchers follow, instead of down one sliver's
+    // column of W-wide pieces, which are a page apart when the rows are long.
+    constexpr std::size_t depth_step = 8;
+    const std::size_t full = rows / W * W;
+    const std::ptrdiff_t ks = kg.stride;
+    for (std::size_t pb = 0; pb < kc; pb += depth_step) {
+      const std::size_t pe = std::min(kc, pb + depth_step);
+      for (std::size_t f = 0; f < full; f += W) {
+        const T* src = base + rg.at(r0 + f);
+        T* o = out + f * kc;
+        for (std::size_t p = pb; p < pe; ++p)
           for (std::size_t i = 0; i < W; ++i)
             o[p * W + i] =
                 src[static_cast<std::ptrdiff_t>(p0 + p) * ks + static_cast<std::ptrdiff_t>(i)];
-        continue;
       }
     }
+    s = full;
+  }
+  std::array<std::ptrdiff_t, W> roff{};
+  for (; s < rows; s += W) {
+    const std::size_t w = std::min(W, rows - s);
+    for (std::size_t i = 0; i < W; ++i) roff[i] = i < w ? rg.at(r0 + s + i) : 0;
+    T* o = out + s * kc;
     for (std::size_t p = 0; p < kc; ++p) {
       const T* src = base + kg.at(p0 + p);
       for (std::size_t i = 0; i < W; ++i) o[p * W + i] = i < w ? src[roff[i]] : T(0);
@@ -6779,19 +6854,20 @@ void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, st
   const std::size_t kc_max = std::min(blk::kc, k);
   const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
-  std::vector<T> bpack(kc_max * nc_max), apack(kc_max * mc_max);
+  // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
+  const std::unique_ptr<T[]> bpack(new T[kc_max * nc_max]), apack(new T[kc_max * mc_max]);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);
     for (std::size_t pc = 0; pc < k; pc += blk::kc) {
       const std::size_t kc = std::min(blk::kc, k - pc);
-      gemm_pack<NR>(bpack.data(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
       for (std::size_t ic = 0; ic < m; ic += blk::mc) {
         const std::size_t mc = std::min(blk::mc, m - ic);
-        gemm_pack<MR>(apack.data(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
+        gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, MR, NR>(kc, apack.data() + ir * kc, bpack.data() + jr * kc, tile);
+            gemm_micro_tile<T, MR, NR>(kc, apack.get() + ir * kc, bpack.get() + jr * kc, tile);
             gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
                        pc == 0);
           }
@@ -6801,13 +6877,17 @@ void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, st
   }
 }
 
-// The product for a few rows of A when B's columns are contiguous: the micro-kernel reads
-// B and A where they are (packing B would cost more than the product itself when m is
-// small); B's last columns that do not fill a tile are summed one by one.
+// The product when B's columns are contiguous and B is read once (few rows of A) or stays in
+// the cache between passes: the micro-kernel reads B and A where they are (packing B would cost
+// more than the product itself), one KC-deep block of B at a time, asking for B a few rows
+// ahead (its successive reads are a row apart, too far for the hardware's stride prefetcher
+// when the rows are long). B's last columns that do not fill a tile are summed one by one.
 template <class T>
 void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   using blk = gemm_blocking<T>;
-  constexpr std::size_t MR = blk::mr, NR = blk::nr;
+  using V = typename blk::vector;
+  constexpr std::size_t MR = blk::mr, NR = blk::nr, L = blk::lanes, NV = NR / L;
+  constexpr std::size_t ahead = 8;
   const std::ptrdiff_t as = op.ak->stride, bs = op.bk->stride;
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
@@ -6817,22 +6897,27 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
   for (std::size_t i0 = 0; i0 < m; i0 += MR) {
     const std::size_t mr = std::min(MR, m - i0);
     for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
-    std::size_t j0 = 0;
-    for (; j0 + NR <= n; j0 += NR) {
-      const T* b = op.b + op.bn->at(j0);
-      T acc[MR][NR] = {};
-      for (std::size_t p = 0; p < k; ++p) {
-        const T* bp = b + at(p, bs);
-        for (std::size_t i = 0; i < MR; ++i) {
-          const T x = a[i][at(p, as)];
-          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = multiply_add(acc[i][j], x, bp[j]);
+    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
+      const std::size_t kc = std::min(blk::kc, k - pc);
+      for (std::size_t j0 = 0; j0 + NR <= n; j0 += NR) {
+        const T* b = op.b + op.bn->at(j0) + at(pc, bs);
+        V acc[MR][NV] = {};
+        for (std::size_t p = 0; p < kc; ++p) {
+          const T* bp = b + at(p, bs);
+          gemm_prefetch(b + at(std::min(p + ahead, kc - 1), bs), NR * sizeof(T));
+          V bv[NV];
+          for (std::size_t j = 0; j < NV; ++j) bv[j] = gemm_load<V>(bp + j * L);
+          for (std::size_t i = 0; i < MR; ++i) {
+            const T x = a[i][at(pc + p, as)];
+            for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
+          }
         }
+        for (std::size_t i = 0; i < MR; ++i)
+          for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+        gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
       }
-      for (std::size_t i = 0; i < MR; ++i)
-        for (std::size_t j = 0; j < NR; ++j) tile[i][j] = acc[i][j];
-      gemm_store(op, tile, i0, mr, j0, NR, true);
     }
-    for (std::size_t j = j0; j < n; ++j)
+    for (std::size_t j = n / NR * NR; j < n; ++j)
       for (std::size_t i = 0; i < mr; ++i) {
         const T* b = op.b + op.bn->at(j);
         T sum = T(0);
@@ -6849,6 +6934,7 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 // the last row or column and store only the valid part.
 template <class T>
 void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using V = typename gemm_blocking<T>::vector;
   constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
   std::array<const T*, MR> a{};
   std::array<const T*, NR> b{};
@@ -6856,19 +6942,19 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
     for (std::size_t j = 0; j < NR; ++j) b[j] = op.b + op.bn->at(std::min(j0 + j, n - 1));
     for (std::size_t i0 = 0; i0 < m; i0 += MR) {
       for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
-      T acc[MR][NR][L] = {};
+      V acc[MR][NR] = {};
       std::size_t p = 0;
-      for (; p + L <= k; p += L)
-#pragma GCC unroll 4
+      for (; p + L <= k; p += L) {
+        V av[MR], bv[NR];
+        for (std::size_t i = 0; i < MR; ++i) av[i] = gemm_load<V>(a[i] + p);
+        for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
         for (std::size_t i = 0; i < MR; ++i)
-#pragma GCC unroll 4
           for (std::size_t j = 0; j < NR; ++j)
-            for (std::size_t l = 0; l < L; ++l)
-              acc[i][j][l] = multiply_add(acc[i][j][l], a[i][p + l], b[j][p + l]);
+            acc[i][j] = gemm_multiply_add(acc[i][j], av[i], bv[j]);
+      }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-          T sum = T(0);
-          for (std::size_t l = 0; l < L; ++l) sum += acc[i][j][l];
+          T sum = gemm_lane_sum<T>(acc[i][j]);
           for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
           op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
         }
@@ -7040,17 +7126,48 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 // Evaluation of dot: the contraction mapped onto a (batched) matrix product.
 
 
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
 
 namespace dimgraph {
 namespace detail {
 
-// Up to how many rows of A (and, for gemm_rows, how deep) gemm_dots and gemm_rows beat
-// packing (measured with AVX-512 at n = 1024, k = 768 and 4096).
-inline constexpr std::size_t gemm_dots_rows = 48, gemm_rows_rows = 64, gemm_rows_depth = 1024;
+// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
+inline std::size_t l2_cache_bytes() {
+  static const std::size_t bytes = [] {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (reported > 0) return static_cast<std::size_t>(reported);
+#endif
+    return std::size_t{512} * 1024;
+  }();
+  return bytes;
+}
+
+// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
+// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
+// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
+// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
+// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
+// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
+// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
+// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
+// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
+// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
+inline constexpr std::size_t gemm_dots_rows = 48;
+
+// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
+template <class T>
+bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
+  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
+  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
+}
 
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
-// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A, the packed
-// blocked kernel otherwise (the only one that takes offset tables).
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
+// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
 template <class T>
 void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   if (m == 0 || n == 0) return;
@@ -7072,8 +7189,8 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
   if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
       m <= gemm_dots_rows)
     return gemm_dots(op, m, n, k);
-  if (op.bn->unit() && m <= gemm_rows_rows && k <= gemm_rows_depth && op.am->affine &&
-      op.ak->affine && op.bk->affine)
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T>(m, n, k))
     return gemm_rows(op, m, n, k);
   gemm_blocked(op, m, n, k);
 }
