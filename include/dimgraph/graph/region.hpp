@@ -53,6 +53,14 @@ struct result_node {
 
 namespace detail {
 
+// std::tuple<Ts...> of a type_list<Ts...>.
+template <class L>
+struct tuple_of;
+template <class... Ts>
+struct tuple_of<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+
 template <class Arg, std::size_t I>
 struct arg_symbol;
 template <class T, class... Ds, std::size_t I>

@@ -18,21 +18,10 @@
 namespace dimgraph {
 namespace detail {
 
-// The type a carried input has in the body and keeps across iterations.
+// The type a carried input has in the body and keeps across iterations (not an expression or
+// symbol: itself, reported by check_scan_inputs).
 template <class X>
-struct carry_type {
-  using type = X;  // not an expression: reported by check_scan_inputs
-};
-template <expression X>
-struct carry_type<X> {
-  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
-};
-template <symbolic X>
-struct carry_type<X> {
-  using type = tensor_for_t<X>;  // traced
-};
-template <class X>
-using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
+using carry_type_t = tensor_type_of_t<X>;
 
 // Why the inputs of scan<D> are rejected.
 enum class scan_input_check {

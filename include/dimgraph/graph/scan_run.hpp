@@ -169,12 +169,6 @@ decltype(auto) scan_arg(const Slices& slices, const State& state) {
   else return (std::get<Run::group_index[K]>(state));
 }
 
-template <class L>
-struct tuple_of;
-template <class... Ts>
-struct tuple_of<type_list<Ts...>> {
-  using type = std::tuple<Ts...>;
-};
 // The stacked outputs of a run, each made at the first iteration.
 template <class Run, class Is>
 struct optional_outputs;

@@ -103,6 +103,20 @@ template <class X>
 using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
                                          typename std::remove_cvref_t<X>::dims>::type;
 
+// The tensor type a value stands for: a symbol's, or an expression's (its element type over
+// its dims); anything else is itself (for the caller to report).
+template <class X>
+struct tensor_type_of {
+  using type = X;
+};
+template <class X>
+  requires(expression<X> || is_symbol_v<X>)
+struct tensor_type_of<X> {
+  using type = tensor_for_t<X>;
+};
+template <class X>
+using tensor_type_of_t = typename tensor_type_of<std::remove_cvref_t<X>>::type;
+
 // What an op's result type is computed from: a symbol stands in as a tensor of its type,
 // anything else as itself.
 template <class X>

@@ -7,6 +7,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "never_instantiated.hpp"
+
 namespace dg = dimgraph;
 
 namespace {
@@ -15,15 +17,7 @@ struct A : dg::dim<"a", 2> {};
 struct B : dg::dim<"b", 4> {};
 struct N : dg::dim<"n"> {};
 
-template <class T>
-struct never : std::false_type {};
-
-// Does not compile for any argument: a branch calling it must never be instantiated.
-template <class X>
-auto never_instantiated(const X& x) {
-  static_assert(never<X>::value, "this branch must not be instantiated");
-  return x;
-}
+using support::never_instantiated;
 
 struct operands {
   dg::tensor<float, A, B> x = dg::uniform<float, A, B>(1, -1.0f, 1.0f);

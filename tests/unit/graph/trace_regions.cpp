@@ -11,6 +11,8 @@
 #include <tuple>
 #include <type_traits>
 
+#include "never_instantiated.hpp"
+
 namespace dg = dimgraph;
 
 namespace {
@@ -27,14 +29,7 @@ std::string listing(const G& g) {
   return os.str();
 }
 
-template <class T>
-struct never : std::false_type {};
-// Does not compile for any argument: a branch calling it must never be instantiated.
-template <class X>
-auto never_instantiated(const X& x) {
-  static_assert(never<X>::value, "this branch must not be instantiated");
-  return x;
-}
+using support::never_instantiated;
 
 }  // namespace
 
