@@ -7619,6 +7619,20 @@ template <class X>
 using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
                                          typename std::remove_cvref_t<X>::dims>::type;
 
+// The tensor type a value stands for: a symbol's, or an expression's (its element type over
+// its dims); anything else is itself (for the caller to report).
+template <class X>
+struct tensor_type_of {
+  using type = X;
+};
+template <class X>
+  requires(expression<X> || is_symbol_v<X>)
+struct tensor_type_of<X> {
+  using type = tensor_for_t<X>;
+};
+template <class X>
+using tensor_type_of_t = typename tensor_type_of<std::remove_cvref_t<X>>::type;
+
 // What an op's result type is computed from: a symbol stands in as a tensor of its type,
 // anything else as itself.
 template <class X>
@@ -7880,21 +7894,10 @@ scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
 namespace dimgraph {
 namespace detail {
 
-// The type a carried input has in the body and keeps across iterations.
+// The type a carried input has in the body and keeps across iterations (not an expression or
+// symbol: itself, reported by check_scan_inputs).
 template <class X>
-struct carry_type {
-  using type = X;  // not an expression: reported by check_scan_inputs
-};
-template <expression X>
-struct carry_type<X> {
-  using type = tensor_of_list_t<value_t<X>, types_of_t<dims_t<X>>>;
-};
-template <symbolic X>
-struct carry_type<X> {
-  using type = tensor_for_t<X>;  // traced
-};
-template <class X>
-using carry_type_t = typename carry_type<std::remove_cvref_t<X>>::type;
+using carry_type_t = tensor_type_of_t<X>;
 
 // Why the inputs of scan<D> are rejected.
 enum class scan_input_check {
@@ -8102,6 +8105,14 @@ struct result_node {
 };
 
 namespace detail {
+
+// std::tuple<Ts...> of a type_list<Ts...>.
+template <class L>
+struct tuple_of;
+template <class... Ts>
+struct tuple_of<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
 
 template <class Arg, std::size_t I>
 struct arg_symbol;
@@ -8322,12 +8333,6 @@ decltype(auto) scan_arg(const Slices& slices, const State& state) {
   else return (std::get<Run::group_index[K]>(state));
 }
 
-template <class L>
-struct tuple_of;
-template <class... Ts>
-struct tuple_of<type_list<Ts...>> {
-  using type = std::tuple<Ts...>;
-};
 // The stacked outputs of a run, each made at the first iteration.
 template <class Run, class Is>
 struct optional_outputs;
@@ -8691,20 +8696,9 @@ struct branch_outputs<std::pair<A, B>> {
 template <class R>
 using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
 
+// (Not an expression or symbol: itself, reported by check_branches.)
 template <class R>
-struct tensor_of_output {
-  using type = R;  // not an expression: reported by check_branches
-};
-template <expression R>
-struct tensor_of_output<R> {
-  using type = tensor_of_list_t<value_t<R>, types_of_t<dims_t<R>>>;
-};
-template <symbolic R>
-struct tensor_of_output<R> {
-  using type = tensor_for_t<R>;  // traced
-};
-template <class R>
-using tensor_of_output_t = typename tensor_of_output<std::remove_cvref_t<R>>::type;
+using tensor_of_output_t = tensor_type_of_t<R>;
 
 // Output Index of both branches: expressions with the same element type and dim set (the
 // types appear in the diagnostic as template arguments).
@@ -8736,6 +8730,14 @@ constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
       return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
     }(std::index_sequence_for<Ts...>{});
   }
+}
+
+// What the branches return (then_r, else_r) matches, or was reported (a poisoned result was
+// reported where it happened).
+template <class ThenR, class ElseR>
+constexpr bool branches_match() {
+  if constexpr (poisoned<ThenR> || poisoned<ElseR>) return false;
+  else return check_branches(branch_outputs_t<ThenR>{}, branch_outputs_t<ElseR>{});
 }
 
 // A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
@@ -8782,10 +8784,6 @@ constexpr bool run_time_condition() {
   else return std::is_same_v<C, bool>;
 }
 
-// The tensor type a traced branch's argument stands for.
-template <class X>
-using branch_tensor_t = tensor_of_output_t<X>;
-
 // A branch result holds a symbol: the branch used a value of the traced function.
 template <class R>
 inline constexpr bool has_symbol_v = symbolic<R>;
@@ -8801,13 +8799,6 @@ constexpr bool traced_if() {
   else if constexpr (!std::is_invocable_v<const Then&, const Xs&...>) return false;
   else return has_symbol_v<std::remove_cvref_t<std::invoke_result_t<const Then&, const Xs&...>>>;
 }
-
-template <class L>
-struct tuple_of_list;
-template <class... Ts>
-struct tuple_of_list<type_list<Ts...>> {
-  using type = std::tuple<Ts...>;
-};
 
 }  // namespace detail
 
@@ -8836,10 +8827,7 @@ class if_fn {
       } else {
         using then_r = std::invoke_result_t<const Then&, const Xs&...>;
         using else_r = std::invoke_result_t<const Else&, const Xs&...>;
-        if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
-          return detail::invalid_expr{};
-        } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
-                                                     detail::branch_outputs_t<else_r>{})) {
+        if constexpr (!detail::branches_match<then_r, else_r>()) {
           return detail::invalid_expr{};
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
@@ -8861,28 +8849,25 @@ class if_fn {
                   "dimgraph: if_: a traced input must be a symbol, a tensor or an "
                   "expression");
     constexpr bool callable = operands &&
-                              detail::invocable_on_args_v<Then, detail::branch_tensor_t<Xs>...> &&
-                              detail::invocable_on_args_v<Else, detail::branch_tensor_t<Xs>...>;
+                              detail::invocable_on_args_v<Then, detail::tensor_type_of_t<Xs>...> &&
+                              detail::invocable_on_args_v<Else, detail::tensor_type_of_t<Xs>...>;
     static_assert(!operands || callable,
                   "dimgraph: if_: a branch cannot be called with the inputs");
     if constexpr (!callable) {
       return detail::invalid_expr{};
     } else {
-      using then_r = detail::args_result_t<Then, detail::branch_tensor_t<Xs>...>;
-      using else_r = detail::args_result_t<Else, detail::branch_tensor_t<Xs>...>;
-      if constexpr (detail::poisoned<then_r> || detail::poisoned<else_r>) {
-        return detail::invalid_expr{};
-      } else if constexpr (!detail::check_branches(detail::branch_outputs_t<then_r>{},
-                                                   detail::branch_outputs_t<else_r>{})) {
+      using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
+      using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
+      if constexpr (!detail::branches_match<then_r, else_r>()) {
         return detail::invalid_expr{};
       } else {
-        auto then_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(then_, "then");
-        auto else_body = detail::trace_body<detail::branch_tensor_t<Xs>...>(else_, "else");
+        auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
+        auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
         if constexpr (detail::poisoned<decltype(then_body)> ||
                       detail::poisoned<decltype(else_body)>) {
           return detail::invalid_expr{};
         } else {
-          using results = typename detail::tuple_of_list<
+          using results = typename detail::tuple_of<
               detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
           using region = region_node<op_tag<"if">, results,
                                      std::tuple<decltype(then_body), decltype(else_body)>,
