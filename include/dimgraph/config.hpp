@@ -27,6 +27,13 @@
 #define DIMGRAPH_CONFIG_INLINE_LIMIT 16384
 #endif
 
+// The widest SIMD vector, in bytes, that kernels use: the target's widest register (64 with
+// AVX-512, 32 with AVX, 16 otherwise) unless this cap is smaller. 16 keeps AVX-512 machines
+// on 128-bit vectors (e.g. to avoid frequency drops); 1 gives scalar kernels.
+#ifndef DIMGRAPH_CONFIG_SIMD_MAX_BYTES
+#define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
