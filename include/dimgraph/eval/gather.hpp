@@ -129,7 +129,8 @@ auto gather(const Table& table, const Idx& idx) {
 // v's extent is its static size or given: one_hot(idx, dg::extent<V>(n)). Errors
 // (compile time): idx's elements are not dg::index<v>; v is not static and no extent is
 // given; an extent given for another dim. Errors (run time): an extent outside v's
-// interval (shape_error); an index outside [0, extent) (index_error), before any write.
+// interval, or a result larger than a tensor can address (shape_error); an index outside
+// [0, extent) (index_error); both before anything is allocated or written.
 template <class T = float, class Idx, class... Es>
 auto one_hot(const Idx& idx, extent_arg<Es>... given) {
   if constexpr (detail::poisoned<Idx>) {

@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -126,8 +128,10 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
 // order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
 // The element type is the operands' common type. Errors (compile time): an operand
 // lacks its dim; the operands' other dims differ; the result dim is one of the other
-// dims; no common element type. Error (run time): another dim, or a tag concatenated
-// with itself, with different extents (shape_error). Nothing is allocated before the checks.
+// dims; no common element type. Errors (run time): another dim, or a tag concatenated
+// with itself, with different extents; concatenated extents that add up to more than a
+// std::size_t holds, or a result larger than a tensor can address (shape_error). Nothing is
+// allocated before the checks.
 template <class... Parts>
   requires(sizeof...(Parts) > 0 && (detail::is_along_v<Parts> && ...))
 auto concat(Parts... parts) {
@@ -155,8 +159,12 @@ auto concat(Parts... parts) {
             detail::tensor_of_list_t<value, detail::replace_dim_t<dims_t<x0>, a0, r_dim>>;
         const auto ext = detail::concat_extents<r_dim>(ps...);
         const auto& x = std::get<0>(std::forward_as_tuple(ps...)).operand;
-        std::size_t total = 0;
-        for (std::size_t e : ext) total += e;
+        const std::size_t total = std::apply(
+            [&](auto... e) {
+              return detail::result_extent<r_dim, true>(
+                  "concat", {e...}, [&] { return detail::parts_text<As...>(" + ", ext); });
+            },
+            ext);
         result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<r_dim>();
@@ -197,7 +205,8 @@ constexpr structural_check check_merge_dims() {
 // layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
 // run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
 // elements: the result type says which, at compile time. Errors (compile time): x lacks
-// a or b; a == b; a * b is already a dim of x.
+// a or b; a == b; a * b is already a dim of x. Error (run time): a * b's extent does not
+// fit a std::size_t, or the result is larger than a tensor can address (shape_error).
 template <dimension A, dimension B, class X>
 auto merge_dims(X&& x) {
   if constexpr (detail::poisoned<X>) {
@@ -221,14 +230,16 @@ auto merge_dims(X&& x) {
       using m = merge_dim_t<a, b>;
       constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
       const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
+        return detail::parts_text<a, b>(" * ", {na, nb});
+      });
       if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
-        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {na * nb},
-                                              {x.template stride<b>()});
+        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()});
       } else {
         using value = value_t<x_t>;
         using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
         using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
-        result_t r(detail::shape_with<result_t, m>("merge_dims", x, na * nb));
+        result_t r(detail::shape_with<result_t, m>("merge_dims", x, nm));
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<m>();
         detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
@@ -280,7 +291,9 @@ struct pad_part : dim_expr_base {
 // The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
 // padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
 // when after is 0), gives a view with dim a itself.
-// Errors (compile time): x has no dim a; the padded dim is already one of x's dims.
+// Errors (compile time): x has no dim a; the padded dim is already one of x's dims. Error
+// (run time): the padded extent does not fit a std::size_t, or the result is larger than a
+// tensor can address (shape_error).
 template <dimension A, std::size_t Before, std::size_t After, class X>
 auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
   if constexpr (detail::poisoned<X>) {
@@ -301,7 +314,11 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
       using result_t =
           detail::tensor_of_list_t<value_type, detail::replace_dim_t<dims_t<x_t>, a, p>>;
       const std::size_t n = x.template extent<a>();
-      result_t r(detail::shape_with<result_t, p>("pad", x, Before + n + After));
+      const std::size_t padded = detail::result_extent<p, true>("pad", {Before, n, After}, [&] {
+        return std::to_string(Before) + " + " + detail::dim_with_extent<a>(n) + " + " +
+               std::to_string(After);
+      });
+      result_t r(detail::shape_with<result_t, p>("pad", x, padded));
       auto whole = r.view();
       const std::ptrdiff_t s = r.template stride<p>();
       if constexpr (Before > 0)

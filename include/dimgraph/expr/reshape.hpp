@@ -193,11 +193,14 @@ constexpr structural_check check_slice() {
 }
 
 // The slice of x along A as a view with dim R (the positions are checked by the caller).
+// With two positions or more, |step| is below A's extent, so step * stride fits as the
+// stride times the extent does; with fewer, the step is never taken (and may be as large as
+// PTRDIFF_MIN): the view keeps x's stride.
 template <class A, class R, class X>
 auto slice_view(X& x, const slice_range& p) {
   const std::ptrdiff_t s = x.template stride<A>();
   return replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                             {p.step * s});
+                             {p.count > 1 ? p.step * s : s});
 }
 
 }  // namespace detail

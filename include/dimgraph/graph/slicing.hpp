@@ -9,6 +9,7 @@
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/list.hpp"
 #include "dimgraph/dim/size.hpp"
+#include "dimgraph/shape/slice_rule.hpp"
 
 namespace dimgraph {
 
@@ -51,7 +52,7 @@ struct slice_walk {
 //   s = start < 0 ? start + n : start,  e = end < 0 ? end + n : end
 //   [lo, hi] = stride > 0 ? [s, e] : [e, s]          (the covered range, inclusive)
 //   valid  <=>  0 <= lo <= hi + 1 <= n                (hi + 1 == lo: empty range)
-//   L = hi - lo + 1,  k = |stride|,  P = part_size
+//   L = hi - lo + 1,  k = |stride| (exact for any stride),  P = part_size
 //   count  = L < P ? 0 : (L - P) / k + 1
 //   window(i) = stride > 0 ? lo + i * k : hi + 1 - P - i * k
 // With k == P this is the opset's (|end - start| + 1) / part_size: over a dim of 40 with
@@ -65,14 +66,67 @@ constexpr slice_walk slicing_walk(slicing s, std::size_t n) {
   const std::ptrdiff_t b = s.end < 0 ? s.end + len : s.end;
   w.forward = s.stride > 0;
   const std::ptrdiff_t lo = w.forward ? a : b, hi = w.forward ? b : a;
-  w.valid = 0 <= lo && lo <= hi + 1 && hi + 1 <= len;
+  w.valid = 0 <= lo && lo - 1 <= hi && hi < len;  // (written so that nothing overflows)
   if (!w.valid) return w;
-  const std::ptrdiff_t covered = hi - lo + 1, k = w.forward ? s.stride : -s.stride;
-  w.part_size = static_cast<std::size_t>(s.part_size);
-  w.count = covered < s.part_size ? 0 : static_cast<std::size_t>((covered - s.part_size) / k + 1);
+  const auto covered = static_cast<std::size_t>(hi - lo + 1);
+  const std::size_t k = step_magnitude(s.stride), p = static_cast<std::size_t>(s.part_size);
+  w.part_size = p;
+  w.count = covered < p ? 0 : (covered - p) / k + 1;
   w.first = w.forward ? lo : hi + 1 - s.part_size;
   w.step = s.stride;
   return w;
+}
+
+// Why a slicing's walk over a dim of extent n is not valid (the rule above, the first and
+// the last covered position being lo and hi): a bound outside the dim (lo < 0, hi >= n, or
+// lo > n / hi < -1 beyond an empty walk), or start past end in the walk's direction.
+enum class slicing_fit { ok, before_first, past_last, reversed };
+struct slicing_fit_result {
+  slicing_fit fit = slicing_fit::ok;
+  bool at_start = true;  // the bound at fault (when outside the dim)
+};
+constexpr slicing_fit_result check_slicing_fit(slicing s, std::size_t n) {
+  const auto len = static_cast<std::ptrdiff_t>(n);
+  const std::ptrdiff_t a = s.start < 0 ? s.start + len : s.start;
+  const std::ptrdiff_t b = s.end < 0 ? s.end + len : s.end;
+  const bool forward = s.stride > 0;
+  const std::ptrdiff_t lo = forward ? a : b, hi = forward ? b : a;
+  if (lo < 0) return {slicing_fit::before_first, forward};
+  if (hi >= len) return {slicing_fit::past_last, !forward};
+  if (hi < -1) return {slicing_fit::before_first, !forward};
+  if (lo > len) return {slicing_fit::past_last, forward};
+  if (lo - 1 > hi) return {slicing_fit::reversed, true};
+  return {};
+}
+
+// What is wrong with a slicing over a dim of extent n whose walk is not valid:
+// "start 3 is after end 1 for a forward slicing (stride 1); ...".
+inline std::string slicing_problem(slicing s, std::size_t n) {
+  const auto len = static_cast<std::ptrdiff_t>(n);
+  auto bound = [&](bool is_start) {
+    const std::ptrdiff_t v = is_start ? s.start : s.end;
+    std::string text = (is_start ? "start " : "end ") + std::to_string(v);
+    if (v < 0) text += " (position " + std::to_string(v + len) + ")";
+    return text;
+  };
+  const slicing_fit_result r = check_slicing_fit(s, n);
+  const std::string stride = " (stride " + std::to_string(s.stride) + ")";
+  switch (r.fit) {
+    case slicing_fit::before_first:
+      return bound(r.at_start) + " lies before the first position of the dim";
+    case slicing_fit::past_last:
+      return bound(r.at_start) + " lies past the last position (" + std::to_string(len - 1) +
+             ") of the dim";
+    case slicing_fit::reversed:
+      if (s.stride > 0)
+        return bound(true) + " is after " + bound(false) + " for a forward slicing" + stride +
+               "; the end is inclusive, so an empty walk has start = end + 1";
+      return bound(true) + " is before " + bound(false) + " for a backward slicing" + stride +
+             "; the end is inclusive, so an empty walk has start = end - 1";
+    case slicing_fit::ok:
+      break;
+  }
+  return "the slicing fits the dim";
 }
 
 // Whether a slicing's parameters make sense whatever the extent (stride != 0, part_size >= 1).
@@ -90,7 +144,7 @@ constexpr slice_walk static_walk() {
     return slicing_walk(S, bounds_v<D>.lo);
   } else {
     // Any extent above both bounds gives the same walk.
-    return slicing_walk(S, static_cast<std::size_t>((S.start > S.end ? S.start : S.end) + 1));
+    return slicing_walk(S, static_cast<std::size_t>(S.start > S.end ? S.start : S.end) + 1);
   }
 }
 

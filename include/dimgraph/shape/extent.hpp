@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/size.hpp"
 #include "dimgraph/shape/error.hpp"
@@ -27,20 +28,34 @@ struct runtime_sizer<const_dim<K>> {
     return K;
   }
 };
+// The extent of a sum (Add) or product of parts, checked: shape_error when it does not fit a
+// std::size_t.
+template <class D, bool Add, class... Parts>
+struct combined_sizer {
+  template <class F>
+  static constexpr std::size_t get(const F& f) {
+    std::size_t r = Add ? 0 : 1;
+    bool overflow = false;
+    ((overflow = overflow || (Add ? add_overflows(r, runtime_sizer<Parts>::get(f), r)
+                                  : mul_overflows(r, runtime_sizer<Parts>::get(f), r))),
+     ...);
+    if (overflow) {
+      std::string parts;
+      ((parts += (parts.empty() ? "" : ", ") + std::string("'") + describe<Parts>() + "' " +
+                 std::to_string(runtime_sizer<Parts>::get(f))),
+       ...);
+      throw shape_error("runtime_size", "dim '" + describe<D>() + "': the extents of its " +
+                                            (Add ? "terms" : "factors") + " (" + parts + ") " +
+                                            (Add ? "add up" : "multiply") +
+                                            " to more than a std::size_t holds");
+    }
+    return r;
+  }
+};
 template <class... Ts>
-struct runtime_sizer<dim_sum<Ts...>> {
-  template <class F>
-  static constexpr std::size_t get(const F& f) {
-    return (runtime_sizer<Ts>::get(f) + ...);
-  }
-};
+struct runtime_sizer<dim_sum<Ts...>> : combined_sizer<dim_sum<Ts...>, true, Ts...> {};
 template <class... Fs>
-struct runtime_sizer<dim_prod<Fs...>> {
-  template <class F>
-  static constexpr std::size_t get(const F& f) {
-    return (runtime_sizer<Fs>::get(f) * ...);
-  }
-};
+struct runtime_sizer<dim_prod<Fs...>> : combined_sizer<dim_prod<Fs...>, false, Fs...> {};
 
 template <class D, class A, class B>
 struct split_sizer {
@@ -96,7 +111,8 @@ struct runtime_sizer<dim_floordiv<A, K>> {
 
 // The extent of dim D, given tag_extent(std::type_identity<Tag>{}) -> extent for each
 // non-static tag in D (static tags are not asked). Throws shape_error when a split
-// does not divide or a removed part is larger than the dim.
+// does not divide, a removed part is larger than the dim, or a sum or product of extents
+// does not fit a std::size_t.
 template <dimension D, class TagExtent>
 constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
   return detail::runtime_sizer<std::remove_cvref_t<D>>::get(tag_extent);

@@ -4,9 +4,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 
+#include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/detail/type_list.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/list.hpp"
@@ -55,22 +57,47 @@ std::string parts_text(const char* sep, const std::array<std::size_t, sizeof...(
   return s;
 }
 
+// The extent of the result dim R of `op`: the sum (Add) or the product of the operands'
+// extents xs. Error: it does not fit a std::size_t (shape_error naming op, R and the
+// operands as text() writes them).
+template <class R, bool Add, class Text>
+std::size_t result_extent(const char* op, std::initializer_list<std::size_t> xs, const Text& text) {
+  std::size_t r = Add ? 0 : 1;
+  for (std::size_t x : xs)
+    if (Add ? add_overflows(r, x, r) : mul_overflows(r, x, r))
+      throw shape_error(op, "dim '" + describe<R>() + "' would have extent " + text() +
+                                ", more than a std::size_t holds");
+  return r;
+}
+
 // The extents of the parts of a sum (split, the inverse of concat): the parts' extents
 // add up to the whole's. Parts with a static size or a given extent are known; the one
 // part left unknown (it may occur more than once: split<A, A> of 2 * A) gets the rest,
-// shared equally. Error: the known parts exceed the whole, or the rest does not share
-// equally, or (nothing unknown) the parts do not add up to the whole.
+// shared equally. Error: the known parts exceed the whole (or add up to more than a
+// std::size_t holds), or the rest does not share equally, or (nothing unknown) the parts do
+// not add up to the whole.
 template <class Whole, class... Parts>
 std::array<std::size_t, sizeof...(Parts)> split_sum_extents(
     const char* op, std::size_t whole, std::array<std::size_t, sizeof...(Parts)> ext,
     const std::array<bool, sizeof...(Parts)>& known) {
   constexpr std::size_t n = sizeof...(Parts);
   std::size_t sum = 0, unknown = 0;
-  for (std::size_t i = 0; i < n; ++i) known[i] ? void(sum += ext[i]) : void(++unknown);
+  bool overflow = false;
+  for (std::size_t i = 0; i < n; ++i)
+    known[i] ? void(overflow = overflow || add_overflows(sum, ext[i], sum)) : void(++unknown);
   auto fail = [&](const std::string& why) {
     throw shape_error(
         op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
   };
+  if (overflow) {
+    std::string given;
+    std::size_t i = 0;
+    ((known[i] ? void(given += (given.empty() ? "" : " + ") + dim_with_extent<Parts>(ext[i]))
+               : void(),
+      ++i),
+     ...);
+    fail("but its known parts add up to more than a std::size_t holds: " + given);
+  }
   if (unknown == 0 && sum != whole)
     fail("but its parts add up to " + std::to_string(sum) + ": " +
          parts_text<Parts...>(" + ", ext));
@@ -88,7 +115,7 @@ std::array<std::size_t, sizeof...(Parts)> split_sum_extents(
 // The extents of the factors of a merged dim (split_dims, the inverse of merge_dims):
 // a * b == whole; the known factor gives the other exactly. Error: the known factor does
 // not divide the whole, or is 0 (then the other is undetermined), or (both known) the
-// product is not the whole.
+// product is not the whole (or does not fit a std::size_t).
 template <class Whole, class A, class B>
 std::array<std::size_t, 2> split_product_extents(const char* op, std::size_t whole,
                                                  std::array<std::size_t, 2> ext,
@@ -98,8 +125,12 @@ std::array<std::size_t, 2> split_product_extents(const char* op, std::size_t who
         op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
   };
   if (known[0] && known[1]) {
-    if (ext[0] * ext[1] != whole)
-      fail("but its factors' extents multiply to " + std::to_string(ext[0] * ext[1]) + ": " +
+    std::size_t product = 0;
+    if (mul_overflows(ext[0], ext[1], product))
+      fail("but its factors' extents multiply to more than a std::size_t holds: " +
+           parts_text<A, B>(" * ", ext));
+    if (product != whole)
+      fail("but its factors' extents multiply to " + std::to_string(product) + ": " +
            parts_text<A, B>(" * ", ext));
     return ext;
   }

@@ -3,9 +3,12 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 
+#include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/list.hpp"
 #include "dimgraph/dim/size.hpp"
@@ -40,6 +43,22 @@ inline std::string interval_text(interval i) {
   out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
   out += ']';
   return out;
+}
+
+// The most elements a shape may have: then every offset in elements, and the size in bytes
+// of the elements (8 bytes at most each) with room to align them, fit a std::ptrdiff_t, so
+// that no size, stride or offset computed from a shape's extents overflows.
+inline constexpr std::size_t max_elements = static_cast<std::size_t>(PTRDIFF_MAX) / 8;
+
+// Whether the product of the extents other than 0 is at most max_elements (with no 0 it is
+// the element count; the row-major strides are products of trailing extents, so they fit
+// too even when an extent is 0).
+template <std::size_t R>
+constexpr bool extents_fit(const std::array<std::size_t, R>& ext) {
+  std::size_t n = 1;
+  for (std::size_t e : ext)
+    if (e != 0 && (mul_overflows(n, e, n) || n > max_elements)) return false;
+  return true;
 }
 
 // Checks an extent entering through `op` against D's interval.
@@ -80,6 +99,8 @@ class shape {
  public:
   static constexpr std::size_t dynamic_count = count_dynamic();
   static constexpr bool is_static = dynamic_count == 0;
+  static_assert(detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...}),
+                "dimgraph: shape: the static dims have more elements than a tensor can address");
 
   // A static shape needs no extents.
   constexpr shape()
@@ -98,6 +119,7 @@ class shape {
     static_assert(((is_static_v<Ds> || detail::contains_v<Ds, detail::type_list<Ts...>>)&&...),
                   "dimgraph: shape: a non-static dim has no extent");
     (set_checked<Ts>("shape", given.value), ...);
+    check_size("shape");
   }
 
   // Extents by position, for code that builds shapes from other shapes.
@@ -106,6 +128,7 @@ class shape {
     shape s(uninitialized{});
     [[maybe_unused]] std::size_t i = 0;
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
+    s.check_size(op);
     return s;
   }
 
@@ -126,7 +149,7 @@ class shape {
     for (std::size_t i = 0; i < rank; ++i) e[i] = extent(i);
     return e;
   }
-  // The number of elements.
+  // The number of elements (at most detail::max_elements: checked where extents enter).
   constexpr std::size_t size() const {
     std::size_t n = 1;
     for (std::size_t i = 0; i < rank; ++i) n *= extent(i);
@@ -146,6 +169,24 @@ class shape {
     constexpr std::size_t i = list_index_of_v<dims, D>;
     detail::checked_extent<D>(op, n);
     if constexpr (dynamic_[i]) extents_[slot_[i]] = n;
+  }
+
+  // Error: the extents other than 0 multiply to more than detail::max_elements (shape_error
+  // naming `op` and every dim with its extent). Static shapes are checked at compile time.
+  constexpr void check_size([[maybe_unused]] const char* op) const {
+    if constexpr (!is_static) {
+      const auto e = extents();
+      if (detail::extents_fit<rank>(e)) return;
+      std::string dims;
+      bool zero = false;
+      for (std::size_t i = 0; i < rank; ++i) zero = zero || e[i] == 0;
+      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        ((dims += (Is ? ", " : "") + detail::dim_with_extent<Ds>(e[Is])), ...);
+      }(std::index_sequence_for<Ds...>{});
+      throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
+                                " multiply to more than " + std::to_string(detail::max_elements) +
+                                ", the most elements a tensor can address");
+    }
   }
 
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};

@@ -40,10 +40,17 @@ struct slice_range {
   std::size_t count = 0;
 };
 
+// |step| as a std::size_t (exact for PTRDIFF_MIN too).
+constexpr std::size_t step_magnitude(std::ptrdiff_t step) {
+  return step < 0 ? std::size_t{0} - static_cast<std::size_t>(step)
+                  : static_cast<std::size_t>(step);
+}
+
 // NumPy's rule (Python's slice.indices): a negative bound counts from the end, bounds
 // beyond either end are clamped (a slice never fails), end is exclusive; a negative
 // step walks backwards, and an open bound is then the last position (start) or the
-// position before the first (end). step must not be 0.
+// position before the first (end). step must not be 0; any other step is exact, however
+// large (|step| is taken without overflow: a step of PTRDIFF_MIN selects at most one position).
 constexpr slice_range slice_positions(std::size_t extent, slice_index start, slice_index end,
                                       std::ptrdiff_t step) {
   const auto n = static_cast<std::ptrdiff_t>(extent);
@@ -59,12 +66,12 @@ constexpr slice_range slice_positions(std::size_t extent, slice_index start, sli
   };
   const std::ptrdiff_t s = adjust(start, step < 0 ? n - 1 : 0);
   const std::ptrdiff_t e = adjust(end, step < 0 ? -1 : n);
-  std::ptrdiff_t count = 0;
-  if (step > 0 && s < e) count = (e - s - 1) / step + 1;
-  if (step < 0 && e < s) count = (s - e - 1) / -step + 1;
-  return count == 0
-             ? slice_range{0, step, 0}
-             : slice_range{static_cast<std::size_t>(s), step, static_cast<std::size_t>(count)};
+  const std::size_t k = step_magnitude(step);
+  std::size_t count = 0;
+  if (step > 0 && s < e) count = static_cast<std::size_t>(e - s - 1) / k + 1;
+  if (step < 0 && e < s) count = static_cast<std::size_t>(s - e - 1) / k + 1;
+  return count == 0 ? slice_range{0, step, 0}
+                    : slice_range{static_cast<std::size_t>(s), step, count};
 }
 
 namespace detail {
@@ -77,7 +84,7 @@ constexpr interval slice_bounds(interval a, slice_index start, slice_index end,
                                 std::ptrdiff_t step) {
   if (a.is_empty()) return interval::empty();
   auto count = [&](std::size_t n) { return slice_positions(n, start, end, step).count; };
-  const std::size_t k = static_cast<std::size_t>(step < 0 ? -step : step);
+  const std::size_t k = step_magnitude(step);
   // far: beyond every point where clamping changes, and where the distance from start to
   // end is positive if it grows with the extent (it is then n plus at most the bounds).
   std::size_t far = 2;
@@ -89,7 +96,7 @@ constexpr interval slice_bounds(interval a, slice_index start, slice_index end,
   };
   for (slice_index b : {start, end}) {
     if (b.is_none) continue;
-    const std::size_t m = static_cast<std::size_t>(b.value < 0 ? -b.value : b.value);
+    const std::size_t m = step_magnitude(b.value);
     for (std::size_t p : {m - 1, m, m + 1})
       if (p <= m + 1) sample(p);  // (m - 1 wraps when m is 0)
     far += m;

@@ -6,7 +6,11 @@
 #include <cstddef>
 #include <memory>
 #include <new>
+#include <string>
 #include <utility>
+
+#include "dimgraph/detail/checked_size.hpp"
+#include "dimgraph/shape/error.hpp"
 
 namespace dimgraph::detail {
 
@@ -26,6 +30,9 @@ struct for_overwrite_t {};
 // plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
 // fresh mmap every time, so a loop that makes one big tensor per iteration would fault
 // in every page of it on every call; plain requests of a repeated size reuse the heap.)
+// Error: n elements whose bytes (plus the 64) do not fit a std::size_t (shape_error; a
+// tensor's shape never gets there, see detail::max_elements); std::bad_alloc when they fit
+// but cannot be had.
 template <class T>
 class heap_storage {
  public:
@@ -36,9 +43,12 @@ class heap_storage {
   // (Default-initialised: nothing is done for arithmetic T.)
   heap_storage(for_overwrite_t, std::size_t n) : size_(n) {
     if (n == 0) return;
-    raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
+    std::size_t space = 0;
+    if (mul_overflows(n, sizeof(T), space) || add_overflows(space, storage_alignment, space))
+      throw shape_error("tensor", std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
+                                      " bytes take more bytes than can be addressed");
+    raw_.reset(::operator new(space));
     void* p = raw_.get();
-    std::size_t space = n * sizeof(T) + storage_alignment;
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
     std::uninitialized_default_construct_n(data_, n);
   }
