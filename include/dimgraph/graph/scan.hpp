@@ -244,7 +244,11 @@ class scan_fn {
 // Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before
-// the first iteration): a slicing outside its dim, trip counts that differ (shape_error).
+// the first iteration): a slicing outside its dim or past its end, trip counts that differ
+// (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
+// from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
+// ..."); any dg::error the body throws keeps its class and gets the iteration before its
+// message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
 template <dimension D, class Unroll = unroll<1>, class Body>
 scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
   static_assert(
@@ -278,9 +282,11 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
       return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
     }(std::make_index_sequence<slice_count>{});
-    auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return body_(detail::scan_arg<Ks, Run>(slices, state)...);
-    }(std::make_index_sequence<Run::input_count>{});
+    auto r = detail::at_iteration(i, [&] {
+      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+      }(std::make_index_sequence<Run::input_count>{});
+    });
     const std::size_t slot = walks[0].slot(i);
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
@@ -288,6 +294,7 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
         const auto& e = std::get<K>(r.emits.values);
         if (!out)
           out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+        else detail::check_emitted(*out, e, K, i);
         (*out)[at<iter>(slot)] = e;
       };
       (put(std::integral_constant<std::size_t, Ks>{}), ...);

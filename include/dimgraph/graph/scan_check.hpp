@@ -46,9 +46,14 @@ template <class Sliced>
 constexpr bool slicing_inside_dim() {
   using d = typename Sliced::dim;
   if constexpr (is_static_v<d>) {
-    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
-    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
-    return inside;
+    constexpr slicing_fit fit = check_slicing_fit(Sliced::slicing_value, bounds_v<d>.lo).fit;
+    static_assert(fit != slicing_fit::before_first && fit != slicing_fit::past_last,
+                  "dimgraph: scan: the slicing's start or end lies outside the dim");
+    static_assert(fit != slicing_fit::reversed,
+                  "dimgraph: scan: the slicing's start is past its end in the direction of its "
+                  "stride (the end is inclusive: an empty walk has start = end + 1 going "
+                  "forward, end - 1 going backward)");
+    return fit == slicing_fit::ok;
   } else {
     return true;
   }

@@ -37,7 +37,8 @@ auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
 }
 
 // The walk of each sliced input, checked: inside its dim, and the same trip count for all.
-// Errors (run time, before any work): shape_error.
+// Errors (run time, before any work): shape_error saying what is wrong ("sliced input 0
+// along dim 'time' of extent 5: start 3 is after end 1 for a forward slicing ...").
 template <class... Ss>
 std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   std::array<slice_walk, sizeof...(Ss)> walks{};
@@ -48,12 +49,9 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
     const std::size_t n = x.operand.template extent<d>();
     const slice_walk w = slicing_walk(s, n);
     if (!w.valid)
-      throw shape_error(
-          "scan", "the slicing start=" + std::to_string(s.start) +
-                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
-                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
-                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
-                      std::to_string(n));
+      throw shape_error("scan", "sliced input " + std::to_string(i) + " along dim '" +
+                                    describe<d>() + "' of extent " + std::to_string(n) + ": " +
+                                    slicing_problem(s, n));
     walks[i++] = w;
   };
   (one(in), ...);
@@ -78,6 +76,39 @@ Out stacked_output(const E* e, std::size_t n) {
     };
     return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
   }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+// f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
+// iteration i: " before its message and is rethrown (keeping its class).
+template <class F>
+decltype(auto) at_iteration(std::size_t i, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (error& e) {
+    e.add_context("scan", "at iteration " + std::to_string(i));
+    throw;
+  }
+}
+
+// The value emitted as output k at iteration i has the extents of the stacked output out
+// (made from iteration 0's value) along each of its non-static dims. Error: shape_error
+// naming scan, the iteration, the output, the dim and both extents.
+template <class Out, class E>
+void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
+  [&]<class... Ds>(dim_list<Ds...>*) {
+    [[maybe_unused]] auto one = [&]<class X>(X*) {
+      if constexpr (!is_static_v<X>) {
+        const std::size_t want = out.template extent<X>(), got = e.template extent<X>();
+        if (got != want)
+          throw shape_error("scan", "at iteration " + std::to_string(i) + ": emitted value " +
+                                        std::to_string(k) + " has extent " + std::to_string(got) +
+                                        " along dim '" + describe<X>() + "', but iteration 0 " +
+                                        "emitted extent " + std::to_string(want) +
+                                        " (every iteration must emit the same extents)");
+      }
+    };
+    (one(static_cast<Ds*>(nullptr)), ...);
+  }(static_cast<dims_t<E>*>(nullptr));
 }
 
 template <class T, class L>

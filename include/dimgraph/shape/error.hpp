@@ -1,6 +1,7 @@
 // dimgraph::error and its subclasses: what run-time checks throw.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,22 @@ class error : public std::runtime_error {
  public:
   error(const std::string& op, const std::string& what)
       : std::runtime_error("dimgraph: " + op + ": " + what) {}
+
+  const char* what() const noexcept override {
+    return message_ ? message_->c_str() : std::runtime_error::what();
+  }
+
+  // Names the user's call the error happened in, before the message:
+  // "dimgraph: <op>: <where>: <the message so far>", e.g. "dimgraph: scan: at iteration 3:
+  // dimgraph: add: ...". The error keeps its class: catch it by reference, add the context
+  // and rethrow it with `throw;`.
+  void add_context(const std::string& op, const std::string& where) {
+    message_ =
+        std::make_shared<const std::string>("dimgraph: " + op + ": " + where + ": " + what());
+  }
+
+ private:
+  std::shared_ptr<const std::string> message_;  // (shared: copying an exception never throws)
 };
 
 // Extents that do not fit: a mismatch, an extent outside a dim's interval, a split

@@ -294,3 +294,68 @@ TEST_CASE("scan: a body taking its arguments by value may carry and emit express
     CHECK(h(f) == doctest::Approx(acc));
   }
 }
+
+TEST_CASE("scan: a slicing that does not fit says what is wrong with it") {
+  const auto x = sequence(5, 21);
+  auto body = [](const auto& x_t) { return dg::step(dg::emit(x_t)); };
+  const std::string where = "dimgraph: scan: sliced input 0 along dim 'time' of extent 5: ";
+  CHECK_THROWS_WITH_AS(
+      dg::scan<Time>(body)(dg::sliced<Time, dg::slicing{.start = 3, .end = 1}>(x)),
+      (where + "start 3 is after end 1 for a forward slicing (stride 1); the end is inclusive, so "
+               "an empty walk has start = end + 1")
+          .c_str(),
+      dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      dg::scan<Time>(body)(dg::sliced<Time, dg::slicing{.start = 1, .end = 3, .stride = -1}>(x)),
+      (where + "start 1 is before end 3 for a backward slicing (stride -1); the end is inclusive, "
+               "so an empty walk has start = end - 1")
+          .c_str(),
+      dg::shape_error);
+  CHECK_THROWS_WITH_AS(dg::scan<Time>(body)(dg::sliced<Time, dg::slicing{.end = 9}>(x)),
+                       (where + "end 9 lies past the last position (4) of the dim").c_str(),
+                       dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      dg::scan<Time>(body)(dg::sliced<Time, dg::slicing{.start = -7}>(x)),
+      (where + "start -7 (position -2) lies before the first position of the dim").c_str(),
+      dg::shape_error);
+  // An empty walk (start = end + 1) is no mistake.
+  auto [ys] = dg::scan<Time>(body)(dg::sliced<Time, dg::slicing{.start = 2, .end = 1}>(x));
+  CHECK(ys.size() == 0);
+}
+
+TEST_CASE("scan: an error thrown in the body names scan and the iteration, keeping its class") {
+  const auto x = sequence(5, 22);
+  int calls = 0;
+  auto body = [&](const auto& x_t) {
+    const std::size_t f = calls++ == 3 ? 7 : 0;  // out of range at iteration 3
+    return dg::step(dg::emit(dg::full<float>(x_t.at(dg::at<F>(f)))));
+  };
+  CHECK_THROWS_WITH_AS(dg::scan<Time>(body)(dg::sliced<Time>(x)),
+                       doctest::Contains("dimgraph: scan: at iteration 3: dimgraph: at: index 7"),
+                       dg::index_error);
+  // Iterations count in walk order: a backward walk's iteration 3 is its fourth step.
+  calls = 0;
+  const auto backward = dg::sliced<Time, dg::slicing{.start = -1, .end = 0, .stride = -1}>(x);
+  try {
+    (void)dg::scan<Time>(body)(backward);
+    FAIL("no exception");
+  } catch (const dg::index_error& e) {
+    CHECK(std::string(e.what()).starts_with("dimgraph: scan: at iteration 3: dimgraph: at: "));
+  }
+}
+
+TEST_CASE(
+    "scan: an emitted extent that changes mid-scan names scan, the iteration and the output") {
+  const auto x = sequence(4, 23);
+  const auto v = dg::iota<float, Other>(dg::extent<Other>(8));
+  std::size_t calls = 0;
+  auto body = [&](const auto& x_t) {
+    auto part = dg::eval(dg::slice<Other>(v, 0, 2 + (calls++ == 2)));  // 3 at iteration 2
+    return dg::step(dg::emit(x_t, part));
+  };
+  CHECK_THROWS_WITH_AS(
+      dg::scan<Time>(body)(dg::sliced<Time>(x)),
+      "dimgraph: scan: at iteration 2: emitted value 1 has extent 3 along dim 'slice(other)', but "
+      "iteration 0 emitted extent 2 (every iteration must emit the same extents)",
+      dg::shape_error);
+}
