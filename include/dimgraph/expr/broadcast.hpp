@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -37,21 +38,39 @@ class broadcast_expr : public expr_node_base {
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
 
-// broadcast_to<Ds...>(x, dg::extent<New>(n)...): Shape rule [x dims] -> [Ds...].
-// Error: Ds... lacks one of x's dims; a new non-static dim without an extent.
+// broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
+// Extents are given for new non-static dims, and may be given for x's own dims
+// (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
+// a new non-static dim without an extent; an extent given for a dim not in
+// Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
+// dims that is not x's extent; a new dim's extent outside its interval.
 template <class... Ds, expression X, class... Es>
 auto broadcast_to(X&& x, extent_arg<Es>... given) {
   using xd = dims_t<X>;
-  static_assert(list_is_subset_v<xd, dim_list<Ds...>>,
+  using target = dim_list<Ds...>;
+  static_assert(list_is_subset_v<xd, target>,
                 "dimgraph: broadcast_to: the target dims must include every dim of the operand");
   static_assert(
       ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
         detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
       "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+  static_assert((list_contains_v<target, Es> && ...),
+                "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
+  static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
+                "dimgraph: broadcast_to: an extent is given twice");
   std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-  ((ext[list_index_of_v<dim_list<Ds...>, Es>] =
-        detail::checked_extent<Es>("broadcast_to", given.value)),
-   ...);
+  auto take = [&]<class E>(extent_arg<E> g) {
+    if constexpr (list_contains_v<xd, E>) {
+      const std::size_t have = x.template extent<E>();
+      if (g.value != have)
+        throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
+                                              std::to_string(have) + " in the operand, but " +
+                                              std::to_string(g.value) + " is given");
+    } else if constexpr (list_contains_v<target, E>) {
+      ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
+    }
+  };
+  (take(given), ...);
   return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
 }
 
