@@ -149,6 +149,91 @@ inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
 template <class A, class B>
 inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
 
+// The parameter types of a callable, where they can be known without calling it: a function
+// (pointer), a class with one call operator, or a class whose call operator is a template
+// with one parameter per argument (a generic lambda such as [](auto p, const auto& q)),
+// instantiated for the argument types Xs as a call deduces them (const Xs& lvalues give
+// `auto` parameters the type Xs).
+template <class... Ps>
+struct parameter_types {
+  static constexpr bool known = true;
+  using list = type_list<Ps...>;
+};
+struct unknown_parameters {
+  static constexpr bool known = false;
+  using list = type_list<>;
+};
+template <class F>
+struct signature_parameters : unknown_parameters {};
+template <class R, class... Ps>
+struct signature_parameters<R (*)(Ps...)> : parameter_types<Ps...> {};
+template <class R, class... Ps>
+struct signature_parameters<R (*)(Ps...) noexcept> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...)> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) const> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) noexcept> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) const noexcept> : parameter_types<Ps...> {};
+
+template <class Fn, class... Xs>
+struct call_parameters : unknown_parameters {};
+template <class Fn, class... Xs>
+  requires std::is_pointer_v<Fn> || std::is_function_v<Fn>
+struct call_parameters<Fn, Xs...> : signature_parameters<std::decay_t<Fn>> {};
+template <class Fn, class... Xs>
+  requires requires { &Fn::operator(); }
+struct call_parameters<Fn, Xs...> : signature_parameters<decltype(&Fn::operator())> {};
+template <class Fn, class... Xs>
+  requires requires { &Fn::template operator()<Xs...>; }
+struct call_parameters<Fn, Xs...>
+    : signature_parameters<decltype(&Fn::template operator()<Xs...>)> {};
+
+// What a branch result may refer to: a lazy expression, to any object it was made from (it
+// holds lvalues by reference); a view, to the elements of a tensor. A tensor refers to
+// nothing.
+template <class R>
+inline constexpr bool result_is_lazy_v =
+    expression<R> && !is_tensor_v<std::remove_cvref_t<R>> && !is_view_v<std::remove_cvref_t<R>>;
+template <class R>
+inline constexpr bool result_is_view_v = is_view_v<std::remove_cvref_t<R>>;
+
+// Whether the outputs Rs (a type_list) may refer to a parameter of the types Ps (a type_list)
+// taken by value, which dies when the branch returns: a lazy output and any by-value
+// parameter, or a view output and a tensor taken by value.
+template <class Rs, class Ps>
+struct dangling_outputs;
+template <class... Rs, class... Ps>
+struct dangling_outputs<type_list<Rs...>, type_list<Ps...>> {
+  static constexpr bool by_value = (!std::is_reference_v<Ps> || ...);
+  static constexpr bool tensor_by_value =
+      ((!std::is_reference_v<Ps> && is_tensor_v<std::remove_cv_t<Ps>>) || ...);
+  static constexpr bool value = (by_value && (result_is_lazy_v<Rs> || ...)) ||
+                                (tensor_by_value && (result_is_view_v<Rs> || ...));
+};
+
+// A branch Fn called on const Xs&... returns R, which may dangle: it takes an input by value
+// and returns a lazy expression or view that may refer to that copy.
+template <class Fn, class R, class... Xs>
+constexpr bool branch_may_dangle() {
+  using params = call_parameters<Fn, Xs...>;
+  if constexpr (!params::known) return false;
+  else return dangling_outputs<branch_outputs_t<R>, typename params::list>::value;
+}
+
+// The check at the entry of if_ (one message per mistake).
+template <class Fn, class R, class... Xs>
+constexpr bool branch_keeps_inputs() {
+  constexpr bool dangles = branch_may_dangle<Fn, R, Xs...>();
+  static_assert(!dangles,
+                "dimgraph: if_: a branch takes an input by value and returns a lazy expression "
+                "or a view that may refer to that copy, which dies when the branch returns; "
+                "take the inputs as const auto& (or return dg::eval(...))");
+  return !dangles;
+}
+
 // if_ is traced when its condition or an input is a symbol, or a branch returns one.
 template <class Cond, class Then, class... Xs>
 constexpr bool traced_if() {
@@ -185,6 +270,9 @@ class if_fn {
         using then_r = std::invoke_result_t<const Then&, const Xs&...>;
         using else_r = std::invoke_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
+          return detail::invalid_expr{};
+        } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
+                             !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
           return detail::invalid_expr{};
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
@@ -244,6 +332,8 @@ class if_fn {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
     } else if constexpr (detail::poisoned<r>) {
       return detail::invalid_expr{};
+    } else if constexpr (!detail::branch_keeps_inputs<Fn, r, Xs...>()) {
+      return detail::invalid_expr{};
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
       return detail::materialize_branch<outs>(fn(xs...));
@@ -257,7 +347,8 @@ class if_fn {
 
 // dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
 // holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
-// `const auto&`.
+// `const auto&`: a branch's result is evaluated after it returns, so a lazy expression over
+// an input it took by value would refer to a dead copy (a compile error, see below).
 //  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
 //           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
 //           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
@@ -275,8 +366,9 @@ class if_fn {
 // traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
 // outputs, an output's element type or its dims (the message names the output index and
-// both types as template arguments). Error (run time): a tensor cond without exactly one
-// element (shape_error).
+// both types as template arguments); a branch that takes an input by value and returns a
+// lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
+// time): a tensor cond without exactly one element (shape_error).
 template <class Cond, class Then, class Else>
 auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   using c = std::remove_cvref_t<Cond>;

@@ -125,3 +125,29 @@ TEST_CASE("if_: several outputs come back as a tuple") {
     }
   }
 }
+
+TEST_CASE("if_: a branch may take its inputs by value when what it returns cannot refer to them") {
+  const operands o;
+  // Tensors (the copies themselves, or evaluated expressions over them) are safe to return.
+  auto copy = [](auto p, auto) { return p; };
+  auto sum = [](auto p, auto q) { return dg::eval(p + q); };
+  auto scaled = [](dg::tensor<float, A, B> p, const dg::tensor<float, A, B>&) {
+    return dg::eval(p * 2.0f);
+  };
+  // A view passed by value still shows the caller's elements.
+  auto whole = [](auto v, const auto&) { return v; };
+  for (bool cond : {true, false}) {
+    const auto r = dg::if_(cond, copy, sum)(o.x, o.y);
+    const auto s = dg::if_(cond, scaled, sum)(o.x, o.y);
+    const auto t = dg::if_(cond, whole, copy)(o.x.view(), o.y.view());
+    for (std::size_t a = 0; a < 2; ++a)
+      for (std::size_t b = 0; b < 4; ++b) {
+        CHECK(r(a, b) == (cond ? o.x(a, b) : o.x(a, b) + o.y(a, b)));
+        CHECK(s(a, b) == (cond ? o.x(a, b) * 2.0f : o.x(a, b) + o.y(a, b)));
+        CHECK(t(a, b) == o.x(a, b));
+      }
+  }
+  // A compile-time condition checks the chosen branch alike.
+  const auto u = dg::if_(std::true_type{}, sum, copy)(o.x, o.y);
+  CHECK(u(1, 2) == o.x(1, 2) + o.y(1, 2));
+}
