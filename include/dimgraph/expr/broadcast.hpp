@@ -59,7 +59,7 @@ auto broadcast_to(X&& x, extent_arg<Es>... given) {
   static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
                 "dimgraph: broadcast_to: an extent is given twice");
   std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-  auto take = [&]<class E>(extent_arg<E> g) {
+  [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
     if constexpr (list_contains_v<xd, E>) {
       const std::size_t have = x.template extent<E>();
       if (g.value != have)

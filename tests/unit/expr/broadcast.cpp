@@ -25,6 +25,10 @@ TEST_CASE("broadcast_to: an extent given for a dim the operand has must be its e
   CHECK_THROWS_WITH_AS(
       (void)wider(), "dimgraph: broadcast_to: dim 'f' has extent 3 in the operand, but 4 is given",
       dg::shape_error);
+  // No extent is needed for a new static dim.
+  const dg::tensor<float, B, F> z = dg::broadcast_to<B, F>(x);
+  REQUIRE(z.extent<B>() == 2);
+  CHECK(z(1, 2) == 1.0f);
   // The same extent is accepted, and the result repeats x along the new dim.
   const dg::tensor<float, F, B> y = dg::broadcast_to<F, B>(x, dg::extent<B>(2));
   REQUIRE(y.extent<B>() == 2);
