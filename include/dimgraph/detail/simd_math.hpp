@@ -157,6 +157,20 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo) {
   return e * pow2i<V>(k1) * pow2i<V>(k.integer - k1);
 }
 
+// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range.
+template <class V>
+struct expm1_split {
+  V p;
+  int_t<V> k;
+};
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V x) {
+  using T = value_t<V>;
+  const auto k = round_to_int(x * log2e<T>);
+  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
+  return {r + r * r * expm1_poly(r), k.integer};
+}
+
 // expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
 // power of two and the rest applied after.
 template <class V>
@@ -167,13 +181,11 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
   constexpr T highest = L::is_float ? T(89) : T(710);
   x = x < lowest ? fill<V>(lowest) : x;
   x = x > highest ? fill<V>(highest) : x;
-  const auto k = round_to_int(x * log2e<T>);
-  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  const V p = r + r * r * expm1_poly(r);
+  const expm1_split<V> e = expm1_reduce(x);
   const int_t<V> max_exponent = int_t<V>{} + L::bias;
-  const int_t<V> kc = k.integer > max_exponent ? max_exponent : k.integer;
+  const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
   const V s = pow2i<V>(kc);
-  return (s * p + (s - T(1))) * pow2i<V>(k.integer - kc);
+  return (s * e.p + (s - T(1))) * pow2i<V>(e.k - kc);
 }
 
 // R(z) = (2 atanh(s) - 2 s) / s / z with z = s^2, s in [-(3 - 2 sqrt2), 3 - 2 sqrt2].
@@ -464,7 +476,10 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh(V x) {
   constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
   V a = math::abs(x);
   a = a > saturated ? math::fill<V>(saturated) : a;
-  const V e = math::expm1_unsigned_zero(a + a);
+  // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
+  const math::expm1_split<V> em = math::expm1_reduce(a + a);
+  const V s = math::pow2i<V>(em.k);
+  const V e = s * em.p + (s - T(1));
   return math::with_sign_of(e / (e + T(2)), x);
 }
 

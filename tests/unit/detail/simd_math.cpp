@@ -91,22 +91,27 @@ double ulp_error(T r, wide y) {
 template <class T>
 constexpr std::size_t widest = simd::lanes_for(sizeof(T));
 
-// f over xs as the widest vectors and as L == 1 vectors; both must agree bit for bit.
+// f over xs as vectors of L lanes.
+template <std::size_t L, class T, class F>
+std::vector<T> apply_lanes(F f, const std::vector<T>& xs, const std::vector<T>& ys) {
+  std::vector<T> out(xs.size());
+  for (std::size_t i = 0; i + L <= xs.size(); i += L)
+    simd::store<L>(out.data() + i, f(simd::load<L>(xs.data() + i), simd::load<L>(ys.data() + i)));
+  return out;
+}
+// f over xs as the widest vectors, as 2-lane vectors and as L == 1 vectors: all must agree bit
+// for bit (the sample counts are multiples of every L).
 template <class T, class F>
 std::vector<T> apply(F f, const std::vector<T>& xs, const std::vector<T>& ys) {
-  constexpr std::size_t L = widest<T>;
-  std::vector<T> wide_out(xs.size()), one_out(xs.size());
-  for (std::size_t i = 0; i + L <= xs.size(); i += L)
-    simd::store<L>(wide_out.data() + i,
-                   f(simd::load<L>(xs.data() + i), simd::load<L>(ys.data() + i)));
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    simd::store<1>(one_out.data() + i,
-                   f(simd::load<1>(xs.data() + i), simd::load<1>(ys.data() + i)));
-  std::size_t differ = 0;
-  for (std::size_t i = 0; i < xs.size(); ++i)
-    differ += std::memcmp(&wide_out[i], &one_out[i], sizeof(T)) != 0;
-  CHECK_MESSAGE(differ == 0, "lanes of L == ", L, " and L == 1 differ for ", differ, " inputs");
-  return one_out;
+  const std::vector<T> one = apply_lanes<1>(f, xs, ys);
+  for (const std::vector<T>& other :
+       {apply_lanes<widest<T>>(f, xs, ys), apply_lanes < widest<T> < 2 ? 1 : 2 > (f, xs, ys)}) {
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i)
+      differ += std::memcmp(&other[i], &one[i], sizeof(T)) != 0;
+    CHECK_MESSAGE(differ == 0, "vector lanes and L == 1 differ for ", differ, " inputs");
+  }
+  return one;
 }
 
 // Max ulp error of f against ref over xs (and ys for two arguments), checked against bound.
