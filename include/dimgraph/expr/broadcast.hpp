@@ -43,7 +43,8 @@ class broadcast_expr : public expr_node_base {
 // (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
 // a new non-static dim without an extent; an extent given for a dim not in
 // Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
-// dims that is not x's extent; a new dim's extent outside its interval.
+// dims that is not x's extent; a new dim's extent outside its interval; more elements than a
+// tensor can address (though none is stored, so that counts over them cannot wrap).
 template <class... Ds, expression X, class... Es>
 auto broadcast_to(X&& x, extent_arg<Es>... given) {
   using xd = dims_t<X>;
@@ -71,14 +72,28 @@ auto broadcast_to(X&& x, extent_arg<Es>... given) {
     }
   };
   (take(given), ...);
+  auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
+    if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
+    else return new_extent;
+  };
+  detail::check_elements<Ds...>(
+      "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
   return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
 }
 
 // outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
 // dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
+// Error (run time): more elements than a tensor can address (shape_error).
 template <expression A, expression B, class F = detail::fn::mul>
 auto outer(A&& a, B&& b, F f = {}) {
   using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  [&]<class... Rs>(dim_list<Rs...>*) {
+    auto extent_of = [&]<class D>(std::type_identity<D>) {
+      if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
+      else return b.template extent<D>();
+    };
+    detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
+  }(static_cast<result_dims*>(nullptr));
   return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
                                                                   std::forward<B>(b));
 }

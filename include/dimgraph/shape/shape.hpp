@@ -61,6 +61,23 @@ constexpr bool extents_fit(const std::array<std::size_t, R>& ext) {
   return true;
 }
 
+// Checks that extents of the dims Ds... (of a shape, or of an expression whose elements are
+// never stored, such as a broadcast) fit extents_fit. Error: shape_error naming `op` and
+// every dim with its extent.
+template <class... Ds>
+constexpr void check_elements(const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
+  if (extents_fit<sizeof...(Ds)>(e)) return;
+  std::string dims;
+  bool zero = false;
+  for (std::size_t x : e) zero = zero || x == 0;
+  [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    ((dims += (Is ? ", " : "") + dim_with_extent<Ds>(e[Is])), ...);
+  }(std::index_sequence_for<Ds...>{});
+  throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
+                            " multiply to more than " + std::to_string(max_elements) +
+                            ", the most elements a tensor can address");
+}
+
 // Checks an extent entering through `op` against D's interval.
 template <class D>
 constexpr std::size_t checked_extent(const char* op, std::size_t n) {
@@ -174,19 +191,7 @@ class shape {
   // Error: the extents other than 0 multiply to more than detail::max_elements (shape_error
   // naming `op` and every dim with its extent). Static shapes are checked at compile time.
   constexpr void check_size([[maybe_unused]] const char* op) const {
-    if constexpr (!is_static) {
-      const auto e = extents();
-      if (detail::extents_fit<rank>(e)) return;
-      std::string dims;
-      bool zero = false;
-      for (std::size_t i = 0; i < rank; ++i) zero = zero || e[i] == 0;
-      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-        ((dims += (Is ? ", " : "") + detail::dim_with_extent<Ds>(e[Is])), ...);
-      }(std::index_sequence_for<Ds...>{});
-      throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
-                                " multiply to more than " + std::to_string(detail::max_elements) +
-                                ", the most elements a tensor can address");
-    }
+    if constexpr (!is_static) detail::check_elements<Ds...>(op, extents());
   }
 
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};

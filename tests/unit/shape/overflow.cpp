@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace dg = dimgraph;
 
@@ -107,24 +108,41 @@ TEST_CASE("overflow: split_dims factors whose product wraps around to the whole 
                       "multiply to more than a std::size_t holds"));
 }
 
-TEST_CASE("overflow: concat, pad and merge_dims refuse results whose extents do not fit") {
+TEST_CASE("overflow: concat and pad refuse results whose extents do not fit") {
   float one = 0;
-  const auto huge = dg::view<float, B>(&one, dg::extent<B>(two_to(59)));
-  // Sums that fit a std::size_t but not a tensor: the result's shape refuses them.
+  const std::size_t most = static_cast<std::size_t>(PTRDIFF_MAX) / 8;
+  const auto huge = dg::view<float, B>(&one, dg::extent<B>(most));
+  // A sum that fits a std::size_t but not a tensor: the result's shape refuses it.
   CHECK(shape_error_of([&] {
           (void)dg::concat(dg::along<B>(huge), dg::along<B>(huge), dg::along<B>(huge));
-        }).starts_with("dimgraph: concat: the extents 3*b["));
-  // Sums that wrap: broadcast views of any extent cost nothing.
-  const auto zero = dg::full<float, F>(0.0f);
-  const auto wide = dg::broadcast_to<F, B>(zero, dg::extent<B>(size_max - 1));
-  CHECK(shape_error_of([&] { (void)dg::pad<B, 1, 1>(wide); })
-            .starts_with("dimgraph: pad: dim '1+b+1' would have extent 1 + b[18446744073709551614] "
-                         "+ 1, more than a std::size_t holds"));
-  const auto square = dg::broadcast_to<B, K>(dg::full<float>(0.0f), dg::extent<B>(two_to(33)),
-                                             dg::extent<K>(two_to(33)));
-  CHECK(shape_error_of([&] { (void)dg::merge_dims<B, K>(square); })
-            .starts_with("dimgraph: merge_dims: dim 'b*k' would have extent b[8589934592] * "
-                         "k[8589934592], more than a std::size_t holds"));
+        }).starts_with("dimgraph: concat: the extents 3*b[3458764513820540925] multiply to more"));
+  // A sum that wraps: 17 parts of 2^60 - 1.
+  CHECK(shape_error_of([&] {
+          [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+            (void)dg::concat(dg::along<B>((void(Is), huge))...);
+          }(std::make_index_sequence<17>{});
+        }).starts_with("dimgraph: concat: dim '17*b' would have extent b[1152921504606846975] + "));
+  // A padding (at most 2^60 - 1: a larger static one is a compile error) plus the extent.
+  CHECK(shape_error_of([&] { (void)dg::pad<B, two_to(59), 0>(huge); })
+            .starts_with("dimgraph: pad: the extents 576460752303423488+b[1729382256910270463] "
+                         "multiply to more than"));
+}
+
+TEST_CASE("overflow: broadcast_to and outer refuse more elements than a tensor can address") {
+  // Nothing is stored, but a count over them (a reduction's) would wrap: max over them said
+  // "reduces over no elements ()".
+  const auto one = dg::full<float>(1.0f);
+  CHECK(shape_error_of([&] {
+          (void)dg::max<B, K>(
+              dg::broadcast_to<B, K>(one, dg::extent<B>(two_to(32)), dg::extent<K>(two_to(32))));
+        }) ==
+        "dimgraph: broadcast_to: the extents b[4294967296], k[4294967296] multiply to "
+        "more than 1152921504606846975, the most elements a tensor can address");
+  const auto b = dg::broadcast_to<B>(one, dg::extent<B>(two_to(40)));
+  const auto k = dg::broadcast_to<K>(one, dg::extent<K>(two_to(40)));
+  CHECK(shape_error_of([&] {
+          (void)dg::eval(dg::sum<B, K>(dg::outer(b, k)));
+        }).starts_with("dimgraph: outer: the extents b[1099511627776], k[1099511627776]"));
 }
 
 TEST_CASE("overflow: runtime_size refuses sums and products that do not fit") {
