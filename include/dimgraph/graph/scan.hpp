@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/scan_run.hpp"
@@ -289,14 +290,16 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     });
     const std::size_t slot = walks[0].slot(i);
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        auto& out = std::get<K>(outs);
-        const auto& e = std::get<K>(r.emits.values);
-        if (!out)
-          out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
-        else detail::check_emitted(*out, e, K, i);
-        (*out)[at<iter>(slot)] = e;
-      };
+      // (Inlined: the check of the emitted extents would make GCC call it out of line.)
+      [[maybe_unused]] auto put =
+          [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
+            auto& out = std::get<K>(outs);
+            const auto& e = std::get<K>(r.emits.values);
+            if (!out)
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+            else detail::check_emitted(*out, e, K, i);
+            (*out)[at<iter>(slot)] = e;
+          };
       (put(std::integral_constant<std::size_t, Ks>{}), ...);
     }(std::make_index_sequence<emit_count>{});
     // Every next carry is computed (from the old ones) before any is replaced.

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
@@ -90,6 +91,18 @@ decltype(auto) at_iteration(std::size_t i, F&& f) {
   }
 }
 
+// The error of check_emitted (out of line: the check stays small enough to inline).
+template <class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_emitted_extent(std::size_t k, std::size_t i,
+                                                                    std::size_t got,
+                                                                    std::size_t want) {
+  throw shape_error("scan", "at iteration " + std::to_string(i) + ": emitted value " +
+                                std::to_string(k) + " has extent " + std::to_string(got) +
+                                " along dim '" + describe<X>() + "', but iteration 0 emitted " +
+                                "extent " + std::to_string(want) +
+                                " (every iteration must emit the same extents)");
+}
+
 // The value emitted as output k at iteration i has the extents of the stacked output out
 // (made from iteration 0's value) along each of its non-static dims. Error: shape_error
 // naming scan, the iteration, the output, the dim and both extents.
@@ -99,12 +112,7 @@ void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
     [[maybe_unused]] auto one = [&]<class X>(X*) {
       if constexpr (!is_static_v<X>) {
         const std::size_t want = out.template extent<X>(), got = e.template extent<X>();
-        if (got != want)
-          throw shape_error("scan", "at iteration " + std::to_string(i) + ": emitted value " +
-                                        std::to_string(k) + " has extent " + std::to_string(got) +
-                                        " along dim '" + describe<X>() + "', but iteration 0 " +
-                                        "emitted extent " + std::to_string(want) +
-                                        " (every iteration must emit the same extents)");
+        if (got != want) throw_emitted_extent<X>(k, i, got, want);
       }
     };
     (one(static_cast<Ds*>(nullptr)), ...);

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/list.hpp"
@@ -61,12 +62,10 @@ constexpr bool extents_fit(const std::array<std::size_t, R>& ext) {
   return true;
 }
 
-// Checks that extents of the dims Ds... (of a shape, or of an expression whose elements are
-// never stored, such as a broadcast) fit extents_fit. Error: shape_error naming `op` and
-// every dim with its extent.
+// The error of check_elements, out of line: the check itself stays small enough to inline.
 template <class... Ds>
-constexpr void check_elements(const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
-  if (extents_fit<sizeof...(Ds)>(e)) return;
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_too_many_elements(
+    const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
   std::string dims;
   bool zero = false;
   for (std::size_t x : e) zero = zero || x == 0;
@@ -76,6 +75,14 @@ constexpr void check_elements(const char* op, const std::array<std::size_t, size
   throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
                             " multiply to more than " + std::to_string(max_elements) +
                             ", the most elements a tensor can address");
+}
+
+// Checks that extents of the dims Ds... (of a shape, or of an expression whose elements are
+// never stored, such as a broadcast) fit extents_fit. Error: shape_error naming `op` and
+// every dim with its extent.
+template <class... Ds>
+constexpr void check_elements(const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
+  if (!extents_fit<sizeof...(Ds)>(e)) throw_too_many_elements<Ds...>(op, e);
 }
 
 // Checks an extent entering through `op` against D's interval.

@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/shape/error.hpp"
 
@@ -20,6 +21,14 @@ inline constexpr std::size_t storage_alignment = 64;
 struct raw_free {
   void operator()(void* p) const { ::operator delete(p); }
 };
+
+// The error of a heap storage whose bytes do not fit a std::size_t (out of line: the
+// allocation stays small enough to inline).
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_too_many_bytes(std::size_t n,
+                                                                           std::size_t size) {
+  throw shape_error("tensor", std::to_string(n) + " elements of " + std::to_string(size) +
+                                  " bytes take more bytes than can be addressed");
+}
 
 // Asks a storage for elements left uninitialised: the caller writes every one of them before
 // any is read (a tensor constructed from an expression).
@@ -45,8 +54,7 @@ class heap_storage {
     if (n == 0) return;
     std::size_t space = 0;
     if (mul_overflows(n, sizeof(T), space) || add_overflows(space, storage_alignment, space))
-      throw shape_error("tensor", std::to_string(n) + " elements of " + std::to_string(sizeof(T)) +
-                                      " bytes take more bytes than can be addressed");
+      throw_too_many_bytes(n, sizeof(T));
     raw_.reset(::operator new(space));
     void* p = raw_.get();
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
