@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -76,6 +77,27 @@ TEST_CASE("overflow: the largest sizes that fit are accepted, one more is not") 
   auto empty = dg::view<float, B, K>(&one, dg::extent<B>(0), dg::extent<K>(most));
   CHECK(empty.size() == 0);
 }
+
+// Sanitizers' allocators abort on a request they cannot serve instead of throwing.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define DIMGRAPH_TEST_HUGE_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define DIMGRAPH_TEST_HUGE_ALLOCATIONS 0
+#endif
+#endif
+#ifndef DIMGRAPH_TEST_HUGE_ALLOCATIONS
+#define DIMGRAPH_TEST_HUGE_ALLOCATIONS 1
+#endif
+
+#if DIMGRAPH_TEST_HUGE_ALLOCATIONS
+TEST_CASE("overflow: a size that fits but cannot be allocated is std::bad_alloc") {
+  // 2^59 floats: 2^61 bytes, more than any address space serves.
+  auto make = [] { return dg::tensor<float, B>(dg::extent<B>(two_to(59))); };
+  CHECK_THROWS_AS(make(), std::bad_alloc);
+}
+#endif
 
 TEST_CASE("overflow: one_hot with a huge depth throws before it allocates or writes") {
   struct Cls : dg::dim<"cls"> {};
