@@ -36,6 +36,13 @@
 #define DIMGRAPH_CONFIG_INLINE_LIMIT 16384
 #endif
 
+// The widest SIMD vector, in bytes, that kernels use: the target's widest register (64 with
+// AVX-512, 32 with AVX, 16 otherwise) unless this cap is smaller. 16 keeps AVX-512 machines
+// on 128-bit vectors (e.g. to avoid frequency drops); 1 gives scalar kernels.
+#ifndef DIMGRAPH_CONFIG_SIMD_MAX_BYTES
+#define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
@@ -1721,6 +1728,7 @@ inline constexpr bool list_same_set_v = list_is_subset_v<L1, L2> && list_is_subs
 // ---- begin dimgraph/shape/error.hpp
 // dimgraph::error and its subclasses: what run-time checks throw.
 
+#include <memory>
 #include <stdexcept>
 
 namespace dimgraph {
@@ -1732,6 +1740,22 @@ class error : public std::runtime_error {
  public:
   error(const std::string& op, const std::string& what)
       : std::runtime_error("dimgraph: " + op + ": " + what) {}
+
+  const char* what() const noexcept override {
+    return message_ ? message_->c_str() : std::runtime_error::what();
+  }
+
+  // Names the user's call the error happened in, before the message:
+  // "dimgraph: <op>: <where>: <the message so far>", e.g. "dimgraph: scan: at iteration 3:
+  // dimgraph: add: ...". The error keeps its class: catch it by reference, add the context
+  // and rethrow it with `throw;`.
+  void add_context(const std::string& op, const std::string& where) {
+    message_ =
+        std::make_shared<const std::string>("dimgraph: " + op + ": " + where + ": " + what());
+  }
+
+ private:
+  std::shared_ptr<const std::string> message_;  // (shared: copying an exception never throws)
 };
 
 // Extents that do not fit: a mismatch, an extent outside a dim's interval, a split
@@ -1759,6 +1783,34 @@ class overlap_error : public error {
 // runtime_size<D>(tag_extent): the run-time extent of any dim from the extents of its tags.
 
 
+// ---- begin dimgraph/detail/checked_size.hpp
+// detail::add_overflows, mul_overflows: sums and products of sizes that report overflow.
+
+
+namespace dimgraph::detail {
+
+// r = a + b; true when the exact sum does not fit a std::size_t (r is then unspecified).
+constexpr bool add_overflows(std::size_t a, std::size_t b, std::size_t& r) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_add_overflow(a, b, &r);
+#else
+  r = a + b;
+  return r < a;
+#endif
+}
+
+// r = a * b; true when the exact product does not fit a std::size_t (r is then unspecified).
+constexpr bool mul_overflows(std::size_t a, std::size_t b, std::size_t& r) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+  return __builtin_mul_overflow(a, b, &r);
+#else
+  r = a * b;
+  return a != 0 && r / a != b;
+#endif
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/detail/checked_size.hpp
 
 namespace dimgraph {
 namespace detail {
@@ -1778,20 +1830,34 @@ struct runtime_sizer<const_dim<K>> {
     return K;
   }
 };
+// The extent of a sum (Add) or product of parts, checked: shape_error when it does not fit a
+// std::size_t.
+template <class D, bool Add, class... Parts>
+struct combined_sizer {
+  template <class F>
+  static constexpr std::size_t get(const F& f) {
+    std::size_t r = Add ? 0 : 1;
+    bool overflow = false;
+    ((overflow = overflow || (Add ? add_overflows(r, runtime_sizer<Parts>::get(f), r)
+                                  : mul_overflows(r, runtime_sizer<Parts>::get(f), r))),
+     ...);
+    if (overflow) {
+      std::string parts;
+      ((parts += (parts.empty() ? "" : ", ") + std::string("'") + describe<Parts>() + "' " +
+                 std::to_string(runtime_sizer<Parts>::get(f))),
+       ...);
+      throw shape_error("runtime_size", "dim '" + describe<D>() + "': the extents of its " +
+                                            (Add ? "terms" : "factors") + " (" + parts + ") " +
+                                            (Add ? "add up" : "multiply") +
+                                            " to more than a std::size_t holds");
+    }
+    return r;
+  }
+};
 template <class... Ts>
-struct runtime_sizer<dim_sum<Ts...>> {
-  template <class F>
-  static constexpr std::size_t get(const F& f) {
-    return (runtime_sizer<Ts>::get(f) + ...);
-  }
-};
+struct runtime_sizer<dim_sum<Ts...>> : combined_sizer<dim_sum<Ts...>, true, Ts...> {};
 template <class... Fs>
-struct runtime_sizer<dim_prod<Fs...>> {
-  template <class F>
-  static constexpr std::size_t get(const F& f) {
-    return (runtime_sizer<Fs>::get(f) * ...);
-  }
-};
+struct runtime_sizer<dim_prod<Fs...>> : combined_sizer<dim_prod<Fs...>, false, Fs...> {};
 
 template <class D, class A, class B>
 struct split_sizer {
@@ -1847,7 +1913,8 @@ struct runtime_sizer<dim_floordiv<A, K>> {
 
 // The extent of dim D, given tag_extent(std::type_identity<Tag>{}) -> extent for each
 // non-static tag in D (static tags are not asked). Throws shape_error when a split
-// does not divide or a removed part is larger than the dim.
+// does not divide, a removed part is larger than the dim, or a sum or product of extents
+// does not fit a std::size_t.
 template <dimension D, class TagExtent>
 constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
   return detail::runtime_sizer<std::remove_cvref_t<D>>::get(tag_extent);
@@ -1858,6 +1925,7 @@ constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
 // ---- begin dimgraph/shape/shape.hpp
 // dimgraph::shape: a dim list plus the run-time extents of its non-static dims.
 
+#include <cstdint>
 
 
 namespace dimgraph {
@@ -1889,6 +1957,45 @@ inline std::string interval_text(interval i) {
   out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
   out += ']';
   return out;
+}
+
+// The most elements a shape may have: then every offset in elements, and the size in bytes
+// of the elements (8 bytes at most each) with room to align them, fit a std::ptrdiff_t, so
+// that no size, stride or offset computed from a shape's extents overflows.
+inline constexpr std::size_t max_elements = static_cast<std::size_t>(PTRDIFF_MAX) / 8;
+
+// Whether the product of the extents other than 0 is at most max_elements (with no 0 it is
+// the element count; the row-major strides are products of trailing extents, so they fit
+// too even when an extent is 0).
+template <std::size_t R>
+constexpr bool extents_fit(const std::array<std::size_t, R>& ext) {
+  std::size_t n = 1;
+  for (std::size_t e : ext)
+    if (e != 0 && (mul_overflows(n, e, n) || n > max_elements)) return false;
+  return true;
+}
+
+// The error of check_elements, out of line: the check itself stays small enough to inline.
+template <class... Ds>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_too_many_elements(
+    const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
+  std::string dims;
+  bool zero = false;
+  for (std::size_t x : e) zero = zero || x == 0;
+  [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    ((dims += (Is ? ", " : "") + dim_with_extent<Ds>(e[Is])), ...);
+  }(std::index_sequence_for<Ds...>{});
+  throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
+                            " multiply to more than " + std::to_string(max_elements) +
+                            ", the most elements a tensor can address");
+}
+
+// Checks that extents of the dims Ds... (of a shape, or of an expression whose elements are
+// never stored, such as a broadcast) fit extents_fit. Error: shape_error naming `op` and
+// every dim with its extent.
+template <class... Ds>
+constexpr void check_elements(const char* op, const std::array<std::size_t, sizeof...(Ds)>& e) {
+  if (!extents_fit<sizeof...(Ds)>(e)) throw_too_many_elements<Ds...>(op, e);
 }
 
 // Checks an extent entering through `op` against D's interval.
@@ -1929,6 +2036,8 @@ class shape {
  public:
   static constexpr std::size_t dynamic_count = count_dynamic();
   static constexpr bool is_static = dynamic_count == 0;
+  static_assert(detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...}),
+                "dimgraph: shape: the static dims have more elements than a tensor can address");
 
   // A static shape needs no extents.
   constexpr shape()
@@ -1947,6 +2056,7 @@ class shape {
     static_assert(((is_static_v<Ds> || detail::contains_v<Ds, detail::type_list<Ts...>>)&&...),
                   "dimgraph: shape: a non-static dim has no extent");
     (set_checked<Ts>("shape", given.value), ...);
+    check_size("shape");
   }
 
   // Extents by position, for code that builds shapes from other shapes.
@@ -1955,6 +2065,7 @@ class shape {
     shape s(uninitialized{});
     [[maybe_unused]] std::size_t i = 0;
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
+    s.check_size(op);
     return s;
   }
 
@@ -1975,7 +2086,7 @@ class shape {
     for (std::size_t i = 0; i < rank; ++i) e[i] = extent(i);
     return e;
   }
-  // The number of elements.
+  // The number of elements (at most detail::max_elements: checked where extents enter).
   constexpr std::size_t size() const {
     std::size_t n = 1;
     for (std::size_t i = 0; i < rank; ++i) n *= extent(i);
@@ -1997,6 +2108,12 @@ class shape {
     if constexpr (dynamic_[i]) extents_[slot_[i]] = n;
   }
 
+  // Error: the extents other than 0 multiply to more than detail::max_elements (shape_error
+  // naming `op` and every dim with its extent). Static shapes are checked at compile time.
+  constexpr void check_size([[maybe_unused]] const char* op) const {
+    if constexpr (!is_static) detail::check_elements<Ds...>(op, extents());
+  }
+
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};
 };
 
@@ -2014,7 +2131,7 @@ std::string to_string(const shape<Ds...>& s) {
 // ---- begin dimgraph/shape/rules.hpp
 // Propagation rules of the structural ops: each result dim as a type next to its run-time extent.
 
-#include <cstdint>
+#include <initializer_list>
 
 
 // Each rule is written once. The compile-time half is a dim type made by the dim
@@ -2058,22 +2175,47 @@ std::string parts_text(const char* sep, const std::array<std::size_t, sizeof...(
   return s;
 }
 
+// The extent of the result dim R of `op`: the sum (Add) or the product of the operands'
+// extents xs. Error: it does not fit a std::size_t (shape_error naming op, R and the
+// operands as text() writes them).
+template <class R, bool Add, class Text>
+std::size_t result_extent(const char* op, std::initializer_list<std::size_t> xs, const Text& text) {
+  std::size_t r = Add ? 0 : 1;
+  for (std::size_t x : xs)
+    if (Add ? add_overflows(r, x, r) : mul_overflows(r, x, r))
+      throw shape_error(op, "dim '" + describe<R>() + "' would have extent " + text() +
+                                ", more than a std::size_t holds");
+  return r;
+}
+
 // The extents of the parts of a sum (split, the inverse of concat): the parts' extents
 // add up to the whole's. Parts with a static size or a given extent are known; the one
 // part left unknown (it may occur more than once: split<A, A> of 2 * A) gets the rest,
-// shared equally. Error: the known parts exceed the whole, or the rest does not share
-// equally, or (nothing unknown) the parts do not add up to the whole.
+// shared equally. Error: the known parts exceed the whole (or add up to more than a
+// std::size_t holds), or the rest does not share equally, or (nothing unknown) the parts do
+// not add up to the whole.
 template <class Whole, class... Parts>
 std::array<std::size_t, sizeof...(Parts)> split_sum_extents(
     const char* op, std::size_t whole, std::array<std::size_t, sizeof...(Parts)> ext,
     const std::array<bool, sizeof...(Parts)>& known) {
   constexpr std::size_t n = sizeof...(Parts);
   std::size_t sum = 0, unknown = 0;
-  for (std::size_t i = 0; i < n; ++i) known[i] ? void(sum += ext[i]) : void(++unknown);
+  bool overflow = false;
+  for (std::size_t i = 0; i < n; ++i)
+    known[i] ? void(overflow = overflow || add_overflows(sum, ext[i], sum)) : void(++unknown);
   auto fail = [&](const std::string& why) {
     throw shape_error(
         op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
   };
+  if (overflow) {
+    std::string given;
+    std::size_t i = 0;
+    ((known[i] ? void(given += (given.empty() ? "" : " + ") + dim_with_extent<Parts>(ext[i]))
+               : void(),
+      ++i),
+     ...);
+    fail("but its known parts add up to more than a std::size_t holds: " + given);
+  }
   if (unknown == 0 && sum != whole)
     fail("but its parts add up to " + std::to_string(sum) + ": " +
          parts_text<Parts...>(" + ", ext));
@@ -2091,7 +2233,7 @@ std::array<std::size_t, sizeof...(Parts)> split_sum_extents(
 // The extents of the factors of a merged dim (split_dims, the inverse of merge_dims):
 // a * b == whole; the known factor gives the other exactly. Error: the known factor does
 // not divide the whole, or is 0 (then the other is undetermined), or (both known) the
-// product is not the whole.
+// product is not the whole (or does not fit a std::size_t).
 template <class Whole, class A, class B>
 std::array<std::size_t, 2> split_product_extents(const char* op, std::size_t whole,
                                                  std::array<std::size_t, 2> ext,
@@ -2101,8 +2243,12 @@ std::array<std::size_t, 2> split_product_extents(const char* op, std::size_t who
         op, "dim '" + describe<Whole>() + "' has extent " + std::to_string(whole) + ", " + why);
   };
   if (known[0] && known[1]) {
-    if (ext[0] * ext[1] != whole)
-      fail("but its factors' extents multiply to " + std::to_string(ext[0] * ext[1]) + ": " +
+    std::size_t product = 0;
+    if (mul_overflows(ext[0], ext[1], product))
+      fail("but its factors' extents multiply to more than a std::size_t holds: " +
+           parts_text<A, B>(" * ", ext));
+    if (product != whole)
+      fail("but its factors' extents multiply to " + std::to_string(product) + ": " +
            parts_text<A, B>(" * ", ext));
     return ext;
   }
@@ -2200,10 +2346,17 @@ struct slice_range {
   std::size_t count = 0;
 };
 
+// |step| as a std::size_t (exact for PTRDIFF_MIN too).
+constexpr std::size_t step_magnitude(std::ptrdiff_t step) {
+  return step < 0 ? std::size_t{0} - static_cast<std::size_t>(step)
+                  : static_cast<std::size_t>(step);
+}
+
 // NumPy's rule (Python's slice.indices): a negative bound counts from the end, bounds
 // beyond either end are clamped (a slice never fails), end is exclusive; a negative
 // step walks backwards, and an open bound is then the last position (start) or the
-// position before the first (end). step must not be 0.
+// position before the first (end). step must not be 0; any other step is exact, however
+// large (|step| is taken without overflow: a step of PTRDIFF_MIN selects at most one position).
 constexpr slice_range slice_positions(std::size_t extent, slice_index start, slice_index end,
                                       std::ptrdiff_t step) {
   const auto n = static_cast<std::ptrdiff_t>(extent);
@@ -2219,12 +2372,12 @@ constexpr slice_range slice_positions(std::size_t extent, slice_index start, sli
   };
   const std::ptrdiff_t s = adjust(start, step < 0 ? n - 1 : 0);
   const std::ptrdiff_t e = adjust(end, step < 0 ? -1 : n);
-  std::ptrdiff_t count = 0;
-  if (step > 0 && s < e) count = (e - s - 1) / step + 1;
-  if (step < 0 && e < s) count = (s - e - 1) / -step + 1;
-  return count == 0
-             ? slice_range{0, step, 0}
-             : slice_range{static_cast<std::size_t>(s), step, static_cast<std::size_t>(count)};
+  const std::size_t k = step_magnitude(step);
+  std::size_t count = 0;
+  if (step > 0 && s < e) count = static_cast<std::size_t>(e - s - 1) / k + 1;
+  if (step < 0 && e < s) count = static_cast<std::size_t>(s - e - 1) / k + 1;
+  return count == 0 ? slice_range{0, step, 0}
+                    : slice_range{static_cast<std::size_t>(s), step, count};
 }
 
 namespace detail {
@@ -2237,7 +2390,7 @@ constexpr interval slice_bounds(interval a, slice_index start, slice_index end,
                                 std::ptrdiff_t step) {
   if (a.is_empty()) return interval::empty();
   auto count = [&](std::size_t n) { return slice_positions(n, start, end, step).count; };
-  const std::size_t k = static_cast<std::size_t>(step < 0 ? -step : step);
+  const std::size_t k = step_magnitude(step);
   // far: beyond every point where clamping changes, and where the distance from start to
   // end is positive if it grows with the extent (it is then n plus at most the bounds).
   std::size_t far = 2;
@@ -2249,7 +2402,7 @@ constexpr interval slice_bounds(interval a, slice_index start, slice_index end,
   };
   for (slice_index b : {start, end}) {
     if (b.is_none) continue;
-    const std::size_t m = static_cast<std::size_t>(b.value < 0 ? -b.value : b.value);
+    const std::size_t m = step_magnitude(b.value);
     for (std::size_t p : {m - 1, m, m + 1})
       if (p <= m + 1) sample(p);  // (m - 1 wraps when m is 0)
     far += m;
@@ -2699,8 +2852,8 @@ constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
 // detail::storage: element storage, 64-byte aligned on the heap, inline when the size is static.
 
 #include <bit>
-#include <memory>
 #include <new>
+
 
 namespace dimgraph::detail {
 
@@ -2711,6 +2864,14 @@ struct raw_free {
   void operator()(void* p) const { ::operator delete(p); }
 };
 
+// The error of a heap storage whose bytes do not fit a std::size_t (out of line: the
+// allocation stays small enough to inline).
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_too_many_bytes(std::size_t n,
+                                                                           std::size_t size) {
+  throw shape_error("tensor", std::to_string(n) + " elements of " + std::to_string(size) +
+                                  " bytes take more bytes than can be addressed");
+}
+
 // Asks a storage for elements left uninitialised: the caller writes every one of them before
 // any is read (a tensor constructed from an expression).
 struct for_overwrite_t {};
@@ -2720,6 +2881,9 @@ struct for_overwrite_t {};
 // plus 64 bytes. (Not the aligned operator new: glibc serves large aligned requests with a
 // fresh mmap every time, so a loop that makes one big tensor per iteration would fault
 // in every page of it on every call; plain requests of a repeated size reuse the heap.)
+// Error: n elements whose bytes (plus the 64) do not fit a std::size_t (shape_error; a
+// tensor's shape never gets there, see detail::max_elements); std::bad_alloc when they fit
+// but cannot be had.
 template <class T>
 class heap_storage {
  public:
@@ -2730,9 +2894,11 @@ class heap_storage {
   // (Default-initialised: nothing is done for arithmetic T.)
   heap_storage(for_overwrite_t, std::size_t n) : size_(n) {
     if (n == 0) return;
-    raw_.reset(::operator new(n * sizeof(T) + storage_alignment));
+    std::size_t space = 0;
+    if (mul_overflows(n, sizeof(T), space) || add_overflows(space, storage_alignment, space))
+      throw_too_many_bytes(n, sizeof(T));
+    raw_.reset(::operator new(space));
     void* p = raw_.get();
-    std::size_t space = n * sizeof(T) + storage_alignment;
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
     std::uninitialized_default_construct_n(data_, n);
   }
@@ -4281,29 +4447,62 @@ class broadcast_expr : public expr_node_base {
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
 
-// broadcast_to<Ds...>(x, dg::extent<New>(n)...): Shape rule [x dims] -> [Ds...].
-// Error: Ds... lacks one of x's dims; a new non-static dim without an extent.
+// broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
+// Extents are given for new non-static dims, and may be given for x's own dims
+// (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
+// a new non-static dim without an extent; an extent given for a dim not in
+// Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
+// dims that is not x's extent; a new dim's extent outside its interval; more elements than a
+// tensor can address (though none is stored, so that counts over them cannot wrap).
 template <class... Ds, expression X, class... Es>
 auto broadcast_to(X&& x, extent_arg<Es>... given) {
   using xd = dims_t<X>;
-  static_assert(list_is_subset_v<xd, dim_list<Ds...>>,
+  using target = dim_list<Ds...>;
+  static_assert(list_is_subset_v<xd, target>,
                 "dimgraph: broadcast_to: the target dims must include every dim of the operand");
   static_assert(
       ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
         detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
       "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+  static_assert((list_contains_v<target, Es> && ...),
+                "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
+  static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
+                "dimgraph: broadcast_to: an extent is given twice");
   std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-  ((ext[list_index_of_v<dim_list<Ds...>, Es>] =
-        detail::checked_extent<Es>("broadcast_to", given.value)),
-   ...);
+  [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
+    if constexpr (list_contains_v<xd, E>) {
+      const std::size_t have = x.template extent<E>();
+      if (g.value != have)
+        throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
+                                              std::to_string(have) + " in the operand, but " +
+                                              std::to_string(g.value) + " is given");
+    } else if constexpr (list_contains_v<target, E>) {
+      ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
+    }
+  };
+  (take(given), ...);
+  auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
+    if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
+    else return new_extent;
+  };
+  detail::check_elements<Ds...>(
+      "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
   return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
 }
 
 // outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
 // dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
+// Error (run time): more elements than a tensor can address (shape_error).
 template <expression A, expression B, class F = detail::fn::mul>
 auto outer(A&& a, B&& b, F f = {}) {
   using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  [&]<class... Rs>(dim_list<Rs...>*) {
+    auto extent_of = [&]<class D>(std::type_identity<D>) {
+      if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
+      else return b.template extent<D>();
+    };
+    detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
+  }(static_cast<result_dims*>(nullptr));
   return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
                                                                   std::forward<B>(b));
 }
@@ -4497,11 +4696,14 @@ constexpr structural_check check_slice() {
 }
 
 // The slice of x along A as a view with dim R (the positions are checked by the caller).
+// With two positions or more, |step| is below A's extent, so step * stride fits as the
+// stride times the extent does; with fewer, the step is never taken (and may be as large as
+// PTRDIFF_MIN): the view keeps x's stride.
 template <class A, class R, class X>
 auto slice_view(X& x, const slice_range& p) {
   const std::ptrdiff_t s = x.template stride<A>();
   return replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                             {p.step * s});
+                             {p.count > 1 ? p.step * s : s});
 }
 
 }  // namespace detail
@@ -6055,8 +6257,10 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
 // order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
 // The element type is the operands' common type. Errors (compile time): an operand
 // lacks its dim; the operands' other dims differ; the result dim is one of the other
-// dims; no common element type. Error (run time): another dim, or a tag concatenated
-// with itself, with different extents (shape_error). Nothing is allocated before the checks.
+// dims; no common element type. Errors (run time): another dim, or a tag concatenated
+// with itself, with different extents; concatenated extents that add up to more than a
+// std::size_t holds, or a result larger than a tensor can address (shape_error). Nothing is
+// allocated before the checks.
 template <class... Parts>
   requires(sizeof...(Parts) > 0 && (detail::is_along_v<Parts> && ...))
 auto concat(Parts... parts) {
@@ -6084,8 +6288,12 @@ auto concat(Parts... parts) {
             detail::tensor_of_list_t<value, detail::replace_dim_t<dims_t<x0>, a0, r_dim>>;
         const auto ext = detail::concat_extents<r_dim>(ps...);
         const auto& x = std::get<0>(std::forward_as_tuple(ps...)).operand;
-        std::size_t total = 0;
-        for (std::size_t e : ext) total += e;
+        const std::size_t total = std::apply(
+            [&](auto... e) {
+              return detail::result_extent<r_dim, true>(
+                  "concat", {e...}, [&] { return detail::parts_text<As...>(" + ", ext); });
+            },
+            ext);
         result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<r_dim>();
@@ -6126,7 +6334,8 @@ constexpr structural_check check_merge_dims() {
 // layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
 // run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
 // elements: the result type says which, at compile time. Errors (compile time): x lacks
-// a or b; a == b; a * b is already a dim of x.
+// a or b; a == b; a * b is already a dim of x. Error (run time): a * b's extent does not
+// fit a std::size_t, or the result is larger than a tensor can address (shape_error).
 template <dimension A, dimension B, class X>
 auto merge_dims(X&& x) {
   if constexpr (detail::poisoned<X>) {
@@ -6150,14 +6359,16 @@ auto merge_dims(X&& x) {
       using m = merge_dim_t<a, b>;
       constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
       const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
+        return detail::parts_text<a, b>(" * ", {na, nb});
+      });
       if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
-        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {na * nb},
-                                              {x.template stride<b>()});
+        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()});
       } else {
         using value = value_t<x_t>;
         using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
         using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
-        result_t r(detail::shape_with<result_t, m>("merge_dims", x, na * nb));
+        result_t r(detail::shape_with<result_t, m>("merge_dims", x, nm));
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<m>();
         detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
@@ -6209,7 +6420,9 @@ struct pad_part : dim_expr_base {
 // The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
 // padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
 // when after is 0), gives a view with dim a itself.
-// Errors (compile time): x has no dim a; the padded dim is already one of x's dims.
+// Errors (compile time): x has no dim a; the padded dim is already one of x's dims. Error
+// (run time): the padded extent does not fit a std::size_t, or the result is larger than a
+// tensor can address (shape_error).
 template <dimension A, std::size_t Before, std::size_t After, class X>
 auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
   if constexpr (detail::poisoned<X>) {
@@ -6230,7 +6443,11 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
       using result_t =
           detail::tensor_of_list_t<value_type, detail::replace_dim_t<dims_t<x_t>, a, p>>;
       const std::size_t n = x.template extent<a>();
-      result_t r(detail::shape_with<result_t, p>("pad", x, Before + n + After));
+      const std::size_t padded = detail::result_extent<p, true>("pad", {Before, n, After}, [&] {
+        return std::to_string(Before) + " + " + detail::dim_with_extent<a>(n) + " + " +
+               std::to_string(After);
+      });
+      result_t r(detail::shape_with<result_t, p>("pad", x, padded));
       auto whole = r.view();
       const std::ptrdiff_t s = r.template stride<p>();
       if constexpr (Before > 0)
@@ -6378,7 +6595,8 @@ auto gather(const Table& table, const Idx& idx) {
 // v's extent is its static size or given: one_hot(idx, dg::extent<V>(n)). Errors
 // (compile time): idx's elements are not dg::index<v>; v is not static and no extent is
 // given; an extent given for another dim. Errors (run time): an extent outside v's
-// interval (shape_error); an index outside [0, extent) (index_error), before any write.
+// interval, or a result larger than a tensor can address (shape_error); an index outside
+// [0, extent) (index_error); both before anything is allocated or written.
 template <class T = float, class Idx, class... Es>
 auto one_hot(const Idx& idx, extent_arg<Es>... given) {
   if constexpr (detail::poisoned<Idx>) {
@@ -7373,7 +7591,7 @@ struct slice_walk {
 //   s = start < 0 ? start + n : start,  e = end < 0 ? end + n : end
 //   [lo, hi] = stride > 0 ? [s, e] : [e, s]          (the covered range, inclusive)
 //   valid  <=>  0 <= lo <= hi + 1 <= n                (hi + 1 == lo: empty range)
-//   L = hi - lo + 1,  k = |stride|,  P = part_size
+//   L = hi - lo + 1,  k = |stride| (exact for any stride),  P = part_size
 //   count  = L < P ? 0 : (L - P) / k + 1
 //   window(i) = stride > 0 ? lo + i * k : hi + 1 - P - i * k
 // With k == P this is the opset's (|end - start| + 1) / part_size: over a dim of 40 with
@@ -7387,14 +7605,67 @@ constexpr slice_walk slicing_walk(slicing s, std::size_t n) {
   const std::ptrdiff_t b = s.end < 0 ? s.end + len : s.end;
   w.forward = s.stride > 0;
   const std::ptrdiff_t lo = w.forward ? a : b, hi = w.forward ? b : a;
-  w.valid = 0 <= lo && lo <= hi + 1 && hi + 1 <= len;
+  w.valid = 0 <= lo && lo - 1 <= hi && hi < len;  // (written so that nothing overflows)
   if (!w.valid) return w;
-  const std::ptrdiff_t covered = hi - lo + 1, k = w.forward ? s.stride : -s.stride;
-  w.part_size = static_cast<std::size_t>(s.part_size);
-  w.count = covered < s.part_size ? 0 : static_cast<std::size_t>((covered - s.part_size) / k + 1);
+  const auto covered = static_cast<std::size_t>(hi - lo + 1);
+  const std::size_t k = step_magnitude(s.stride), p = static_cast<std::size_t>(s.part_size);
+  w.part_size = p;
+  w.count = covered < p ? 0 : (covered - p) / k + 1;
   w.first = w.forward ? lo : hi + 1 - s.part_size;
   w.step = s.stride;
   return w;
+}
+
+// Why a slicing's walk over a dim of extent n is not valid (the rule above, the first and
+// the last covered position being lo and hi): a bound outside the dim (lo < 0, hi >= n, or
+// lo > n / hi < -1 beyond an empty walk), or start past end in the walk's direction.
+enum class slicing_fit { ok, before_first, past_last, reversed };
+struct slicing_fit_result {
+  slicing_fit fit = slicing_fit::ok;
+  bool at_start = true;  // the bound at fault (when outside the dim)
+};
+constexpr slicing_fit_result check_slicing_fit(slicing s, std::size_t n) {
+  const auto len = static_cast<std::ptrdiff_t>(n);
+  const std::ptrdiff_t a = s.start < 0 ? s.start + len : s.start;
+  const std::ptrdiff_t b = s.end < 0 ? s.end + len : s.end;
+  const bool forward = s.stride > 0;
+  const std::ptrdiff_t lo = forward ? a : b, hi = forward ? b : a;
+  if (lo < 0) return {slicing_fit::before_first, forward};
+  if (hi >= len) return {slicing_fit::past_last, !forward};
+  if (hi < -1) return {slicing_fit::before_first, !forward};
+  if (lo > len) return {slicing_fit::past_last, forward};
+  if (lo - 1 > hi) return {slicing_fit::reversed, true};
+  return {};
+}
+
+// What is wrong with a slicing over a dim of extent n whose walk is not valid:
+// "start 3 is after end 1 for a forward slicing (stride 1); ...".
+inline std::string slicing_problem(slicing s, std::size_t n) {
+  const auto len = static_cast<std::ptrdiff_t>(n);
+  auto bound = [&](bool is_start) {
+    const std::ptrdiff_t v = is_start ? s.start : s.end;
+    std::string text = (is_start ? "start " : "end ") + std::to_string(v);
+    if (v < 0) text += " (position " + std::to_string(v + len) + ")";
+    return text;
+  };
+  const slicing_fit_result r = check_slicing_fit(s, n);
+  const std::string stride = " (stride " + std::to_string(s.stride) + ")";
+  switch (r.fit) {
+    case slicing_fit::before_first:
+      return bound(r.at_start) + " lies before the first position of the dim";
+    case slicing_fit::past_last:
+      return bound(r.at_start) + " lies past the last position (" + std::to_string(len - 1) +
+             ") of the dim";
+    case slicing_fit::reversed:
+      if (s.stride > 0)
+        return bound(true) + " is after " + bound(false) + " for a forward slicing" + stride +
+               "; the end is inclusive, so an empty walk has start = end + 1";
+      return bound(true) + " is before " + bound(false) + " for a backward slicing" + stride +
+             "; the end is inclusive, so an empty walk has start = end - 1";
+    case slicing_fit::ok:
+      break;
+  }
+  return "the slicing fits the dim";
 }
 
 // Whether a slicing's parameters make sense whatever the extent (stride != 0, part_size >= 1).
@@ -7412,7 +7683,7 @@ constexpr slice_walk static_walk() {
     return slicing_walk(S, bounds_v<D>.lo);
   } else {
     // Any extent above both bounds gives the same walk.
-    return slicing_walk(S, static_cast<std::size_t>((S.start > S.end ? S.start : S.end) + 1));
+    return slicing_walk(S, static_cast<std::size_t>(S.start > S.end ? S.start : S.end) + 1);
   }
 }
 
@@ -7922,9 +8193,14 @@ template <class Sliced>
 constexpr bool slicing_inside_dim() {
   using d = typename Sliced::dim;
   if constexpr (is_static_v<d>) {
-    constexpr bool inside = slicing_walk(Sliced::slicing_value, bounds_v<d>.lo).valid;
-    static_assert(inside, "dimgraph: scan: the slicing's start or end lies outside the dim");
-    return inside;
+    constexpr slicing_fit fit = check_slicing_fit(Sliced::slicing_value, bounds_v<d>.lo).fit;
+    static_assert(fit != slicing_fit::before_first && fit != slicing_fit::past_last,
+                  "dimgraph: scan: the slicing's start or end lies outside the dim");
+    static_assert(fit != slicing_fit::reversed,
+                  "dimgraph: scan: the slicing's start is past its end in the direction of its "
+                  "stride (the end is inclusive: an empty walk has start = end + 1 going "
+                  "forward, end - 1 going backward)");
+    return fit == slicing_fit::ok;
   } else {
     return true;
   }
@@ -8201,7 +8477,8 @@ auto slice_at(const Sliced& in, const slice_walk& w, std::size_t i) {
 }
 
 // The walk of each sliced input, checked: inside its dim, and the same trip count for all.
-// Errors (run time, before any work): shape_error.
+// Errors (run time, before any work): shape_error saying what is wrong ("sliced input 0
+// along dim 'time' of extent 5: start 3 is after end 1 for a forward slicing ...").
 template <class... Ss>
 std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   std::array<slice_walk, sizeof...(Ss)> walks{};
@@ -8212,12 +8489,9 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
     const std::size_t n = x.operand.template extent<d>();
     const slice_walk w = slicing_walk(s, n);
     if (!w.valid)
-      throw shape_error(
-          "scan", "the slicing start=" + std::to_string(s.start) +
-                      ", end=" + std::to_string(s.end) + ", stride=" + std::to_string(s.stride) +
-                      ", part_size=" + std::to_string(s.part_size) + " of sliced input " +
-                      std::to_string(i) + " lies outside dim '" + describe<d>() + "' of extent " +
-                      std::to_string(n));
+      throw shape_error("scan", "sliced input " + std::to_string(i) + " along dim '" +
+                                    describe<d>() + "' of extent " + std::to_string(n) + ": " +
+                                    slicing_problem(s, n));
     walks[i++] = w;
   };
   (one(in), ...);
@@ -8242,6 +8516,46 @@ Out stacked_output(const E* e, std::size_t n) {
     };
     return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
   }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+// f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
+// iteration i: " before its message and is rethrown (keeping its class).
+template <class F>
+decltype(auto) at_iteration(std::size_t i, F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (error& e) {
+    e.add_context("scan", "at iteration " + std::to_string(i));
+    throw;
+  }
+}
+
+// The error of check_emitted (out of line: the check stays small enough to inline).
+template <class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_emitted_extent(std::size_t k, std::size_t i,
+                                                                    std::size_t got,
+                                                                    std::size_t want) {
+  throw shape_error("scan", "at iteration " + std::to_string(i) + ": emitted value " +
+                                std::to_string(k) + " has extent " + std::to_string(got) +
+                                " along dim '" + describe<X>() + "', but iteration 0 emitted " +
+                                "extent " + std::to_string(want) +
+                                " (every iteration must emit the same extents)");
+}
+
+// The value emitted as output k at iteration i has the extents of the stacked output out
+// (made from iteration 0's value) along each of its non-static dims. Error: shape_error
+// naming scan, the iteration, the output, the dim and both extents.
+template <class Out, class E>
+void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
+  [&]<class... Ds>(dim_list<Ds...>*) {
+    [[maybe_unused]] auto one = [&]<class X>(X*) {
+      if constexpr (!is_static_v<X>) {
+        const std::size_t want = out.template extent<X>(), got = e.template extent<X>();
+        if (got != want) throw_emitted_extent<X>(k, i, got, want);
+      }
+    };
+    (one(static_cast<Ds*>(nullptr)), ...);
+  }(static_cast<dims_t<E>*>(nullptr));
 }
 
 template <class T, class L>
@@ -8578,7 +8892,11 @@ class scan_fn {
 // Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before
-// the first iteration): a slicing outside its dim, trip counts that differ (shape_error).
+// the first iteration): a slicing outside its dim or past its end, trip counts that differ
+// (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
+// from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
+// ..."); any dg::error the body throws keeps its class and gets the iteration before its
+// message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
 template <dimension D, class Unroll = unroll<1>, class Body>
 scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
   static_assert(
@@ -8612,18 +8930,23 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
       return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
     }(std::make_index_sequence<slice_count>{});
-    auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      return body_(detail::scan_arg<Ks, Run>(slices, state)...);
-    }(std::make_index_sequence<Run::input_count>{});
+    auto r = detail::at_iteration(i, [&] {
+      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+      }(std::make_index_sequence<Run::input_count>{});
+    });
     const std::size_t slot = walks[0].slot(i);
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        auto& out = std::get<K>(outs);
-        const auto& e = std::get<K>(r.emits.values);
-        if (!out)
-          out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
-        (*out)[at<iter>(slot)] = e;
-      };
+      // (Inlined: the check of the emitted extents would make GCC call it out of line.)
+      [[maybe_unused]] auto put =
+          [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
+            auto& out = std::get<K>(outs);
+            const auto& e = std::get<K>(r.emits.values);
+            if (!out)
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+            else detail::check_emitted(*out, e, K, i);
+            (*out)[at<iter>(slot)] = e;
+          };
       (put(std::integral_constant<std::size_t, Ks>{}), ...);
     }(std::make_index_sequence<emit_count>{});
     // Every next carry is computed (from the old ones) before any is replaced.
@@ -8792,6 +9115,91 @@ inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
 template <class A, class B>
 inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
 
+// The parameter types of a callable, where they can be known without calling it: a function
+// (pointer), a class with one call operator, or a class whose call operator is a template
+// with one parameter per argument (a generic lambda such as [](auto p, const auto& q)),
+// instantiated for the argument types Xs as a call deduces them (const Xs& lvalues give
+// `auto` parameters the type Xs).
+template <class... Ps>
+struct parameter_types {
+  static constexpr bool known = true;
+  using list = type_list<Ps...>;
+};
+struct unknown_parameters {
+  static constexpr bool known = false;
+  using list = type_list<>;
+};
+template <class F>
+struct signature_parameters : unknown_parameters {};
+template <class R, class... Ps>
+struct signature_parameters<R (*)(Ps...)> : parameter_types<Ps...> {};
+template <class R, class... Ps>
+struct signature_parameters<R (*)(Ps...) noexcept> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...)> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) const> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) noexcept> : parameter_types<Ps...> {};
+template <class R, class C, class... Ps>
+struct signature_parameters<R (C::*)(Ps...) const noexcept> : parameter_types<Ps...> {};
+
+template <class Fn, class... Xs>
+struct call_parameters : unknown_parameters {};
+template <class Fn, class... Xs>
+  requires std::is_pointer_v<Fn> || std::is_function_v<Fn>
+struct call_parameters<Fn, Xs...> : signature_parameters<std::decay_t<Fn>> {};
+template <class Fn, class... Xs>
+  requires requires { &Fn::operator(); }
+struct call_parameters<Fn, Xs...> : signature_parameters<decltype(&Fn::operator())> {};
+template <class Fn, class... Xs>
+  requires requires { &Fn::template operator()<Xs...>; }
+struct call_parameters<Fn, Xs...>
+    : signature_parameters<decltype(&Fn::template operator()<Xs...>)> {};
+
+// What a branch result may refer to: a lazy expression, to any object it was made from (it
+// holds lvalues by reference); a view, to the elements of a tensor. A tensor refers to
+// nothing.
+template <class R>
+inline constexpr bool result_is_lazy_v =
+    expression<R> && !is_tensor_v<std::remove_cvref_t<R>> && !is_view_v<std::remove_cvref_t<R>>;
+template <class R>
+inline constexpr bool result_is_view_v = is_view_v<std::remove_cvref_t<R>>;
+
+// Whether the outputs Rs (a type_list) may refer to a parameter of the types Ps (a type_list)
+// taken by value, which dies when the branch returns: a lazy output and any by-value
+// parameter, or a view output and a tensor taken by value.
+template <class Rs, class Ps>
+struct dangling_outputs;
+template <class... Rs, class... Ps>
+struct dangling_outputs<type_list<Rs...>, type_list<Ps...>> {
+  static constexpr bool by_value = (!std::is_reference_v<Ps> || ...);
+  static constexpr bool tensor_by_value =
+      ((!std::is_reference_v<Ps> && is_tensor_v<std::remove_cv_t<Ps>>) || ...);
+  static constexpr bool value = (by_value && (result_is_lazy_v<Rs> || ...)) ||
+                                (tensor_by_value && (result_is_view_v<Rs> || ...));
+};
+
+// A branch Fn called on const Xs&... returns R, which may dangle: it takes an input by value
+// and returns a lazy expression or view that may refer to that copy.
+template <class Fn, class R, class... Xs>
+constexpr bool branch_may_dangle() {
+  using params = call_parameters<Fn, Xs...>;
+  if constexpr (!params::known) return false;
+  else return dangling_outputs<branch_outputs_t<R>, typename params::list>::value;
+}
+
+// The check at the entry of if_ (one message per mistake).
+template <class Fn, class R, class... Xs>
+constexpr bool branch_keeps_inputs() {
+  constexpr bool dangles = branch_may_dangle<Fn, R, Xs...>();
+  static_assert(!dangles,
+                "dimgraph: if_: a branch takes an input by value and returns a lazy expression "
+                "or a view that may refer to that copy, which dies when the branch returns; "
+                "take the inputs as const auto& (or return dg::eval(...))");
+  return !dangles;
+}
+
 // if_ is traced when its condition or an input is a symbol, or a branch returns one.
 template <class Cond, class Then, class... Xs>
 constexpr bool traced_if() {
@@ -8828,6 +9236,9 @@ class if_fn {
         using then_r = std::invoke_result_t<const Then&, const Xs&...>;
         using else_r = std::invoke_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
+          return detail::invalid_expr{};
+        } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
+                             !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
           return detail::invalid_expr{};
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
@@ -8887,6 +9298,8 @@ class if_fn {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
     } else if constexpr (detail::poisoned<r>) {
       return detail::invalid_expr{};
+    } else if constexpr (!detail::branch_keeps_inputs<Fn, r, Xs...>()) {
+      return detail::invalid_expr{};
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
       return detail::materialize_branch<outs>(fn(xs...));
@@ -8900,7 +9313,8 @@ class if_fn {
 
 // dg::if_(cond, then_fn, else_fn)(inputs...) is If-8: calls then_fn(inputs...) when cond
 // holds, else else_fn(inputs...); only the chosen branch runs. Take the inputs as
-// `const auto&`.
+// `const auto&`: a branch's result is evaluated after it returns, so a lazy expression over
+// an input it took by value would refer to a dead copy (a compile error, see below).
 //  cond     a bool; a boolean tensor or expression with one element (of any dims); or a
 //           compile-time constant: std::true_type / std::false_type (std::bool_constant<B>) or
 //           dg::c<true> / dg::c<false>, in which case only the chosen branch is instantiated.
@@ -8918,8 +9332,9 @@ class if_fn {
 // traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
 // outputs, an output's element type or its dims (the message names the output index and
-// both types as template arguments). Error (run time): a tensor cond without exactly one
-// element (shape_error).
+// both types as template arguments); a branch that takes an input by value and returns a
+// lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
+// time): a tensor cond without exactly one element (shape_error).
 template <class Cond, class Then, class Else>
 auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   using c = std::remove_cvref_t<Cond>;
