@@ -19,6 +19,8 @@
 // to half width by masking bits, and exact sums from two-sum sequences of additions.
 // Error bounds are in ulp of the result, measured against libm in the next wider type (double
 // for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
+// IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
+// the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
 namespace dimgraph::detail::simd {
 
 template <class V>
@@ -327,26 +329,22 @@ DIMGRAPH_ALWAYS_INLINE inline V sin_quarter(V x) {
   return bits<V>(bits<U>(y) ^ flip);
 }
 
-// float lanes computed as double lanes, half a vector at a time (so no vector is wider).
+// float lanes computed as double lanes, half a vector at a time (so no vector is wider; the
+// public functions pass at least 16 bytes, so a half is at least two lanes).
 template <class F, class V, class... A>
 DIMGRAPH_ALWAYS_INLINE inline V via_double(F f, V x, A... y) {
-  constexpr std::size_t L = lanes_v<V>;
-  if constexpr (L == 1) {
-    return convert<float>(f(convert<double>(x), convert<double>(y)...));
-  } else {
-    using H = vec<float, L / 2>;
-    V out;
-    for (std::size_t half = 0; half < 2; ++half) {
-      const auto part = [half](V v) DIMGRAPH_ALWAYS_INLINE {
-        H h;
-        std::memcpy(&h, reinterpret_cast<const char*>(&v) + half * sizeof(H), sizeof(H));
-        return convert<double>(h);
-      };
-      const H r = convert<float>(f(part(x), part(y)...));
-      std::memcpy(reinterpret_cast<char*>(&out) + half * sizeof(H), &r, sizeof(H));
-    }
-    return out;
+  using H = vec<float, lanes_v<V> / 2>;
+  V out;
+  for (std::size_t half = 0; half < 2; ++half) {
+    const auto part = [half](V v) DIMGRAPH_ALWAYS_INLINE {
+      H h;
+      std::memcpy(&h, reinterpret_cast<const char*>(&v) + half * sizeof(H), sizeof(H));
+      return convert<double>(h);
+    };
+    const H r = convert<float>(f(part(x), part(y)...));
+    std::memcpy(reinterpret_cast<char*>(&out) + half * sizeof(H), &r, sizeof(H));
   }
+  return out;
 }
 
 // log(a) as hi + lo for positive finite double lanes, to about 2^-70 relative (for pow), after
@@ -422,87 +420,133 @@ DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
   return ((y == 0.0) | (x == 1.0)) ? fill<V>(1.0) : r;
 }
 
+// f(x, y...) for vectors narrower than 16 bytes (the one-lane remainder of a loop), computed
+// in the first lanes of 16-byte vectors: lanes are computed as in any vector, so the results
+// are the same bits, and no one-lane comparison is left for GCC 12 to expand into branches,
+// around which it can drop the stack adjustments of calls in an enclosing loop (the stack
+// then grows with each iteration).
+template <class F, class V, class... A>
+DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
+  using W = vec<value_t<V>, 16 / sizeof(value_t<V>)>;
+  const auto widen = [](V v) DIMGRAPH_ALWAYS_INLINE {
+    W w{};
+    std::memcpy(&w, &v, sizeof(V));
+    return w;
+  };
+  const W r = f(widen(x), widen(y)...);
+  std::memcpy(&x, &r, sizeof(V));
+  return x;
+}
+
 }  // namespace math
 
 // exp(x). Max error: float 1 ulp, double 1 ulp (subnormal results included).
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V exp(V x) {
-  return math::exp_sum(x, V{});
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return exp(v); }, x);
+  } else {
+    return math::exp_sum(x, V{});
+  }
 }
 
 // expm1(x) = exp(x) - 1, accurate near 0. Max error: float 2 ulp, double 2 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V expm1(V x) {
-  const V y = math::expm1_unsigned_zero(x);
-  return x == 0 ? x : y;
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return expm1(v); }, x);
+  } else {
+    const V y = math::expm1_unsigned_zero(x);
+    return x == 0 ? x : y;
+  }
 }
 
 // log(x): -inf at +-0, NaN below 0. Max error: float 1 ulp, double 1 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V log(V x) {
-  using L = math::layout<value_t<V>>;
-  const math::log_split<V> sp = math::split_exponent(x);
-  V y = math::log_reduced(sp.m - value_t<V>(1), sp.k, V{});
-  y = x < 0 ? math::fill<V>(L::nan) : y;
-  y = x == 0 ? math::fill<V>(-L::infinity) : y;
-  return x < L::infinity ? y : x;  // +inf and NaN
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return log(v); }, x);
+  } else {
+    using L = math::layout<value_t<V>>;
+    const math::log_split<V> sp = math::split_exponent(x);
+    V y = math::log_reduced(sp.m - value_t<V>(1), sp.k, V{});
+    y = x < 0 ? math::fill<V>(L::nan) : y;
+    y = x == 0 ? math::fill<V>(-L::infinity) : y;
+    return x < L::infinity ? y : x;  // +inf and NaN
+  }
 }
 
 // log1p(x) = log(1 + x), accurate near 0: -inf at -1, NaN below. Max error: float 1 ulp,
 // double 1 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V log1p(V x) {
-  using T = value_t<V>;
-  using L = math::layout<T>;
-  using I = math::int_t<V>;
-  // u = 1 + x rounds; c = (1 + x - u) / u puts the rounding error back (fdlibm's log1p).
-  // Where 1 + x is within [sqrt(1/2), sqrt(2)), f = x is exact and no correction is needed.
-  const V u = T(1) + x;
-  const math::log_split<V> sp = math::split_exponent(u);
-  const V c = (sp.k >= 2 ? T(1) - (u - x) : x - (u - T(1))) / u;
-  const I near_zero = sp.k == 0;
-  V y = math::log_reduced(near_zero ? x : sp.m - T(1), sp.k, near_zero ? V{} : c);
-  y = x < T(-1) ? math::fill<V>(L::nan) : y;
-  y = x == T(-1) ? math::fill<V>(-L::infinity) : y;
-  y = x == 0 ? x : y;
-  return x < L::infinity ? y : x;
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return log1p(v); }, x);
+  } else {
+    using T = value_t<V>;
+    using L = math::layout<T>;
+    using I = math::int_t<V>;
+    // u = 1 + x rounds; c = (1 + x - u) / u puts the rounding error back (fdlibm's log1p).
+    // Where 1 + x is within [sqrt(1/2), sqrt(2)), f = x is exact and no correction is needed.
+    const V u = T(1) + x;
+    const math::log_split<V> sp = math::split_exponent(u);
+    const V c = (sp.k >= 2 ? T(1) - (u - x) : x - (u - T(1))) / u;
+    const I near_zero = sp.k == 0;
+    V y = math::log_reduced(near_zero ? x : sp.m - T(1), sp.k, near_zero ? V{} : c);
+    y = x < T(-1) ? math::fill<V>(L::nan) : y;
+    y = x == T(-1) ? math::fill<V>(-L::infinity) : y;
+    y = x == 0 ? x : y;
+    return x < L::infinity ? y : x;
+  }
 }
 
 // tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2) with the sign of x; exactly +-1 from |x| = 10
 // (float) or 20 (double) on. Max error: float 2.5 ulp, double 2.5 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V tanh(V x) {
-  using T = value_t<V>;
-  constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
-  V a = math::abs(x);
-  a = a > saturated ? math::fill<V>(saturated) : a;
-  // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
-  const math::expm1_split<V> em = math::expm1_reduce(a + a);
-  const V s = math::pow2i<V>(em.k);
-  const V e = s * em.p + (s - T(1));
-  return math::with_sign_of(e / (e + T(2)), x);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return tanh(v); }, x);
+  } else {
+    using T = value_t<V>;
+    constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
+    V a = math::abs(x);
+    a = a > saturated ? math::fill<V>(saturated) : a;
+    // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
+    const math::expm1_split<V> em = math::expm1_reduce(a + a);
+    const V s = math::pow2i<V>(em.k);
+    const V e = s * em.p + (s - T(1));
+    return math::with_sign_of(e / (e + T(2)), x);
+  }
 }
 
 // sigmoid(x) = 1 / (1 + exp(-x)), as exp(x) / (1 + exp(x)) for x < 0 so that large negative x
 // give small (subnormal, then zero) results. Max error: float 2.5 ulp, double 2.5 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V sigmoid(V x) {
-  using T = value_t<V>;
-  const V e = exp(-math::abs(x));
-  return (x < 0 ? e : math::fill<V>(T(1))) / (T(1) + e);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sigmoid(v); }, x);
+  } else {
+    using T = value_t<V>;
+    const V e = exp(-math::abs(x));
+    return (x < 0 ? e : math::fill<V>(T(1))) / (T(1) + e);
+  }
 }
 
 // erf(x): x + x P(x^2) below |x| = 0.75, 1 - erfc(|x|) above. Max error: float 2 ulp,
 // double 2 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V erf(V x) {
-  using T = value_t<V>;
-  constexpr T one_from = math::layout<T>::is_float ? T(4) : T(6);  // erf rounds to 1 beyond
-  V a = math::abs(x);
-  a = a > one_from ? math::fill<V>(one_from) : a;
-  const V small = x + x * math::erf_small_poly(x * x);
-  const V large = T(1) - math::erfc_tail(a, math::scaled_square(a, T(1)), math::fill<V>(T(1)));
-  return a < T(0.75) ? small : math::with_sign_of(large, x);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return erf(v); }, x);
+  } else {
+    using T = value_t<V>;
+    constexpr T one_from = math::layout<T>::is_float ? T(4) : T(6);  // erf rounds to 1 beyond
+    V a = math::abs(x);
+    a = a > one_from ? math::fill<V>(one_from) : a;
+    const V small = x + x * math::erf_small_poly(x * x);
+    const V large = T(1) - math::erfc_tail(a, math::scaled_square(a, T(1)), math::fill<V>(T(1)));
+    return a < T(0.75) ? small : math::with_sign_of(large, x);
+  }
 }
 
 // gelu(x) = x / 2 (1 + erf(x / sqrt2)) (PyTorch's exact GELU). For x / sqrt2 <= -0.75 it is
@@ -512,18 +556,22 @@ DIMGRAPH_ALWAYS_INLINE inline V erf(V x) {
 // t = 1 / (1 + c z) in erfc's fit is amplified about twofold.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V gelu(V x) {
-  using T = value_t<V>;
-  // Below -limit gelu rounds to -0; above +limit it is x (and w below is 2).
-  constexpr T limit = math::layout<T>::is_float ? T(15) : T(40);
-  x = x < -limit ? math::fill<V>(-limit) : x;
-  const V xw = x > limit ? math::fill<V>(limit) : x;
-  const V z = xw * T(0x1.6a09e667f3bcdp-1);
-  const V a = math::abs(z);
-  const V half_x = T(0.5) * x;
-  const V small = half_x * (T(1) + (z + z * math::erf_small_poly(z * z)));
-  // x / 2 erfc(|z|): subtracted from x for positive x, the result itself for negative x.
-  const V tail = math::erfc_tail(a, math::scaled_square(xw, T(0.5)), T(0.5) * xw);
-  return a < T(0.75) ? small : (x > 0 ? x - tail : tail);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return gelu(v); }, x);
+  } else {
+    using T = value_t<V>;
+    // Below -limit gelu rounds to -0; above +limit it is x (and w below is 2).
+    constexpr T limit = math::layout<T>::is_float ? T(15) : T(40);
+    x = x < -limit ? math::fill<V>(-limit) : x;
+    const V xw = x > limit ? math::fill<V>(limit) : x;
+    const V z = xw * T(0x1.6a09e667f3bcdp-1);
+    const V a = math::abs(z);
+    const V half_x = T(0.5) * x;
+    const V small = half_x * (T(1) + (z + z * math::erf_small_poly(z * z)));
+    // x / 2 erfc(|z|): subtracted from x for positive x, the result itself for negative x.
+    const V tail = math::erfc_tail(a, math::scaled_square(xw, T(0.5)), T(0.5) * xw);
+    return a < T(0.75) ? small : (x > 0 ? x - tail : tail);
+  }
 }
 
 // sqrt(x), correctly rounded (the hardware's square root on x86).
@@ -532,11 +580,7 @@ DIMGRAPH_ALWAYS_INLINE inline V sqrt(V x) {
   using T = value_t<V>;
 #if defined(__SSE2__)
   if constexpr (sizeof(V) < 16) {
-    vec<T, 16 / sizeof(T)> w{};
-    std::memcpy(&w, &x, sizeof(V));
-    w = sqrt(w);
-    std::memcpy(&x, &w, sizeof(V));
-    return x;
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sqrt(v); }, x);
   } else if constexpr (sizeof(V) == 16) {
     if constexpr (std::is_same_v<T, float>) return __builtin_ia32_sqrtps(x);
     else return __builtin_ia32_sqrtpd(x);
@@ -565,7 +609,11 @@ DIMGRAPH_ALWAYS_INLINE inline V sqrt(V x) {
 // rsqrt(x) = 1 / sqrt(x): +-inf at +-0, NaN below 0. Max error: 1.5 ulp.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V rsqrt(V x) {
-  return value_t<V>(1) / sqrt(x);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return rsqrt(v); }, x);
+  } else {
+    return value_t<V>(1) / sqrt(x);
+  }
 }
 
 // pow(x, y) with C's special cases (pow(x, +-0) = 1, pow(1, y) = 1, zeros, infinities, negative
@@ -575,10 +623,14 @@ DIMGRAPH_ALWAYS_INLINE inline V rsqrt(V x) {
 // floating-point exception flags and errno, and which NaN (payload, sign) comes out.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V pow(V x, V y) {
-  if constexpr (std::is_same_v<value_t<V>, float>)
-    return math::via_double(
-        [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return math::pow_double(a, b); }, x, y);
-  else return math::pow_double(x, y);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return pow(a, b); }, x, y);
+  } else {
+    if constexpr (std::is_same_v<value_t<V>, float>)
+      return math::via_double(
+          [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return math::pow_double(a, b); }, x, y);
+    else return math::pow_double(x, y);
+  }
 }
 
 // sin(x) and cos(x), float computed in double. Max error: float 1 ulp, double 1 ulp for
@@ -586,18 +638,26 @@ DIMGRAPH_ALWAYS_INLINE inline V pow(V x, V y) {
 // and past 2^51 the results are only guaranteed to be within [-1, 1]. NaN for +-inf.
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V sin(V x) {
-  if constexpr (std::is_same_v<value_t<V>, float>) {
-    return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return sin(d); }, x);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sin(v); }, x);
   } else {
-    const V y = math::sin_quarter<0>(x);
-    return x == 0 ? x : y;
+    if constexpr (std::is_same_v<value_t<V>, float>) {
+      return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return sin(d); }, x);
+    } else {
+      const V y = math::sin_quarter<0>(x);
+      return x == 0 ? x : y;
+    }
   }
 }
 template <float_vec V>
 DIMGRAPH_ALWAYS_INLINE inline V cos(V x) {
-  if constexpr (std::is_same_v<value_t<V>, float>)
-    return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return cos(d); }, x);
-  else return math::sin_quarter<1>(x);
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return cos(v); }, x);
+  } else {
+    if constexpr (std::is_same_v<value_t<V>, float>)
+      return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return cos(d); }, x);
+    else return math::sin_quarter<1>(x);
+  }
 }
 
 // The same functions on plain float and double: the L == 1 vectors, so scalar and vector
