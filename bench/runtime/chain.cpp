@@ -49,7 +49,7 @@ struct F : dg::dim<"f", 512> {};
 
 using btf = dg::tensor<float, B, T, F>;
 
-constexpr std::size_t batch = 32, time_steps = 128, features = 512;
+constexpr std::size_t batch = 32, time_steps = 128;  // F is 512, in its tag
 constexpr std::size_t chain_length = 100;
 
 // ---- The chain, for any side. ------------------------------------------------------------

@@ -16,15 +16,17 @@
 //             along the depth, W's columns not                       -> detail::gemm_dots
 // (With DIMGRAPH_CONFIG_USE_CBLAS dimgraph sends both to CBLAS instead; the binary says so.)
 //
+// LibTorch (when the binary was built with it): at::lstm, one layer, batch first, one
+// thread, with w_ih and w_hh split from the fused weights once and b_hh = 0; its result is a
+// new tuple of tensors per call, as dimgraph's is.
+//
 // Every kernel is a named noinline function. Before anything is timed, the hand loop is
-// checked against a plain loop with its own dot products, then dimgraph's stacked output
-// [Batch, Time, Hidden] and its last h and c against the hand loop (largest absolute
-// difference at most 1e-5, on stderr; stdout stays Google Benchmark's).
+// checked against a plain loop with its own dot products, then dimgraph's (and LibTorch's)
+// stacked output [Batch, Time, Hidden] and last h and c against the hand loop (largest
+// absolute difference at most 1e-5, on stderr; stdout stays Google Benchmark's).
 //
 //   dimgraph_bench_lstm [--benchmark_filter=W6b] [google benchmark flags]
-//   python3 bench/runtime/ratios.py <this binary>     medians and dimgraph / hand ratios
-
-#include <benchmark/benchmark.h>
+//   python3 bench/runtime/ratios.py <this binary>     medians and ratios
 
 #include <algorithm>
 #include <cmath>
@@ -32,14 +34,21 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
-#include <string>
 #include <tuple>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include <dimgraph.hpp>
+
+#include "support.hpp"
+
+// Set to 1 by bench/CMakeLists.txt when LibTorch is linked.
+#ifndef DIMGRAPH_BENCH_TORCH
+#define DIMGRAPH_BENCH_TORCH 0
+#endif
+#if DIMGRAPH_BENCH_TORCH
+#include "torch_peers.hpp"
+#endif
 
 namespace dg = dimgraph;
 
@@ -65,23 +74,14 @@ using outputs_t = dg::tensor<float, Batch, Time, Hidden>;
 template <class Batch>
 using result_t = std::tuple<outputs_t<Batch>, state_t<Batch>, state_t<Batch>>;
 
-// Inputs: uniform in [-scale, scale] from a fixed seed (the mapping is ours, so every
-// standard library gives the same numbers).
-void fill(float* p, std::size_t n, std::uint32_t seed, float scale = 1.0f) {
-  std::mt19937 engine(seed);
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t bits = static_cast<std::uint32_t>(engine()) >> 8;  // 24 bits
-    p[i] = (static_cast<float>(bits) * (2.0f / 16777215.0f) - 1.0f) * scale;
-  }
-}
-
 // ---- The kernels: dimgraph and hand-written, each out of line. ---------------------------
 
 // The scan's result is returned as is: a tuple of static tensors, whose storage is inline.
 template <class Batch>
-DIMGRAPH_NOINLINE result_t<Batch> w6_dimgraph(const sequence_t<Batch>& x, const state_t<Batch>& h0,
-                                              const state_t<Batch>& c0, const weights_t& w,
-                                              const bias_t& b) {
+DIMGRAPH_BENCH_NOINLINE result_t<Batch> w6_dimgraph(const sequence_t<Batch>& x,
+                                                    const state_t<Batch>& h0,
+                                                    const state_t<Batch>& c0, const weights_t& w,
+                                                    const bias_t& b) {
   auto r = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
     auto s = dg::nn::lstm_cell(xt, h, c, w, b);
     return dg::step(dg::carry(s.h, s.c), dg::emit(s.h));
@@ -129,11 +129,11 @@ float sigmoid(float v) {
 // step's h to out [batch, time, hidden] and the last h and c to h and c. xh [batch, I + H]
 // and gates [batch, 4H] are scratch space. Per step: concatenate x_t and h into xh, one
 // gate product for the whole batch, one pass of the i, f, g, o update.
-DIMGRAPH_NOINLINE void w6_hand(const float* __restrict x, const float* __restrict h0,
-                               const float* __restrict c0, const float* __restrict w,
-                               const float* __restrict bias, float* __restrict out,
-                               float* __restrict h, float* __restrict c, float* __restrict xh,
-                               float* __restrict gates, lstm_sizes s) {
+DIMGRAPH_BENCH_NOINLINE void w6_hand(const float* __restrict x, const float* __restrict h0,
+                                     const float* __restrict c0, const float* __restrict w,
+                                     const float* __restrict bias, float* __restrict out,
+                                     float* __restrict h, float* __restrict c, float* __restrict xh,
+                                     float* __restrict gates, lstm_sizes s) {
   const std::size_t nb = s.batch, nt = s.time, ni = s.input, nh = s.hidden, cols = ni + nh;
   for (std::size_t i = 0; i < nb * nh; ++i) {
     h[i] = h0[i];
@@ -176,14 +176,23 @@ struct weights {
   bias_t b;
   weights() {
     const float scale = 1.0f / std::sqrt(256.0f);  // PyTorch's init range 1 / sqrt(H)
-    fill(w.data(), w.size(), 1, scale);
-    fill(b.data(), b.size(), 2, scale);
+    bench::fill_uniform(w.data(), w.size(), 1, scale);
+    bench::fill_uniform(b.data(), b.size(), 2, scale);
   }
 };
 weights& shared_weights() {
   static weights d;
   return d;
 }
+
+#if DIMGRAPH_BENCH_TORCH
+torch_peer::lstm_params& torch_weights() {
+  const auto& p = shared_weights();
+  static torch_peer::lstm_params t(p.w.data(), p.b.data(), dg::static_size_v<Input>,
+                                   dg::static_size_v<Hidden>);
+  return t;
+}
+#endif
 
 template <class Batch>
 struct w6_data {
@@ -194,14 +203,26 @@ struct w6_data {
   dg::tensor<float, Batch, Both> xh;
   dg::tensor<float, Batch, Gate> gates;
   explicit w6_data(std::uint32_t seed) {
-    fill(x.data(), x.size(), seed);
-    fill(h0.data(), h0.size(), seed + 1);
-    fill(c0.data(), c0.size(), seed + 2);
+    bench::fill_uniform(x.data(), x.size(), seed);
+    bench::fill_uniform(h0.data(), h0.size(), seed + 1);
+    bench::fill_uniform(c0.data(), c0.size(), seed + 2);
   }
   lstm_sizes sizes() const {
     return {x.template extent<Batch>(), x.template extent<Time>(), x.template extent<Input>(),
             h0.template extent<Hidden>()};
   }
+#if DIMGRAPH_BENCH_TORCH
+  // Views of x [B, T, I], h0 and c0 [1, B, H].
+  struct torch_views {
+    torch_peer::tensor x, h0, c0;
+  };
+  torch_views torch() const {
+    const lstm_sizes s = sizes();
+    const auto b = static_cast<std::int64_t>(s.batch), t = static_cast<std::int64_t>(s.time),
+               i = static_cast<std::int64_t>(s.input), h = static_cast<std::int64_t>(s.hidden);
+    return {{x.data(), {b, t, i}}, {h0.data(), {1, b, h}}, {c0.data(), {1, b, h}}};
+  }
+#endif
 };
 template <class Batch>
 w6_data<Batch>& data_of() {
@@ -292,41 +313,52 @@ void check(const char* workload) {
   expect_close(workload, "outputs", sides, ys.data(), d.hand_out.data(), ys.size());
   expect_close(workload, "last h", sides, h_last.data(), d.hand_h.data(), h_last.size());
   expect_close(workload, "last c", sides, c_last.data(), d.hand_c.data(), c_last.size());
+
+#if DIMGRAPH_BENCH_TORCH
+  const auto views = d.torch();
+  const auto t = torch_peer::lstm(views.x, views.h0, views.c0, torch_weights());
+  t.out.copy_to(out.data());
+  t.h.copy_to(h.data());
+  t.c.copy_to(c.data());
+  sides = "torch vs hand";
+  expect_close(workload, "outputs", sides, out.data(), d.hand_out.data(), out.size());
+  expect_close(workload, "last h", sides, h.data(), d.hand_h.data(), h.size());
+  expect_close(workload, "last c", sides, c.data(), d.hand_c.data(), c.size());
+#endif
 }
 
 // ---- The timed loops. --------------------------------------------------------------------
-// dimgraph's result is a fresh tuple of static tensors per call (in the loop's frame); the
-// hand loop writes its outputs to memory made once. Both are forced to memory.
+// dimgraph's result is a fresh tuple of static tensors per call (in the loop's frame), and
+// LibTorch's a fresh tuple of tensors; the hand loop writes its outputs to memory made once.
+// All are forced to memory.
 
 template <class Batch>
-void bm_dimgraph(benchmark::State& state) {
-  auto& d = data_of<Batch>();
-  const auto& p = shared_weights();
-  for (auto _ : state) {
-    auto r = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
-    benchmark::DoNotOptimize(r);
-  }
-}
-template <class Batch>
-void bm_hand(benchmark::State& state) {
-  auto& d = data_of<Batch>();
-  lstm_sizes s = d.sizes();
-  benchmark::DoNotOptimize(s);  // run-time sizes: the hand loop is not specialised for them
-  for (auto _ : state) {
-    run_hand(d, s);
-    benchmark::ClobberMemory();
-  }
-}
-
-void register_pair(const char* workload, void (*dimgraph_fn)(benchmark::State&),
-                   void (*hand_fn)(benchmark::State&), benchmark::TimeUnit unit) {
-  const std::string name = workload;
-  for (auto [side, fn] : {std::pair{"/dimgraph", dimgraph_fn}, std::pair{"/hand", hand_fn}}) {
-    benchmark::RegisterBenchmark((name + side).c_str(), fn)
-        ->Unit(unit)
-        ->Repetitions(5)
-        ->ReportAggregatesOnly(true);
-  }
+void register_sides(const char* workload, benchmark::TimeUnit unit) {
+  bench::add(workload, "dimgraph", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    const auto& p = shared_weights();
+    for (auto _ : state) {
+      auto r = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
+      benchmark::DoNotOptimize(r);
+    }
+  });
+  bench::add(workload, "hand", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    lstm_sizes s = d.sizes();
+    benchmark::DoNotOptimize(s);  // run-time sizes: the hand loop is not specialised for them
+    bench::time_calls(state, [&] { run_hand(d, s); });
+  });
+#if DIMGRAPH_BENCH_TORCH
+  bench::add(workload, "torch", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    const auto& p = torch_weights();
+    const auto t = d.torch();
+    for (auto _ : state) {
+      auto r = torch_peer::lstm(t.x, t.h0, t.c0, p);
+      benchmark::DoNotOptimize(r);
+    }
+  });
+#endif
 }
 
 }  // namespace
@@ -338,10 +370,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "dimgraph_bench_lstm: note: dimgraph's CBLAS backend is on, so its gate product "
                  "goes to CBLAS while the hand loop still calls the built-in kernels\n");
+#if DIMGRAPH_BENCH_TORCH
+  torch_peer::init();
+#endif
   check<Batch1>("W6");
   check<Batch32>("W6b");
-  register_pair("W6", bm_dimgraph<Batch1>, bm_hand<Batch1>, benchmark::kMicrosecond);
-  register_pair("W6b", bm_dimgraph<Batch32>, bm_hand<Batch32>, benchmark::kMillisecond);
+  register_sides<Batch1>("W6", benchmark::kMicrosecond);
+  register_sides<Batch32>("W6b", benchmark::kMillisecond);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -1,27 +1,39 @@
-// Reduction run-time benchmarks, each timed as dimgraph code and as the equivalent
-// hand-written loop in the same binary (float32, inputs uniform in [-1, 1]):
+// Reduction run-time benchmarks (float32, inputs uniform in [-1, 1]), each timed as dimgraph
+// code, as the equivalent hand-written loop, and as Eigen and LibTorch code when the binary
+// was built with them, all in the same binary:
 //   W4a  sum over T: x[B,T,F] -> [B,F]    32 x 128 x 512   reduction over a non-inner dim
 //   W4b  softmax over F of x[B,T,F]       32 x 128 x 512   reduction + element-wise, inner dim
 //
-// As in elementwise.cpp: every kernel is a named noinline function called once per
-// iteration, and each dimgraph result is checked against its hand loop before anything is
-// timed (relative difference < 1e-4, on stderr; stdout stays Google Benchmark's).
+// Eigen's side, with Array maps: W4a as row sums of each [F, T] block, W4b row by row
+// (maxCoeff, the vectorised exp, sum; Eigen has no softmax). LibTorch's: sum_out and
+// softmax_out. As in elementwise.cpp: every kernel is a named noinline function called once
+// per iteration, and each side's result is checked against the hand loop before anything is
+// timed.
 //
 //   dimgraph_bench_reduce [--benchmark_filter=W4a] [google benchmark flags]
-//   python3 bench/runtime/ratios.py <this binary> [<dimgraph_bench_elementwise>]
-
-#include <benchmark/benchmark.h>
+//   python3 bench/runtime/ratios.py <this binary>     medians and ratios
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <random>
-#include <string>
-#include <utility>
 
 #include <dimgraph.hpp>
+
+#include "support.hpp"
+
+// Set to 1 by bench/CMakeLists.txt when the peer is linked.
+#ifndef DIMGRAPH_BENCH_EIGEN
+#define DIMGRAPH_BENCH_EIGEN 0
+#endif
+#ifndef DIMGRAPH_BENCH_TORCH
+#define DIMGRAPH_BENCH_TORCH 0
+#endif
+#if DIMGRAPH_BENCH_EIGEN
+#include <Eigen/Core>
+#endif
+#if DIMGRAPH_BENCH_TORCH
+#include "torch_peers.hpp"
+#endif
 
 namespace dg = dimgraph;
 
@@ -36,30 +48,14 @@ using bf = dg::tensor<float, B, F>;
 
 constexpr std::size_t batch = 32, time_steps = 128, features = 512;
 
-// Inputs: uniform in [-1, 1] from a fixed seed (the same mapping as elementwise.cpp).
-class uniform_source {
- public:
-  explicit uniform_source(std::uint32_t seed) : engine_(seed) {}
-  float next() {
-    const std::uint32_t bits = static_cast<std::uint32_t>(engine_()) >> 8;  // 24 bits
-    return static_cast<float>(bits) * (2.0f / 16777215.0f) - 1.0f;
-  }
-  void fill(float* p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) p[i] = next();
-  }
+// ---- The kernels, each out of line. ------------------------------------------------------
 
- private:
-  std::mt19937 engine_;
-};
-
-// ---- The kernels: dimgraph and hand-written, each out of line. ---------------------------
-
-DIMGRAPH_NOINLINE void w4a_dimgraph(bf& out, const btf& x) {
+DIMGRAPH_BENCH_NOINLINE void w4a_dimgraph(bf& out, const btf& x) {
   out = dg::sum<T>(x);
 }
 // Row by row: out[b, :] accumulates x[b, t, :] over t (the inner loop is contiguous).
-DIMGRAPH_NOINLINE void w4a_hand(float* __restrict out, const float* __restrict x, std::size_t nb,
-                                std::size_t nt, std::size_t nf) {
+DIMGRAPH_BENCH_NOINLINE void w4a_hand(float* __restrict out, const float* __restrict x,
+                                      std::size_t nb, std::size_t nt, std::size_t nf) {
   for (std::size_t b = 0; b < nb; ++b) {
     float* o = out + b * nf;
     for (std::size_t i = 0; i < nf; ++i) o[i] = 0.0f;
@@ -70,12 +66,12 @@ DIMGRAPH_NOINLINE void w4a_hand(float* __restrict out, const float* __restrict x
   }
 }
 
-DIMGRAPH_NOINLINE void w4b_dimgraph(btf& out, const btf& x) {
+DIMGRAPH_BENCH_NOINLINE void w4b_dimgraph(btf& out, const btf& x) {
   out = dg::softmax<F>(x);
 }
 // Per row of F (in cache): the max, exp(x - max) and its sum, then the scaling.
-DIMGRAPH_NOINLINE void w4b_hand(float* __restrict out, const float* __restrict x, std::size_t rows,
-                                std::size_t nf) {
+DIMGRAPH_BENCH_NOINLINE void w4b_hand(float* __restrict out, const float* __restrict x,
+                                      std::size_t rows, std::size_t nf) {
   for (std::size_t r = 0; r < rows; ++r) {
     const float* xr = x + r * nf;
     float* o = out + r * nf;
@@ -90,7 +86,33 @@ DIMGRAPH_NOINLINE void w4b_hand(float* __restrict out, const float* __restrict x
   }
 }
 
+#if DIMGRAPH_BENCH_EIGEN
+// For each b, the row sums of x[b] seen as a column-major [F, T] array (Eigen's partial
+// reduction: several times faster than the Tensor module's sum over dim 1).
+DIMGRAPH_BENCH_NOINLINE void w4a_eigen(float* out, const float* x, std::size_t nb, std::size_t nt,
+                                       std::size_t nf) {
+  const auto t = static_cast<Eigen::Index>(nt), f = static_cast<Eigen::Index>(nf);
+  for (std::size_t b = 0; b < nb; ++b)
+    Eigen::Map<Eigen::ArrayXf>(out + b * nf, f) =
+        Eigen::Map<const Eigen::ArrayXXf>(x + b * nt * nf, f, t).rowwise().sum();
+}
+// The hand loop's passes in Eigen's vectorised Array functions.
+DIMGRAPH_BENCH_NOINLINE void w4b_eigen(float* out, const float* x, std::size_t rows,
+                                       std::size_t nf) {
+  const auto f = static_cast<Eigen::Index>(nf);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const Eigen::Map<const Eigen::ArrayXf> xr(x + r * nf, f);
+    Eigen::Map<Eigen::ArrayXf> o(out + r * nf, f);
+    o = (xr - xr.maxCoeff()).exp();
+    o *= 1.0f / o.sum();
+  }
+}
+#endif
+
 // ---- Inputs and outputs, made once. ------------------------------------------------------
+// The hand loops get their sizes from the tensor at run time, as dimgraph does. Every side
+// writes dimgraph's output tensor (the `hand` outputs serve the check only), so that where a
+// buffer lands in memory affects all sides alike.
 
 struct w4_data {
   btf x{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
@@ -98,10 +120,21 @@ struct w4_data {
   bf sum_hand{dg::extent<B>(batch), dg::extent<F>(features)};
   btf softmax_out{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
   btf softmax_hand{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
-  w4_data() {
-    uniform_source u(6);
-    u.fill(x.data(), x.size());
+  w4_data() { bench::fill_uniform(x.data(), x.size(), 6); }
+  std::size_t nb() const { return x.extent<B>(); }
+  std::size_t nt() const { return x.extent<T>(); }
+  std::size_t nf() const { return x.extent<F>(); }
+#if DIMGRAPH_BENCH_TORCH
+  // Views made where they are used: an assignment may give an output new memory.
+  struct torch_views {
+    torch_peer::tensor x, sum_out, softmax_out;
+  };
+  torch_views torch() const {
+    const auto b = static_cast<std::int64_t>(nb()), t = static_cast<std::int64_t>(nt()),
+               f = static_cast<std::int64_t>(nf());
+    return {{x.data(), {b, t, f}}, {sum_out.data(), {b, f}}, {softmax_out.data(), {b, t, f}}};
   }
+#endif
 };
 w4_data& w4() {
   static w4_data d;
@@ -110,83 +143,76 @@ w4_data& w4() {
 
 // ---- The check before timing. ------------------------------------------------------------
 
-// Relative difference max|got - want| / max|want| (0 when both are all zero); NaN-safe.
-double relative_difference(const float* got, const float* want, std::size_t n) {
-  double diff = 0, scale = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-    if (!(d <= diff)) diff = d;  // a NaN sticks
-    scale = std::fmax(scale, std::fabs(static_cast<double>(want[i])));
-  }
-  return scale > 0 ? diff / scale : diff;
-}
-
-void expect_close(const char* workload, const float* got, const float* want, std::size_t n) {
-  const double rel = relative_difference(got, want, n);
-  if (!(rel < 1e-4)) {
-    std::fprintf(stderr,
-                 "dimgraph_bench_reduce: %s: dimgraph and the hand loop disagree (relative "
-                 "difference %g, limit 1e-4); nothing was timed\n",
-                 workload, rel);
-    std::abort();
-  }
-  std::fprintf(stderr, "check %-9s dimgraph vs hand: relative difference %.3g\n", workload, rel);
-}
-
 void check_all() {
   auto& d = w4();
+  w4a_hand(d.sum_hand.data(), d.x.data(), d.nb(), d.nt(), d.nf());
   w4a_dimgraph(d.sum_out, d.x);
-  w4a_hand(d.sum_hand.data(), d.x.data(), batch, time_steps, features);
-  expect_close("W4a", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
+  bench::expect_close("W4a", "dimgraph", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
+  w4b_hand(d.softmax_hand.data(), d.x.data(), d.nb() * d.nt(), d.nf());
   w4b_dimgraph(d.softmax_out, d.x);
-  w4b_hand(d.softmax_hand.data(), d.x.data(), batch * time_steps, features);
-  expect_close("W4b", d.softmax_out.data(), d.softmax_hand.data(), d.softmax_out.size());
+  bench::expect_close("W4b", "dimgraph", d.softmax_out.data(), d.softmax_hand.data(),
+                      d.softmax_out.size());
+#if DIMGRAPH_BENCH_EIGEN
+  w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf());
+  bench::expect_close("W4a", "eigen", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
+  w4b_eigen(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf());
+  bench::expect_close("W4b", "eigen", d.softmax_out.data(), d.softmax_hand.data(),
+                      d.softmax_out.size());
+#endif
+#if DIMGRAPH_BENCH_TORCH
+  auto t = d.torch();
+  torch_peer::sum_dim1(t.sum_out, t.x);
+  bench::expect_close("W4a", "torch", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
+  torch_peer::softmax_last(t.softmax_out, t.x);
+  bench::expect_close("W4b", "torch", d.softmax_out.data(), d.softmax_hand.data(),
+                      d.softmax_out.size());
+#endif
 }
 
 // ---- The timed loops. --------------------------------------------------------------------
-// The hand loops get their sizes from the tensor at run time, as dimgraph does, and write
-// dimgraph's output tensor (the `hand` outputs serve the check only), so that where a
-// buffer lands in memory affects both sides alike.
 
-void bm_w4a_dimgraph(benchmark::State& state) {
-  auto& d = w4();
-  for (auto _ : state) {
-    w4a_dimgraph(d.sum_out, d.x);
-    benchmark::ClobberMemory();
-  }
-}
-void bm_w4a_hand(benchmark::State& state) {
-  auto& d = w4();
-  for (auto _ : state) {
-    w4a_hand(d.sum_out.data(), d.x.data(), d.x.extent<B>(), d.x.extent<T>(), d.x.extent<F>());
-    benchmark::ClobberMemory();
-  }
-}
-
-void bm_w4b_dimgraph(benchmark::State& state) {
-  auto& d = w4();
-  for (auto _ : state) {
-    w4b_dimgraph(d.softmax_out, d.x);
-    benchmark::ClobberMemory();
-  }
-}
-void bm_w4b_hand(benchmark::State& state) {
-  auto& d = w4();
-  for (auto _ : state) {
-    w4b_hand(d.softmax_out.data(), d.x.data(), d.x.extent<B>() * d.x.extent<T>(), d.x.extent<F>());
-    benchmark::ClobberMemory();
-  }
-}
-
-void register_pair(const char* workload, void (*dimgraph_fn)(benchmark::State&),
-                   void (*hand_fn)(benchmark::State&)) {
-  const std::string name = workload;
-  for (auto [side, fn] : {std::pair{"/dimgraph", dimgraph_fn}, std::pair{"/hand", hand_fn}}) {
-    benchmark::RegisterBenchmark((name + side).c_str(), fn)
-        ->Unit(benchmark::kMicrosecond)
-        ->Repetitions(5)
-        ->ReportAggregatesOnly(true);
-  }
+void register_all() {
+  const auto unit = benchmark::kMicrosecond;
+  bench::add("W4a", "dimgraph", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4a_dimgraph(d.sum_out, d.x); });
+  });
+  bench::add("W4a", "hand", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4a_hand(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
+  });
+  bench::add("W4b", "dimgraph", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4b_dimgraph(d.softmax_out, d.x); });
+  });
+  bench::add("W4b", "hand", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s,
+                      [&] { w4b_hand(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
+#if DIMGRAPH_BENCH_EIGEN
+  bench::add("W4a", "eigen", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
+  });
+  bench::add("W4b", "eigen", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(
+        s, [&] { w4b_eigen(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
+#endif
+#if DIMGRAPH_BENCH_TORCH
+  bench::add("W4a", "torch", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    auto t = d.torch();
+    bench::time_calls(s, [&] { torch_peer::sum_dim1(t.sum_out, t.x); });
+  });
+  bench::add("W4b", "torch", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    auto t = d.torch();
+    bench::time_calls(s, [&] { torch_peer::softmax_last(t.softmax_out, t.x); });
+  });
+#endif
 }
 
 }  // namespace
@@ -194,9 +220,11 @@ void register_pair(const char* workload, void (*dimgraph_fn)(benchmark::State&),
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+#if DIMGRAPH_BENCH_TORCH
+  torch_peer::init();
+#endif
   check_all();
-  register_pair("W4a", bm_w4a_dimgraph, bm_w4a_hand);
-  register_pair("W4b", bm_w4b_dimgraph, bm_w4b_hand);
+  register_all();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
