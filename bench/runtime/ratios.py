@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""Runs the run-time benchmarks and prints dimgraph's time against the hand-written loop.
+"""Runs the run-time benchmarks and prints dimgraph's time against the hand loop and the peers.
 
-Runs each binary given (dimgraph_bench_elementwise, dimgraph_bench_reduce,
-dimgraph_bench_lstm) with
-  --benchmark_format=json --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
-and, unless --no-interleave, --benchmark_enable_random_interleaving=true (repetitions of the
-two sides alternate in a random order, so that a change in machine load during the run
-touches both alike). Prints the median of each side and the ratio dimgraph / hand for
-each workload the binaries report (W1a, W1b, W2, W3, W4a, W4b, W5, W6, W6b), in one table.
-A workload is found by its benchmark names, "<workload>/dimgraph" and "<workload>/hand", so
-any binary that names its pairs so can be given. Each binary checks every dimgraph result
-against its hand loop before timing; its stderr is passed through.
+Runs each binary given (dimgraph_bench_elementwise, _math, _reduce, _chain, _lstm) with
+  --benchmark_format=json --benchmark_repetitions=N --benchmark_report_aggregates_only=true
+(N = 5 unless --repetitions) and, unless --no-interleave,
+--benchmark_enable_random_interleaving=true (the repetitions of all sides run in a random
+order, so that a change in machine load during the run touches every side alike). A binary
+names its benchmarks "<workload>/<side>"; the sides are dimgraph, hand (the hand-written
+loop), eigen and torch (when the binary was built with them), plus extra references such
+as hand_stream or dimgraph_2t. A workload may time Eigen in more than one formulation
+(eigen, eigen_<how>): its eigen column is the fastest of them. Each binary checks every side against its hand loop before
+timing; its stderr is passed through.
 
-    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
-        build/bench/bench/dimgraph_bench_reduce build/bench/bench/dimgraph_bench_lstm
+Prints one markdown table of the median times per workload and the ratios
+  dimgraph / hand
+  dimgraph / min(eigen, hand)    the bar: the faster of Eigen and the hand loop
+  dimgraph / torch
+  dimgraph / best peer           best peer: the faster of Eigen and LibTorch
+("-" where a side is missing), then a table of the extra references: their median, their
+time over the hand loop's, and dimgraph's time over theirs.
+
+    python3 bench/runtime/ratios.py build/bench-gcc-O2/bench/dimgraph_bench_elementwise \\
+        build/bench-gcc-O2/bench/dimgraph_bench_math --title "g++ -O2"
     python3 bench/runtime/ratios.py <binary> --time cpu_time -- --benchmark_min_time=1
 
 Exits with a binary's status when it fails (1 when a signal ends it), and with 1 when a
-workload has a median for only one side, or when no workload has any.
+workload lacks its dimgraph or hand median, or when no workload has any.
 """
 
 import argparse
@@ -25,13 +33,16 @@ import json
 import subprocess
 import sys
 
-WORKLOADS = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W5", "W6", "W6b"]
-SIDES = ["dimgraph", "hand"]
+# Workloads in this order first, the rest by name.
+ORDER = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W5", "W6", "W6b", "W7", "W8.exp", "W8.tanh",
+         "W8.sigmoid", "W8.gelu", "W9.relu", "W9.where", "W9.relu_btf", "W9.where_btf",
+         "tanh_affine", "scale_add"]
+MAIN_SIDES = ["dimgraph", "hand", "eigen", "torch"]
 NANOSECONDS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-def run_benchmarks(binary, interleave, extra):
-    command = [binary, "--benchmark_format=json", "--benchmark_repetitions=5",
+def run_benchmarks(binary, repetitions, interleave, extra):
+    command = [binary, "--benchmark_format=json", f"--benchmark_repetitions={repetitions}",
                "--benchmark_report_aggregates_only=true"]
     if interleave:
         command.append("--benchmark_enable_random_interleaving=true")
@@ -47,7 +58,7 @@ def run_benchmarks(binary, interleave, extra):
 
 
 def medians(report, time_key):
-    """{(workload, side): nanoseconds} from the median aggregates of `report`."""
+    """{workload: {side: nanoseconds}} from the median aggregates of `report`."""
     found = {}
     for bench in report["benchmarks"]:
         if bench.get("run_type") != "aggregate" or bench.get("aggregate_name") != "median":
@@ -56,29 +67,60 @@ def medians(report, time_key):
         parts = bench["run_name"].split("/")
         if len(parts) < 2:
             continue
-        found[(parts[0], parts[1])] = bench[time_key] * NANOSECONDS[bench["time_unit"]]
+        ns = bench[time_key] * NANOSECONDS[bench["time_unit"]]
+        found.setdefault(parts[0], {})[parts[1]] = ns
     return found
 
 
 def show_time(ns):
+    if ns is None:
+        return "-"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
         if ns >= scale:
             return f"{ns / scale:.3f} {unit}"
-    return f"{ns:.3f} ns"
+    return f"{ns:.2f} ns"
+
+
+def ratio(num, den):
+    if num is None or den is None:
+        return "-"
+    r = num / den
+    return f"{r:.2f}" if r >= 0.1 else f"{r:.2g}"
+
+
+def fastest(*times):
+    present = [t for t in times if t is not None]
+    return min(present) if present else None
+
+
+def print_table(rows):
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for i, row in enumerate(rows):
+        cells = [cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
+                 for c, cell in enumerate(row)]
+        print("| " + " | ".join(cells) + " |")
+        if i == 0:
+            print("|" + "|".join("-" * (w + 2) if c == 0 else "-" * (w + 1) + ":"
+                                 for c, w in enumerate(widths)) + "|")
+
+
+def workload_key(name):
+    return (ORDER.index(name), "") if name in ORDER else (len(ORDER), name)
 
 
 def main():
     parser = argparse.ArgumentParser(
-        description="dimgraph / hand-written loop time ratios of the run-time benchmarks",
+        description="dimgraph's run-time benchmark medians against the hand loop and the peers",
         epilog="Flags after -- go to every binary (Google Benchmark flags).")
-    parser.add_argument("binaries", nargs="+", metavar="binary",
-                        help="benchmark binaries (dimgraph_bench_elementwise, "
-                        "dimgraph_bench_reduce, dimgraph_bench_lstm)")
+    parser.add_argument("binaries", nargs="+", metavar="binary", help="benchmark binaries")
+    parser.add_argument("--title", default="", help="a line printed above the tables")
     parser.add_argument("--time", choices=["real_time", "cpu_time"], default="real_time",
                         help="which time to compare (default: real_time)")
+    parser.add_argument("--repetitions", type=int, default=5,
+                        help="repetitions of every benchmark (default: 5; at least 5 for the "
+                        "reported medians)")
     parser.add_argument("--no-interleave", action="store_true",
                         help="run the repetitions of each benchmark back to back")
-    # Everything after the first "--" goes to the binaries.
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     args = parser.parse_args(argv[:cut])
@@ -87,36 +129,48 @@ def main():
     times = {}
     context = {}
     for binary in args.binaries:
-        report = run_benchmarks(binary, not args.no_interleave, args.extra)
-        times.update(medians(report, args.time))
+        report = run_benchmarks(binary, args.repetitions, not args.no_interleave, args.extra)
+        for workload, sides in medians(report, args.time).items():
+            times.setdefault(workload, {}).update(sides)
         context = context or report.get("context", {})
 
-    rows = [("workload", "dimgraph median", "hand median", "ratio")]
-    missing = []
-    for workload in WORKLOADS:
-        found = [(workload, side) in times for side in SIDES]
-        if not all(found):
-            if any(found):
-                missing.append(workload)
-            continue
-        mine, hand = (times[(workload, side)] for side in SIDES)
-        rows.append((workload, show_time(mine), show_time(hand), f"{mine / hand:.3f}"))
-
-    if len(rows) == 1 and not missing:
+    if not times:
         print("ratios.py: no workload has medians (filtered out?)", file=sys.stderr)
         return 1
 
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    main_rows = [("workload", "dimgraph", "hand", "eigen", "torch", "dg/hand",
+                  "dg/min(eigen,hand)", "dg/torch", "dg/best peer")]
+    extra_rows = [("workload", "side", "median", "side/hand", "dimgraph/side")]
+    incomplete = []
+    for workload in sorted(times, key=workload_key):
+        sides = times[workload]
+        mine, hand, torch = sides.get("dimgraph"), sides.get("hand"), sides.get("torch")
+        eigen = fastest(*(t for s, t in sides.items() if s == "eigen" or s.startswith("eigen_")))
+        if mine is None or hand is None:
+            incomplete.append(workload)
+        main_rows.append((workload, show_time(mine), show_time(hand), show_time(eigen),
+                          show_time(torch), ratio(mine, hand), ratio(mine, fastest(eigen, hand)),
+                          ratio(mine, torch), ratio(mine, fastest(eigen, torch))))
+        for side in sorted(s for s in sides if s not in MAIN_SIDES):
+            extra_rows.append((workload, side, show_time(sides[side]), ratio(sides[side], hand),
+                               ratio(mine, sides[side])))
+
+    if args.title:
+        print(f"### {args.title}")
     load = " ".join(f"{x:.2f}" for x in context.get("load_avg", []))
-    print(f"# {args.time} medians of 5 repetitions; {context.get('num_cpus', '?')} CPUs, "
+    print(f"{args.time}, medians of {args.repetitions} "
+          f"{'' if args.no_interleave else 'interleaved '}repetitions; "
+          f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz, "
           f"load average {load or '?'}")
-    for i, row in enumerate(rows):
-        print(" | ".join(cell.ljust(widths[c]) if c == 0 else cell.rjust(widths[c])
-                         for c, cell in enumerate(row)))
-        if i == 0:
-            print("-+-".join("-" * w for w in widths))
-    if missing:
-        print(f"ratios.py: a median for only one side of {', '.join(missing)}", file=sys.stderr)
+    print()
+    print_table(main_rows)
+    if len(extra_rows) > 1:
+        print()
+        print_table(extra_rows)
+    print(flush=True)
+    if incomplete:
+        print(f"ratios.py: no dimgraph or no hand median for {', '.join(incomplete)}",
+              file=sys.stderr)
         return 1
     return 0
 
