@@ -3,7 +3,13 @@
 #
 #   bash tools/run.sh examples     build every example with GCC and run it
 #   bash tools/run.sh tests        build and run the whole test suite with GCC
-#   bash tools/run.sh bench        Release -O3 -march=native build; run-time and compile-time benchmarks
+#   bash tools/run.sh bench [PRESET...]
+#                                  run-time benchmarks against hand loops, Eigen and LibTorch, one
+#                                  table per build (default: bench-gcc-O2, bench-gcc-native,
+#                                  bench-clang-O2, bench-clang-native; bench-gcc-native-omp adds
+#                                  OpenMP), then, with no PRESET, the compile-time benchmarks
+#   bash tools/run.sh bench-compile [ARGS...]
+#                                  compile-time benchmarks only (ARGS go to bench/compile/run.py)
 #   bash tools/run.sh format       check formatting with clang-format-16
 #   bash tools/run.sh format-fix   reformat in place with clang-format-16
 set -euo pipefail
@@ -13,7 +19,7 @@ cd "$root"
 jobs="$(nproc)"
 
 usage() {
-  sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+  sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
   exit 2
 }
 
@@ -76,14 +82,38 @@ case "$command" in
     ctest --preset gcc -j "$jobs" --output-on-failure
     ;;
   bench)
-    ensure_packages "${base_packages[@]}" python3 libbenchmark-dev libopenblas-dev
-    cmake --preset bench
-    cmake --build --preset bench -j "$jobs"
-    python3 bench/runtime/ratios.py build/bench/bench/dimgraph_bench_elementwise \
-      build/bench/bench/dimgraph_bench_reduce build/bench/bench/dimgraph_bench_lstm
-    # GEMV and GEMM: dimgraph, the hand loop and single-threaded OpenBLAS (medians of 5, FLOP/s).
-    build/bench/bench/dimgraph_bench_contract --benchmark_enable_random_interleaving=true
-    python3 bench/compile/run.py
+    # Eigen is a peer in every table; LibTorch (libtorch-dev, large) is one when installed.
+    ensure_packages "${base_packages[@]}" python3 libbenchmark-dev libopenblas-dev libeigen3-dev
+    shift
+    presets=("$@")
+    if ((${#presets[@]} == 0)); then
+      presets=(bench-gcc-O2 bench-gcc-native bench-clang-O2 bench-clang-native)
+    fi
+    for preset in "${presets[@]}"; do
+      echo
+      echo "== $preset"
+      cmake --preset "$preset"
+      cmake --build --preset "$preset" -j "$jobs"
+      bin="build/$preset/bench"
+      # One CPU for every side (the last one); the OpenMP build needs them all.
+      pin=()
+      if [[ "$preset" != *-omp ]] && command -v taskset >/dev/null && (($(nproc) > 1)); then
+        pin=(taskset -c "$(($(nproc) - 1))")
+      fi
+      "${pin[@]}" python3 bench/runtime/ratios.py --title "$preset" \
+        "$bin/dimgraph_bench_elementwise" "$bin/dimgraph_bench_math" \
+        "$bin/dimgraph_bench_reduce" "$bin/dimgraph_bench_chain" "$bin/dimgraph_bench_lstm"
+      # GEMV and GEMM: dimgraph, the hand loop and single-threaded OpenBLAS (medians of 5, FLOP/s).
+      "${pin[@]}" "$bin/dimgraph_bench_contract" --benchmark_enable_random_interleaving=true
+    done
+    if (($# == 0)); then
+      python3 bench/compile/run.py
+    fi
+    ;;
+  bench-compile)
+    ensure_packages "${base_packages[@]}" python3 libeigen3-dev
+    shift
+    python3 bench/compile/run.py "$@"
     ;;
   format | format-fix)
     ensure_packages clang-format-16
