@@ -86,11 +86,12 @@ endfunction()
 # dimgraph_add_codegen_tests(<source> [RULE body|loop] [GCC_RULE body|loop] [CLANG_RULE body|loop])
 #
 # <source> holds kernels whose names follow "// codegen: " in its first lines. Registers
-#   codegen.gcc    compiled with g++,
-#   codegen.clang  compiled with clang++-16,
-# each compiling <source> with -O3 -march=x86-64-v3 (fixed, so that the result does not depend
-# on the machine) and passing when every named function holds packed SIMD float instructions
-# on ymm registers and no call: none at all (RULE body, the default) or none in its innermost
+#   codegen.<stem>.gcc.native, codegen.<stem>.clang.native   -O3 -march=x86-64-v3 (fixed, so
+#                                                            that the result does not depend
+#                                                            on the machine), ymm registers
+#   codegen.<stem>.gcc.O2, codegen.<stem>.clang.O2           plain -O2 (SSE2), xmm registers
+# with g++ and clang++-16, each passing when every named function holds packed SIMD float
+# instructions and no call: none at all (RULE body, the default) or none in its innermost
 # SIMD loops (RULE loop); see run_codegen_check.cmake. RULE applies to both compilers unless
 # GCC_RULE or CLANG_RULE says otherwise. A compiler that is not installed makes its test
 # skipped, not failed.
@@ -109,21 +110,25 @@ function(dimgraph_add_codegen_tests source)
   # GNU objdump always: the check reads its output format, and a Clang build's CMAKE_OBJDUMP
   # is llvm-objdump, whose output differs.
   set(_objdump objdump)
+  get_filename_component(_stem "${source}" NAME_WE)
   foreach(_pair IN ITEMS "gcc=g++" "clang=clang++-16")
     string(REPLACE "=" ";" _pair "${_pair}")
     list(GET _pair 0 _label)
     list(GET _pair 1 _compiler)
     string(TOUPPER "${_label}" _upper)
     set(_rule "${_arg_${_upper}_RULE}")
-    add_test(
-      NAME "codegen.${_label}"
-      COMMAND
-        "${CMAKE_COMMAND}" "-DCOMPILER=${_compiler}" "-DSOURCE=${source}"
-        "-DINCLUDE_DIR=${DIMGRAPH_TESTED_INCLUDE_DIR}" "-DSYSTEM_INCLUDE_DIRS=${_system_dirs}"
-        "-DOBJDUMP=${_objdump}" "-DRULE=${_rule}"
-        "-DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/codegen/${_label}"
-        -P "${_dimgraph_helpers_dir}/run_codegen_check.cmake")
-    set_tests_properties("codegen.${_label}" PROPERTIES LABELS codegen
-                                                        SKIP_REGULAR_EXPRESSION "codegen: skipped")
+    foreach(_level IN ITEMS native O2)
+      set(_name "codegen.${_stem}.${_label}.${_level}")
+      add_test(
+        NAME "${_name}"
+        COMMAND
+          "${CMAKE_COMMAND}" "-DCOMPILER=${_compiler}" "-DSOURCE=${source}"
+          "-DINCLUDE_DIR=${DIMGRAPH_TESTED_INCLUDE_DIR}" "-DSYSTEM_INCLUDE_DIRS=${_system_dirs}"
+          "-DOBJDUMP=${_objdump}" "-DRULE=${_rule}" "-DLEVEL=${_level}"
+          "-DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/codegen/${_stem}/${_label}.${_level}"
+          -P "${_dimgraph_helpers_dir}/run_codegen_check.cmake")
+      set_tests_properties("${_name}" PROPERTIES LABELS codegen
+                                                 SKIP_REGULAR_EXPRESSION "codegen: skipped")
+    endforeach()
   endforeach()
 endfunction()

@@ -2,11 +2,13 @@
 # dimgraphTestHelpers.cmake).
 #   cmake -DCOMPILER=<c++> -DSOURCE=<kernels.cpp> -DINCLUDE_DIR=<dir> -DWORK_DIR=<dir>
 #         [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] [-DOBJDUMP=<objdump>] [-DRULE=body|loop]
-#         -P run_codegen_check.cmake
+#         [-DLEVEL=native|O2] -P run_codegen_check.cmake
 # The functions to check follow "// codegen: " in the first lines of SOURCE (extern "C" names).
-# SOURCE is compiled with -O3 -march=x86-64-v3 (AVX2 on every machine, whatever the host) and
-# disassembled with objdump. A function passes when its body holds at least one packed SIMD
-# float instruction on ymm registers (vaddps, vmulps, vfmadd231ps, ...) and
+# SOURCE is compiled with -O3 -march=x86-64-v3 (LEVEL native, the default: AVX2 on every
+# machine, whatever the host) or with plain -O2 (LEVEL O2: what most users build with, SSE2
+# only) and disassembled with objdump. A function passes when its body holds at least one
+# packed SIMD float instruction on ymm registers (vaddps, vmulps, vfmadd231ps, ...; on xmm
+# registers for LEVEL O2: addps, mulps, ...) and
 #   RULE body (default): no call at all: no call instruction and no jump to another function
 #                        (a tail call); jumps into its own cold part (GCC's <name>.cold,
 #                        relocated against .text.unlikely in the object), which holds the
@@ -28,6 +30,21 @@ if(NOT DEFINED RULE OR RULE STREQUAL "")
   set(RULE body)
 elseif(NOT RULE MATCHES "^(body|loop)$")
   message(FATAL_ERROR "run_codegen_check.cmake: RULE must be body or loop, not '${RULE}'")
+endif()
+
+if(NOT DEFINED LEVEL OR LEVEL STREQUAL "")
+  set(LEVEL native)
+elseif(NOT LEVEL MATCHES "^(native|O2)$")
+  message(FATAL_ERROR "run_codegen_check.cmake: LEVEL must be native or O2, not '${LEVEL}'")
+endif()
+if(LEVEL STREQUAL "O2")
+  set(_level_flags -O2)
+  set(_register xmm)
+  set(_packed_prefix "v?")
+else()
+  set(_level_flags -O3 -march=x86-64-v3)
+  set(_register ymm)
+  set(_packed_prefix "v")
 endif()
 
 find_program(_compiler NAMES "${COMPILER}" NO_CACHE)
@@ -54,7 +71,7 @@ endif()
 get_filename_component(_stem "${SOURCE}" NAME_WE)
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(_object "${WORK_DIR}/${_stem}.o")
-set(_flags -std=c++20 -O3 -march=x86-64-v3 -DNDEBUG -c "-I${INCLUDE_DIR}")
+set(_flags -std=c++20 ${_level_flags} -DNDEBUG -c "-I${INCLUDE_DIR}")
 string(REPLACE "|" ";" _system_dirs "${SYSTEM_INCLUDE_DIRS}")
 foreach(_dir IN LISTS _system_dirs)
   list(APPEND _flags -isystem "${_dir}")
@@ -93,7 +110,7 @@ string(REPLACE "]" "@RB@" _disassembly "${_disassembly}")
 string(REPLACE "\n" ";" _lines "${_disassembly}")
 
 set(_instruction "^ *[0-9a-f]+:\t")
-set(_packed_float "v(add|sub|mul|div|min|max|fm(add|sub)[0-9]+|fnm(add|sub)[0-9]+)ps")
+set(_packed_float "${_packed_prefix}(add|sub|mul|div|min|max|fm(add|sub)[0-9]+|fnm(add|sub)[0-9]+)ps")
 set(_failures "")
 foreach(_fn IN LISTS _functions)
   set(_inside FALSE)
@@ -144,7 +161,7 @@ foreach(_fn IN LISTS _functions)
     endif()
     math(EXPR _address "0x${CMAKE_MATCH_1}" OUTPUT_FORMAT DECIMAL)
     set(_previous "other")
-    if(_line MATCHES "${_instruction}(${_packed_float})[ \t].*%ymm")
+    if(_line MATCHES "${_instruction}(${_packed_float})[ \t].*%${_register}")
       list(APPEND _simd_kinds "${CMAKE_MATCH_1}")
       list(APPEND _simd_at ${_address})
     elseif(_line MATCHES "${_instruction}callq?[ \t]")
@@ -229,7 +246,7 @@ foreach(_fn IN LISTS _functions)
   list(LENGTH _calls _call_count)
   if(_simd EQUAL 0 OR _bad_count GREATER 0)
     if(_simd EQUAL 0)
-      string(APPEND _failures "  ${_fn}: no packed SIMD float instruction on ymm registers\n")
+      string(APPEND _failures "  ${_fn}: no packed SIMD float instruction on ${_register} registers\n")
     endif()
     if(_bad_count GREATER 0)
       string(APPEND _failures "  ${_fn}: ${_bad_count} call(s)${_where}:\n")
@@ -238,10 +255,10 @@ foreach(_fn IN LISTS _functions)
       endforeach()
     endif()
   elseif(_call_count GREATER 0)
-    message("${_fn}: ${_simd} packed ymm float instructions (${_simd_kinds}); "
+    message("${_fn}: ${_simd} packed ${_register} float instructions (${_simd_kinds}); "
             "${_call_count} call(s) outside its SIMD loops")
   else()
-    message("${_fn}: ${_simd} packed ymm float instructions (${_simd_kinds}), no calls")
+    message("${_fn}: ${_simd} packed ${_register} float instructions (${_simd_kinds}), no calls")
   endif()
 endforeach()
 

@@ -27,6 +27,7 @@
 #include "dimgraph/tensor/print.hpp"
 
 #include "dimgraph/expr/node.hpp"
+#include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/map.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/ops.hpp"
@@ -36,7 +37,10 @@
 #include "dimgraph/expr/contract.hpp"
 
 #include "dimgraph/eval/plan.hpp"
-#include "dimgraph/eval/cursor.hpp"
+#include "dimgraph/eval/threads.hpp"
+#include "dimgraph/eval/loop.hpp"
+#include "dimgraph/eval/table.hpp"
+#include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/compound.hpp"

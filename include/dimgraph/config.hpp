@@ -34,6 +34,19 @@
 #define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
 #endif
 
+// With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel
+// gives each thread. Smaller kernels run on the calling thread (never fork for tiny tensors).
+#ifndef DIMGRAPH_CONFIG_PARALLEL_GRAIN
+#define DIMGRAPH_CONFIG_PARALLEL_GRAIN 65536
+#endif
+
+// Element-wise kernels write outputs of at least this many bytes with streaming
+// (non-temporal) stores, which bypass the caches: an output much larger than the last-level
+// cache would only evict the inputs. 0 turns streaming stores off.
+#ifndef DIMGRAPH_CONFIG_STREAMING_BYTES
+#define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
@@ -43,10 +56,16 @@
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
+// DIMGRAPH_FLATTEN inlines every call in a function's body, recursively: the kernel of an
+// expression is a tree of small functions, inlined once into the loop that runs it (were
+// each node always_inline, every node's own body would first receive its whole subtree,
+// and compiling a chain of N ops would cost N^2).
 #if defined(__GNUC__) || defined(__clang__)
 #define DIMGRAPH_ALWAYS_INLINE __attribute__((always_inline))
 #define DIMGRAPH_NOINLINE __attribute__((noinline))
+#define DIMGRAPH_FLATTEN __attribute__((flatten))
 #else
 #define DIMGRAPH_ALWAYS_INLINE
 #define DIMGRAPH_NOINLINE
+#define DIMGRAPH_FLATTEN
 #endif

@@ -1,8 +1,8 @@
 // Element-wise kernels whose machine code is checked by cmake/run_codegen_check.cmake: built
-// with -O3 -march=x86-64-v3, each function named on the line below must contain packed SIMD
-// float instructions on ymm registers and no call (DESIGN §8: an element-wise kernel is the
-// hand-written loop, with no calls).
-// codegen: w1a_kernel w2_kernel
+// with -O3 -march=x86-64-v3 and with plain -O2, each function named on the line below must
+// contain packed SIMD float instructions and no call (DESIGN §8: an element-wise kernel is the
+// hand-written loop, with no calls; math functions are vectorised, never libm calls).
+// codegen: w1a_kernel w2_kernel tanh_kernel
 //
 // The rules differ by compiler (tests/CMakeLists.txt). GCC is held to "no call in the whole
 // body" (RULE body): the planner, the extent and overlap checks and the executor are inlined,
@@ -36,6 +36,12 @@ DIMGRAPH_NOINLINE void w2_kernel(dg::tensor<float, Batch, Time, Feature>& out,
                                  const dg::tensor<float, Batch, Time, Feature>& x,
                                  const dg::tensor<float, Feature>& bias) {
   out = x + bias;
+}
+
+// tanh(a * 2 + 1) with run-time dims: the vectorised tanh is inlined into the loop.
+DIMGRAPH_NOINLINE void tanh_kernel(dg::tensor<float, Batch, Feature>& out,
+                                   const dg::tensor<float, Batch, Feature>& a) {
+  out = dg::tanh(a * 2.0f + 1.0f);
 }
 
 }  // extern "C"

@@ -23,9 +23,8 @@ inline constexpr std::size_t target_bytes = 32;
 #else
 inline constexpr std::size_t target_bytes = 16;
 #endif
-inline constexpr std::size_t bytes = target_bytes < DIMGRAPH_CONFIG_SIMD_MAX_BYTES
-                                         ? target_bytes
-                                         : DIMGRAPH_CONFIG_SIMD_MAX_BYTES;
+inline constexpr std::size_t bytes =
+    target_bytes < DIMGRAPH_CONFIG_SIMD_MAX_BYTES ? target_bytes : DIMGRAPH_CONFIG_SIMD_MAX_BYTES;
 static_assert(bytes >= 1 && (bytes & (bytes - 1)) == 0,
               "dimgraph: DIMGRAPH_CONFIG_SIMD_MAX_BYTES must be a power of two");
 
@@ -122,7 +121,7 @@ DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {
 }
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load_strided(const T* p, std::ptrdiff_t s) {
-  vec<T, L> v;
+  vec<T, L> v{};
   for (std::size_t l = 0; l < L; ++l) v[l] = p[static_cast<std::ptrdiff_t>(l) * s];
   return v;
 }

@@ -1,26 +1,21 @@
-// Assignment of an expression to a tensor or view: checks, plan, and the fused loop.
+// Assignment of an expression to a tensor or view: checks, plan, and the fused SIMD loop.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <optional>
+#include <bit>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 #include <utility>
 
-#include "dimgraph/eval/cursor.hpp"
+#include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
 #include "dimgraph/eval/reduce.hpp"
-
-// The overlap check has already run when an inner loop starts, so its iterations are independent.
-// GCC is told so (ivdep drops its run-time alias checks). Clang is not: its "vectorize" hints turn
-// every loop it cannot vectorise (a call to a scalar libm function, a gather) into a
-// -Wpass-failed warning, and it vectorises the loops that matter on its own behind a cheap
-// run-time alias check.
-#if defined(__GNUC__) && !defined(__clang__)
-#define DIMGRAPH_LOOP_INDEPENDENT _Pragma("GCC ivdep")
-#else
-#define DIMGRAPH_LOOP_INDEPENDENT
-#endif
+#include "dimgraph/eval/store.hpp"
+#include "dimgraph/eval/table.hpp"
+#include "dimgraph/expr/ops.hpp"
 
 namespace dimgraph {
 namespace detail {
@@ -59,121 +54,123 @@ DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
   return b;
 }
 
-// Every leaf whose memory overlaps the output must be the output itself, element for
-// element (in-place element-wise work); anything else is a partial overlap.
-template <std::size_t R, std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void check_overlap(const leaf_info<R>& out,
-                                                 const std::array<leaf_info<R>, N>& leaves) {
-  if (out.lo == out.hi) return;
-  // The first offending operand (0: none), then one call site for the cold throw.
-  std::size_t bad = 0;
-  for (std::size_t i = N; i-- > 1;) {
-    const auto& l = leaves[i];
-    if (l.lo == l.hi || l.hi <= out.lo || out.hi <= l.lo) continue;
-    if (l.data == out.data && l.strides == out.strides) continue;
-    bad = i;
-  }
-  if (opaque(bad != 0)) [[unlikely]]
-    throw_partial_overlap(bad);
-}
-
-template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
-          std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loop_plan<R, N>& p) {
-  if constexpr (R == 0) {
-    std::array<std::ptrdiff_t, N> zero{};
-    *out = static_cast<Out>(c.template row<AssumeUnit>(zero, zero).load(0));
-  } else {
-    if (p.depth == 0) return;
-    const std::size_t n = p.inner_extent();
-    std::array<std::ptrdiff_t, N> inner{};
-    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    const auto run_row = [&](const std::array<std::ptrdiff_t, N>& off) DIMGRAPH_ALWAYS_INLINE {
-      Out* o = out + off[0];
-      const auto row = c.template row<AssumeUnit>(off, inner);
-      // The overlap check has ruled out every overlap but exact aliasing, which carries
-      // no dependence between iterations: the loop is safe to vectorise as it stands.
-      if constexpr (OutKind == stride_kind::unit || AssumeUnit) {
-        DIMGRAPH_LOOP_INDEPENDENT
-        for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<Out>(row.load(i));
-      } else {
-        const std::ptrdiff_t os = inner[0];
-        DIMGRAPH_LOOP_INDEPENDENT
-        for (std::size_t i = 0; i < n; ++i)
-          o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
-      }
-    };
-    std::array<std::ptrdiff_t, N> off{};
-    if (p.depth == 1) {
-      run_row(off);
-      return;
-    }
-    // The level around the inner loop is a plain counted loop (rows one stride apart);
-    // an odometer steps the levels outside it.
-    const std::size_t middle = p.depth - 2;
-    const std::size_t rows = p.extent[middle];
-    std::array<std::ptrdiff_t, N> step{};
-    for (std::size_t op = 0; op < N; ++op) step[op] = p.stride[op][middle];
-    std::array<std::size_t, R> idx{};
-    for (;;) {
-      std::array<std::ptrdiff_t, N> at = off;
-      for (std::size_t r = 0; r < rows; ++r) {
-        run_row(at);
-        for (std::size_t op = 0; op < N; ++op) at[op] += step[op];
-      }
-      std::size_t k = middle;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
-        if (++idx[k] < p.extent[k]) break;
-        for (std::size_t op = 0; op < N; ++op)
-          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
-        idx[k] = 0;
-      }
-    }
-  }
-}
-
-template <class Dst, class E>
-struct assignment {
-  using out_dims = typename Dst::dims;
-  using out_value = typename Dst::value_type;
-  static constexpr std::size_t R = out_dims::size;
-  static constexpr std::size_t N = leaf_count_v<E> + 1;
-
-  std::array<leaf_info<R>, N> infos{};
-  loop_plan<R, N> plan{};
-
-  template <class Cursor>
-  DIMGRAPH_ALWAYS_INLINE void run(out_value* out, const Cursor& c) const {
-    constexpr stride_kind out_kind = is_tensor_v<Dst> ? stride_kind::unit : stride_kind::dynamic;
-    bool all_unit = plan.depth > 0;
-    for (std::size_t op = 0; op < N && all_unit; ++op) {
-      const std::ptrdiff_t s = plan.inner_stride(op);
-      all_unit = s == 1 || s == 0;
-    }
-    // Leaves of kind zero have stride 0 and kind unit stride 1; so all_unit means
-    // every dynamic-kind operand (and the output) steps by 1 here.
-    if (all_unit) run_plan<out_value, out_kind, true>(out, c, plan);
-    else run_plan<out_value, out_kind, false>(out, c, plan);
-  }
+// The innermost (last) dim of a dim list; void for rank 0.
+template <class Dims>
+struct inner_dim {
+  using type = back_t<types_of_t<Dims>>;
 };
+template <>
+struct inner_dim<dim_list<>> {
+  using type = void;
+};
+template <class Dims>
+using inner_dim_t = typename inner_dim<Dims>::type;
 
-// Plans dst = e and checks it (extents, overlap); returns the cursor and the plan.
-template <class Dst, class E>
-DIMGRAPH_ALWAYS_INLINE inline auto prepare(const Dst& dst, const E& e,
-                                           assignment<std::remove_const_t<Dst>, E>& a) {
-  constexpr std::size_t R = assignment<Dst, E>::R;
-  auto cursor = build_cursor<typename Dst::dims, 1>(e, a.infos);
-  leaf_info<R>& out = a.infos[0];
-  out.data = dst.data();
-  out.strides = dst.strides();
-  std::tie(out.lo, out.hi) = memory_span(dst);
-  std::array<std::array<std::ptrdiff_t, R>, assignment<Dst, E>::N> strides{};
-  for (std::size_t op = 0; op < strides.size(); ++op) strides[op] = a.infos[op].strides;
-  a.plan = make_loop_plan<R>(dst.shape().extents(), strides);
-  return cursor;
+// The lanes of a kernel writing Out: the widest lane type fills one register.
+template <class Ev, class Out>
+inline constexpr std::size_t kernel_lanes_v =
+    simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
+
+// A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
+// vector of 8, not 8 single lanes after no vector of 16).
+constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
+  return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
+}
+
+// The element-wise kernel k over every row of plan p, writing out. Unit: the output and
+// every view step by 1 along the inner loop.
+template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(Out* out, const Kernel& k,
+                                                               const Table& t, const Plan& p,
+                                                               bool stream) {
+  using E = typename Kernel::value_type;
+  std::array<std::ptrdiff_t, Table::slots> step{};
+  if (p.depth > 0)
+    for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
+  for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
+                         std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+    const row<Table, Inner, Unit> r(t, off, step);
+    Out* o = out + off[0];
+    const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+      return fn::as<Out, E>(k.template packet<0, 0, M>(r, i));
+    };
+    if constexpr (Unit) {
+      write_row<L>(o, n, at, stream);
+    } else {
+      const std::ptrdiff_t os = step[0];
+      std::size_t i = 0;
+      for (; i + L <= n; i += L)
+        store_lanes<L>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<L>(i));
+      for (; i < n; ++i)
+        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<1>(i));
+    }
+  });
+  if (stream) stream_fence();
+}
+
+// (Cold and out of line.)
+template <class Dst>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_self_overlap(const Dst& dst) {
+  throw overlap_error("assign", "the destination " + to_string(dst.shape()) +
+                                    " reaches some element twice (a zero or overlapping "
+                                    "stride); write to a tensor or a view of distinct elements");
+}
+
+// dst = e for an element-wise e: the leaf table, the checks, the plan, the kernel.
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
+  using ev = evaluator_of<E>;
+  using kernel = typename ev::kernel;
+  using out_dims = typename Dst::dims;
+  using out_t = typename Dst::value_type;
+  using inner = inner_dim_t<out_dims>;
+  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views>;
+  constexpr std::size_t R = out_dims::size;
+  constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
+  constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
+  constexpr bool static_plan = [] {
+    if constexpr (owning) return Dst::is_static && ev::static_layout;
+    else return false;
+  }();
+
+  output_info<R> info{dst.data(), dst.strides()};
+  info.element_bytes = sizeof(out_t);
+  if constexpr (CheckOverlap) std::tie(info.lo, info.hi) = memory_span(dst);
+  if constexpr (!owning)
+    if (self_overlapping(dst.shape().extents(), dst.strides())) throw_self_overlap(dst);
+  if constexpr (static_plan) {
+    // Every stride and extent is a constant: so is the plan.
+    static constexpr auto plan = [] {
+      constexpr auto ext = typename Dst::shape_type{}.extents();
+      std::array<std::array<std::ptrdiff_t, R>, table_t::slots> strides{};
+      strides[0] = layout_strides<out_dims, out_dims>(ext);
+      [&]<std::size_t... Ls>(std::index_sequence<Ls...>) {
+        ((strides[1 + Ls] = layout_strides<out_dims, at_t<Ls, typename ev::layouts>>(ext)), ...);
+      }(std::make_index_sequence<table_t::layouts>{});
+      return make_loop_plan<R>(ext, strides);
+    }();
+    table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
+    const kernel k = ev::template build<0, 0>(e, table);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
+    run_kernel<lanes, true, inner>(dst.data(), k, table, plan, false);
+  } else {
+    table_t table(dst.shape().extents(), info, CheckOverlap);
+    const kernel k = ev::template build<0, 0>(e, table);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    const auto plan = make_loop_plan<R>(table.extents, table.strides);
+    if constexpr (!owning || kernel::views > 0) {
+      if (!table.unit_inner(plan)) {
+        run_kernel<L, false, inner>(dst.data(), k, table, plan, false);
+        return;
+      }
+    }
+    run_kernel<L, true, inner>(dst.data(), k, table, plan, streaming_worthwhile<out_t>(plan));
+  }
 }
 
 // (Cold and out of line: the message is built only when it is thrown.)
@@ -201,79 +198,34 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   }
 }
 
-// The layout of out = e when every stride and extent is static: strides, leaf sizes
-// in bytes, and the loop plan, all constants.
-template <class Dst, class E>
-struct static_assignment {
-  static constexpr std::size_t R = Dst::rank;
-  static constexpr std::size_t N = leaf_count_v<E> + 1;
-  struct layout {
-    std::array<std::array<std::ptrdiff_t, R>, N> strides{};
-    std::array<std::size_t, N> bytes{};
-    loop_plan<R, N> plan{};
-  };
-  static constexpr layout value = [] {
-    layout l;
-    static_strides<typename Dst::dims, 0, Dst>(l.strides, l.bytes);
-    static_strides<typename Dst::dims, 1, E>(l.strides, l.bytes);
-    constexpr auto ext = typename Dst::shape_type{}.extents();
-    l.plan = make_loop_plan<R>(ext, l.strides);
-    return l;
-  }();
-  static constexpr bool all_unit = [] {
-    if (value.plan.depth == 0) return true;
-    for (std::size_t op = 0; op < N; ++op)
-      if (value.plan.inner_stride(op) != 0 && value.plan.inner_stride(op) != 1) return false;
-    return true;
-  }();
-
-  template <bool CheckOverlap>
-  DIMGRAPH_ALWAYS_INLINE static void run(typename Dst::value_type* out, const E& e) {
-    std::array<leaf_info<R>, N> infos{};
-    const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
-    // Without CheckOverlap (a fresh destination) no check is emitted at all: even a dead
-    // throwing branch would make callers reload their registers around the kernel.
-    if constexpr (CheckOverlap) {
-      const char* o = reinterpret_cast<const char*>(out);
-      std::size_t bad = 0;  // the first offending operand (0: none)
-      for (std::size_t i = N; i-- > 1;) {
-        const char* p = static_cast<const char*>(infos[i].data);
-        if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
-        if (p == o && value.strides[i] == value.strides[0]) continue;
-        bad = i;
-      }
-      if (opaque(bad != 0)) [[unlikely]]
-        throw_partial_overlap(bad);
-    }
-    run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
-  }
-};
+// dst = a reduction: accumulated into a fresh tensor (so dst may even share memory with
+// the input), then written to dst (divided by the count for a mean).
+// Error: max or min over no elements (shape_error), before anything is written.
+template <class Dst, class Op, class X, class... Rs>
+void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+  using node = reduce_expr<Op, X, Rs...>;
+  using acc_t = typename Op::template acc<value_t<X>>;
+  using result_t = value_t<node>;
+  const auto& x = e.source();
+  if constexpr (Op::empty_is_error)
+    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
+  auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return tensor<acc_t, Ds...>(shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
+  }(std::type_identity<typename node::dims>{});
+  constexpr acc_t identity = Op::template identity<acc_t>();
+  if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
+  accumulate<Op, acc_t>(acc, x);
+  if constexpr (std::is_same_v<Op, fn::mean_reduce>)
+    assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
+  else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
+  else assign_elementwise<false>(dst, cast<result_t>(acc));
+}
 
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
-  using dst_t = std::remove_const_t<Dst>;
-  if constexpr (is_reduce_v<E>) {
-    reduce_into(dst, e);
-  } else if constexpr (static_layout<dst_t>::value && static_layout<E>::value) {
-    static_assignment<dst_t, E>::template run<CheckOverlap>(dst.data(), e);
-  } else {
-    assignment<dst_t, E> a;
-    auto cursor = prepare(dst, e, a);
-    if constexpr (CheckOverlap) check_overlap(a.infos[0], a.infos);
-    a.run(dst.data(), cursor);
-  }
-}
-
-// out = e where out's extents change: e is evaluated into new memory first (e may read
-// out), which then replaces out's. Cold and out of line: allocating dominates it anyway,
-// and it keeps the allocation out of the kernel of a steady-state assignment.
-template <class Dst, class E>
-[[gnu::cold]] DIMGRAPH_NOINLINE void assign_resized(Dst& out, const E& e,
-                                                    const typename Dst::shape_type& s) {
-  Dst fresh(s);
-  assign_into<false>(fresh, e);
-  out = std::move(fresh);
+  if constexpr (is_reduce_v<E>) reduce_into(dst, e);
+  else assign_elementwise<CheckOverlap>(dst, e);
 }
 
 }  // namespace detail
@@ -289,7 +241,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>
 }
 
 // out = e for an owning tensor: takes the expression's extents (re-allocating when
-// they change, into new memory first, so an expression reading out stays valid).
+// they change, into new memory first, so an expression reading out stays valid). The kernel
+// is the same either way: it is compiled once.
 template <class T, class... Ds, expression E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e) {
   using dst = tensor<T, Ds...>;
@@ -299,9 +252,13 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     } else {
       auto s = dst::shape_type::from_extents(
           detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      if (detail::opaque(s == out.shape())) [[likely]]
-        detail::assign_into(out, e);
-      else detail::assign_resized(out, e, s);
+      std::optional<dst> fresh;
+      dst* target = &out;
+      if (!detail::opaque(s == out.shape())) [[unlikely]]
+        target = &fresh.emplace(detail::tensor_internals::for_overwrite<dst>(s));
+      detail::assign_into(*target, e);
+      if (fresh) [[unlikely]]
+        out = std::move(*fresh);
     }
   }
 }
@@ -347,14 +304,17 @@ auto eval(E&& e) {
   }(static_cast<dims_t<E>*>(nullptr));
 }
 
-// The loop plan of dst = e, as text (for tests and debugging).
+// The loop plan of dst = e, as text (for tests and debugging). Its operands are the
+// output ("out"), then each distinct layout of the owning tensors e reads, then each view.
 template <class Dst, expression E>
 std::string describe_plan(const Dst& dst, const E& e) {
-  detail::assignment<Dst, std::remove_cvref_t<E>> a;
-  (void)detail::prepare(dst, e, a);
-  return to_string(a.plan);
+  using ev = detail::evaluator_of<E>;
+  using kernel = typename ev::kernel;
+  using table_t =
+      detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves, kernel::views>;
+  table_t table(dst.shape().extents(), {dst.data(), dst.strides()}, false);
+  (void)ev::template build<0, 0>(e, table);
+  return to_string(detail::make_loop_plan<Dst::rank>(table.extents, table.strides));
 }
 
 }  // namespace dimgraph
-
-#undef DIMGRAPH_LOOP_INDEPENDENT

@@ -1,13 +1,15 @@
-// Evaluation of reductions: one pass over the input, accumulating into the output.
+// Evaluation of reductions: one pass over the input (fused with its element-wise ops).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
 #include <type_traits>
 
-#include "dimgraph/eval/cursor.hpp"
+#include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/table.hpp"
 #include "dimgraph/expr/reduce.hpp"
 
 namespace dimgraph::detail {
@@ -16,52 +18,6 @@ template <class E>
 inline constexpr bool is_reduce_v = false;
 template <class Op, class X, class... Rs>
 inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
-
-// The loop nest runs over the input's dims; the output steps with stride 0 along the
-// reduced dims. Per row: when the output does not step (the reduced dim is the inner
-// one) the row is folded into one accumulator; otherwise each output element takes
-// the matching input element (a vertical reduction, vectorised like an element-wise op).
-template <class Op, bool AssumeUnit, class Acc, class Cursor, std::size_t R, std::size_t N>
-void run_reduce(Acc* out, const Cursor& c, const loop_plan<R, N>& p) {
-  if constexpr (R == 0) {
-    std::array<std::ptrdiff_t, N> zero{};
-    *out = Op::combine(*out, c.template row<AssumeUnit>(zero, zero).load(0));
-  } else {
-    if (p.depth == 0) return;
-    const std::size_t n = p.inner_extent();
-    std::array<std::ptrdiff_t, N> inner{};
-    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    const std::ptrdiff_t os = inner[0];
-    std::array<std::ptrdiff_t, N> off{};
-    std::array<std::size_t, R> idx{};
-    for (;;) {
-      Acc* o = out + off[0];
-      const auto row = c.template row<AssumeUnit>(off, inner);
-      if (os == 0) {
-        Acc a = *o;
-        for (std::size_t i = 0; i < n; ++i) a = Op::combine(a, row.load(i));
-        *o = a;
-      } else if (AssumeUnit) {
-        for (std::size_t i = 0; i < n; ++i) o[i] = Op::combine(o[i], row.load(i));
-      } else {
-        for (std::size_t i = 0; i < n; ++i) {
-          Acc& slot = o[static_cast<std::ptrdiff_t>(i) * os];
-          slot = Op::combine(slot, row.load(i));
-        }
-      }
-      std::size_t k = p.depth - 1;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
-        if (++idx[k] < p.extent[k]) break;
-        for (std::size_t op = 0; op < N; ++op)
-          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
-        idx[k] = 0;
-      }
-    }
-  }
-}
 
 // An op without identity (max, min) over a reduced extent of 0: names the empty dims.
 template <class... Rs, class X>
@@ -74,50 +30,59 @@ template <class... Rs, class X>
   throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
 }
 
-// dst = reduction e (dst's extents already match e's). The output may not overlap the
-// input at all (overlap_error), and max or min may not reduce over no elements
-// (shape_error); both checked before the first write.
-template <class Dst, class Op, class X, class... Rs>
-void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+// acc (row-major over the result's dims) combined with Op over every element of x. The loop
+// nest runs over x's dims; acc steps with stride 0 along the reduced dims. A row along which
+// acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
+// one element; otherwise each acc element takes the matching input element (a vertical
+// reduction, as vectorised as an element-wise op).
+template <class Op, class Acc, class X, class AccTensor>
+void accumulate(AccTensor& acc, const X& x) {
+  using ev = evaluator_of<X>;
+  using kernel = typename ev::kernel;
   using xdims = dims_t<X>;
-  using acc = typename std::remove_const_t<Dst>::value_type;
+  using E = typename kernel::value_type;
+  using table_t = leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views>;
+  using inner = back_t<types_of_t<xdims>>;
   constexpr std::size_t R = xdims::size;
-  constexpr std::size_t N = leaf_count_v<X> + 1;
-  const auto& x = e.source();
-  if constexpr (Op::empty_is_error)
-    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
+  constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
 
-  std::array<leaf_info<R>, N> infos{};
-  const auto cursor = build_cursor<xdims, 1>(x, infos);
-  leaf_info<R>& out = infos[0];
-  out.data = dst.data();
-  out.strides = strides_along<xdims>(dst);  // 0 along the reduced dims
-  std::tie(out.lo, out.hi) = memory_span(dst);
-  for (std::size_t i = 1; i < N; ++i)
-    if (out.lo != out.hi && infos[i].lo != infos[i].hi && infos[i].lo < out.hi &&
-        out.lo < infos[i].hi)
-      throw_partial_overlap(i);
-
-  const auto ext = [&]<class... Ds>(dim_list<Ds...>*) {
+  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
-  }(static_cast<xdims*>(nullptr));
-  std::array<std::array<std::ptrdiff_t, R>, N> strides{};
-  for (std::size_t op = 0; op < N; ++op) strides[op] = infos[op].strides;
-  const auto plan = make_loop_plan<R>(ext, strides);
+  }(std::type_identity<xdims>{});
+  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
+  const kernel k = ev::template build<0, 0>(x, table);
+  const auto plan = make_loop_plan<R>(ext, table.strides);
+  std::array<std::ptrdiff_t, table_t::slots> step{};
+  if (plan.depth > 0)
+    for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
 
-  // Start from the identity, then fold the input in.
-  for_each_element(dst, [](acc& v) { v = Op::template identity<acc>(); });
-  bool unit = plan.depth > 0;
-  for (std::size_t op = 1; op < N && unit; ++op)
-    unit = plan.inner_stride(op) == 0 || plan.inner_stride(op) == 1;
-  if (unit && (plan.depth == 0 || plan.inner_stride(0) == 0 || plan.inner_stride(0) == 1))
-    run_reduce<Op, true>(dst.data(), cursor, plan);
-  else run_reduce<Op, false>(dst.data(), cursor, plan);
-
-  if constexpr (std::is_same_v<Op, fn::mean_reduce>) {
-    const acc count = static_cast<acc>(e.count());
-    for_each_element(dst, [count](acc& v) { v = v / count; });
-  }
+  const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
+    for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
+                                     std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+      const row<table_t, inner, Unit> r(table, off, step);
+      Acc* o = acc.data() + off[0];
+      const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+        return fn::as<Acc, E>(k.template packet<0, 0, M>(r, i));
+      };
+      std::size_t i = 0;
+      if (step[0] == 0) {
+        auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
+        for (; i + L <= n; i += L) lanes = Op::combine(lanes, at.template operator()<L>(i));
+        auto one = load_lanes<1>(o);
+        for (std::size_t l = 0; l < L; ++l)
+          one = Op::combine(one, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
+        for (; i < n; ++i) one = Op::combine(one, at.template operator()<1>(i));
+        store_lanes<1>(o, one);
+      } else {
+        for (; i + L <= n; i += L)
+          store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), at.template operator()<L>(i)));
+        for (; i < n; ++i)
+          store_lanes<1>(o + i, Op::combine(load_lanes<1>(o + i), at.template operator()<1>(i)));
+      }
+    });
+  };
+  if (table.unit_inner(plan, false)) run(std::true_type{});
+  else if constexpr (kernel::views > 0) run(std::false_type{});
 }
 
 }  // namespace dimgraph::detail

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/map.hpp"
 
@@ -34,9 +35,23 @@ class broadcast_expr : public expr_node_base {
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:
+  using operand_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
   X x_;
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
+
+namespace detail {
+// The operand's kernel: its leaves simply do not step along the new dims.
+template <class X, class... Ds>
+struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
+  template <std::size_t I, std::size_t V, class Table>
+  DIMGRAPH_ALWAYS_INLINE static typename evaluator_of<X>::kernel build(
+      const broadcast_expr<X, Ds...>& e, Table& table) {
+    return evaluator_of<X>::template build<I, V>(e.operand(), table);
+  }
+  static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
+};
+}  // namespace detail
 
 // broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
 // Extents are given for new non-static dims, and may be given for x's own dims
@@ -94,8 +109,8 @@ auto outer(A&& a, B&& b, F f = {}) {
     };
     detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
   }(static_cast<result_dims*>(nullptr));
-  return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
-                                                                  std::forward<B>(b));
+  return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
+      detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
 }
 
 }  // namespace dimgraph

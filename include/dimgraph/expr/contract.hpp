@@ -71,6 +71,11 @@ class contract_expr : public expr_node_base {
   B b_;
 };
 
+// As the operand of an element-wise op, a product is evaluated into a tensor first.
+template <class A, class B, class... Ks>
+struct detail::evaluator<contract_expr<A, B, Ks...>>
+    : detail::temporary_evaluator<contract_expr<A, B, Ks...>> {};
+
 // sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).

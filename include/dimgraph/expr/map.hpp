@@ -1,6 +1,7 @@
 // map_expr: the lazy element-wise node (one fused loop for a whole chain).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/node.hpp"
 
 namespace dimgraph {
@@ -27,74 +29,181 @@ constexpr const char* op_name() {
 }
 }  // namespace detail
 
+namespace detail {
+// The operands of a node: an aggregate whose bases hold one operand each, built in place
+// from the node's arguments (std::tuple's converting constructors are a dozen functions per
+// node, and a chain of N ops instantiates them N times).
+template <std::size_t I, class T>
+struct operand_slot {
+  T value;
+};
+template <class Is, class... Ts>
+struct operand_pack_impl;
+template <std::size_t... Is, class... Ts>
+struct operand_pack_impl<std::index_sequence<Is...>, Ts...> : operand_slot<Is, Ts>... {};
+template <class... Ts>
+using operand_pack = operand_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+template <std::size_t I, class T>
+constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>& slot) {
+  return slot.value;
+}
+
+// Two operands of `op` disagree on the extent of a dim (cold, out of line, and shared by every
+// node: a long chain carries one call per dim, not one message builder per node).
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_operand_extents(
+    const char* op, std::string (*dim)(), std::size_t first, std::size_t first_at,
+    std::size_t other, std::size_t other_at) {
+  throw shape_error(op, "dim '" + dim() + "' has extent " + std::to_string(first) + " in operand " +
+                            std::to_string(first_at + 1) + " and " + std::to_string(other) +
+                            " in operand " + std::to_string(other_at + 1));
+}
+// x's extent of D when D is a non-static dim of x, else 0.
+template <class D, class X>
+std::size_t dynamic_extent_or_zero(const X& x) {
+  if constexpr (!is_static_v<D> && list_contains_v<dims_t<X>, D>) return x.template extent<D>();
+  else return 0;
+}
+
+// Checks that operands agree on the extents of shared dims: ext[k][d] is operand k's extent
+// of dim d where has[k][d]. Error: shape_error naming the op, the dim and both extents.
+template <std::size_t K, std::size_t R>
+void check_operand_extents(const char* op, const std::array<std::array<std::size_t, R>, K>& ext,
+                           const std::array<std::array<bool, R>, K>& has,
+                           const std::array<std::string (*)(), R>& dim_names) {
+  for (std::size_t d = 0; d < R; ++d) {
+    std::size_t first_at = K;
+    for (std::size_t k = 0; k < K; ++k) {
+      if (!has[k][d]) continue;
+      if (first_at == K) first_at = k;
+      else if (ext[k][d] != ext[first_at][d])
+        throw_operand_extents(op, dim_names[d], ext[first_at][d], first_at, ext[k][d], k);
+    }
+  }
+}
+
+}  // namespace detail
+
 template <class F, class... Ds, class... Ops>
 class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  public:
   using dims = dim_list<Ds...>;
-  using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, value_t<Ops>...>>;
+  using value_type = typename F::template result_t<value_t<Ops>...>;
   static constexpr const char* name = detail::op_name<F>();
 
+ private:
+  // (steps, operand) of the operand with D nearest to a tensor.
+  template <class D>
+  static constexpr std::pair<std::size_t, std::size_t> steps_to() {
+    std::pair<std::size_t, std::size_t> best{static_cast<std::size_t>(-1), 0};
+    std::size_t i = 0;
+    (
+        [&] {
+          using op = std::remove_cvref_t<Ops>;
+          if constexpr (list_contains_v<dims_t<op>, D>) {
+            std::size_t steps = 0;
+            if constexpr (requires { op::extent_steps; })
+              steps = op::extent_steps[list_index_of_v<dims_t<op>, D>];
+            if (steps < best.first) best = {steps, i};
+          }
+          ++i;
+        }(),
+        ...);
+    return best;
+  }
+  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> nearest_{steps_to<Ds>().second..., 0};
+
+ public:
   template <class... Args>
-  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_(std::forward<Args>(args)...) {
-    (check_dim<Ds>(), ...);
+  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_{{std::forward<Args>(args)}...} {
+    if constexpr (shared_dynamic_dims) check_extents(std::index_sequence_for<Ops...>{});
   }
 
+  // The extent of D, read from the operand that reaches a tensor with D in the fewest steps
+  // (the node keeps no extents: a deep chain's nodes stay small, and each query is a walk
+  // of a few nodes, not of the chain).
   template <class D>
   std::size_t extent() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
-                  "dimgraph: extent: the expression has no such dim");
-    return extent_from<std::remove_cvref_t<D>>(std::index_sequence_for<Ops...>{});
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
+    else {
+      constexpr std::size_t at = nearest_[list_index_of_v<dims, d>];
+      return operand<at>().template extent<d>();
+    }
   }
+  // For each dim, how many nodes a query of its extent walks (0 for a tensor).
+  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> extent_steps{
+      1 + steps_to<Ds>().first..., 0};
 
   const F& fn() const { return f_; }
-  const std::tuple<Ops...>& operands() const { return ops_; }
+  template <std::size_t I>
+  const auto& operand() const {
+    return detail::operand_at<I>(ops_);
+  }
 
  private:
-  template <class D, std::size_t... Is>
-  std::size_t extent_from(std::index_sequence<Is...>) const {
-    std::size_t e = 0;
-    bool found = false;
-    ((!found && list_contains_v<dims_t<Ops>, D> ? (e = operand_extent<D, Is>(), found = true)
-                                                : false),
-     ...);
-    return e;
-  }
-  template <class D, std::size_t I>
-  std::size_t operand_extent() const {
-    if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>)
-      return std::get<I>(ops_).template extent<D>();
-    else return 0;
-  }
-  // Every operand with a non-static D must agree on its extent.
+  // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
+  // built, so that evaluating a deep chain never nests their instantiations.
+  using operand_kernels = detail::type_list<typename detail::evaluator_of<Ops>::kernel...>;
+
+  // Whether two operands share a non-static dim (whose extents must then agree).
   template <class D>
-  void check_dim() const {
-    if constexpr (!is_static_v<D>) check_dim_in<D>(std::index_sequence_for<Ops...>{});
+  static constexpr std::size_t holders() {
+    return is_static_v<D> ? 0 : (std::size_t{list_contains_v<dims_t<Ops>, D>} + ... + 0);
   }
-  template <class D, std::size_t... Is>
-  void check_dim_in(std::index_sequence<Is...>) const {
-    std::size_t first = 0, first_at = 0;
-    bool seen = false;
-    auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>) {
-        std::size_t e = std::get<I>(ops_).template extent<D>();
-        if (!seen) {
-          first = e;
-          first_at = I;
-          seen = true;
-        } else if (e != first) {
-          throw shape_error(name, "dim '" + describe<D>() + "' has extent " +
-                                      std::to_string(first) + " in operand " +
-                                      std::to_string(first_at + 1) + " and " + std::to_string(e) +
-                                      " in operand " + std::to_string(I + 1));
-        }
-      }
-    };
-    (visit(std::integral_constant<std::size_t, Is>{}), ...);
+  template <class Op>
+  static constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_of() {
+    return {(!is_static_v<Ds> && list_contains_v<dims_t<Op>, Ds>)...};
+  }
+  static constexpr bool shared_dynamic_dims = ((holders<Ds>() > 1) || ...);
+  template <std::size_t K>
+  std::array<std::size_t, sizeof...(Ds)> operand_extents() const {
+    return {detail::dynamic_extent_or_zero<Ds>(operand<K>())...};
+  }
+  template <std::size_t... Ks>
+  void check_extents(std::index_sequence<Ks...>) const {
+    detail::check_operand_extents<sizeof...(Ops), sizeof...(Ds)>(
+        name, {operand_extents<Ks>()...}, {dynamic_dims_of<Ops>()...}, {&describe<Ds>...});
   }
 
   [[no_unique_address]] F f_;
-  std::tuple<Ops...> ops_;
+  detail::operand_pack<Ops...> ops_;
 };
+
+namespace detail {
+
+// F over the operands' lanes: one kernel node whose children are the operands' kernels.
+template <class F, class Dims, class... Ops>
+struct evaluator<map_expr<F, Dims, Ops...>> {
+  using node = map_expr<F, Dims, Ops...>;
+  using value_type = typename node::value_type;
+  using kernel = map_kernel<F, value_type, typename evaluator_of<Ops>::kernel...>;
+  using layouts = typename set_union_all<typename evaluator_of<Ops>::layouts...>::type;
+  static constexpr std::size_t lane_bytes = [] {
+    std::size_t m = sizeof(simd::lane_t<value_type>);
+    ((m = evaluator_of<Ops>::lane_bytes > m ? evaluator_of<Ops>::lane_bytes : m), ...);
+    return m;
+  }();
+  static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
+  static constexpr bool needs_temporary = false;
+
+  template <std::size_t I, std::size_t V, class Table>
+  DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {
+    return build_children<I, V>(e, table, std::index_sequence_for<Ops...>{});
+  }
+
+ private:
+  template <std::size_t I, std::size_t V, class Table, std::size_t... Ks>
+  DIMGRAPH_ALWAYS_INLINE static kernel build_children(const node& e, Table& table,
+                                                      std::index_sequence<Ks...>) {
+    return kernel{
+        {evaluator_of<Ops>::template build<I + kernel::leaf_at[Ks], V + kernel::view_at[Ks]>(
+            e.template operand<Ks>(), table)}...,
+        e.fn()};
+  }
+};
+
+}  // namespace detail
 
 namespace detail {
 

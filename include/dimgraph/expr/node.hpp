@@ -21,6 +21,10 @@ template <class T>
 inline constexpr bool is_view_v = false;
 template <class T, class... Ds>
 inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+// A tensor or a view (memory, as opposed to a lazy node).
+template <class T>
+inline constexpr bool is_leaf_v =
+    is_tensor_v<std::remove_cvref_t<T>> || is_view_v<std::remove_cvref_t<T>>;
 }  // namespace detail
 
 // A tensor, a view or a lazy node: anything with dims, a value type and extents.

@@ -64,10 +64,28 @@ constexpr binary_check check_binary() {
   return binary_check::ok;
 }
 
+// A rank-0 tensor next to a tensor with dims combines as PyTorch's 0-dim tensors do: within
+// the other's category it does not raise the other's type (float[4] * double{} is float);
+// from a higher category it promotes as a tensor would (int[4] * double{} is double).
+template <class Other, class X>
+decltype(auto) rank0_as_scalar(X&& x) {
+  using other = value_t<Other>;
+  using own = value_t<X>;
+  if constexpr (dims_t<X>::size == 0 && dims_t<Other>::size > 0 && !is_index_v<own> &&
+                !is_index_v<other> && !std::is_same_v<own, other>) {
+    if constexpr (element_category_v<own> <= element_category_v<other>)
+      return make_map(fn::cast_to<other>{}, std::forward<X>(x));
+    else return std::forward<X>(x);
+  } else {
+    return std::forward<X>(x);
+  }
+}
+
 template <class F, class A, class B>
 auto make_binary(A&& a, B&& b) {
   if constexpr (expression<A> && expression<B>)
-    return make_map(F{}, std::forward<A>(a), std::forward<B>(b));
+    return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
+                    rank0_as_scalar<A>(std::forward<B>(b)));
   else if constexpr (expression<A>)
     return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));

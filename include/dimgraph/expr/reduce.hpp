@@ -6,16 +6,21 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/expr/evaluator.hpp"
+#include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/node.hpp"
 
 namespace dimgraph {
 namespace detail::fn {
 
-// How a reduction starts (identity) and combines; Acc is the type it accumulates in.
-// Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
-// Over no elements (a reduced extent of 0) a reduction gives its identity (sum 0, prod 1,
-// any false, all true; mean 0 / 0, i.e. NaN), except where empty_is_error: max and min of
-// nothing have no value, and evaluating them throws dg::shape_error.
+// How a reduction starts (identity) and combines lanes (combine, on lane vectors of Acc).
+// result<T>: the element type it gives for elements of type T; acc<T>: the type it
+// accumulates in. Sums and products of integers and bools accumulate in int64 (torch.sum's
+// rule) and wrap; float sums and means accumulate in double, so that 2^25 ones sum exactly
+// and long sums keep their precision. Over no elements (a reduced extent of 0) a reduction
+// gives its identity (sum 0, prod 1, any false, all true; mean 0 / 0, i.e. NaN), except where
+// empty_is_error: max and min of nothing have no value, and evaluating them throws
+// dg::shape_error. max and min propagate NaN (a NaN anywhere gives NaN, as torch.max).
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
@@ -24,13 +29,15 @@ struct sum_reduce {
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
+  template <class T>
+  using acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   template <class Acc>
   static constexpr Acc identity() {
     return Acc(0);
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(a + static_cast<Acc>(v));
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return add{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
 struct prod_reduce {
@@ -38,86 +45,68 @@ struct prod_reduce {
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
+  template <class T>
+  using acc = sum_type_t<T>;
   template <class Acc>
   static constexpr Acc identity() {
     return Acc(1);
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(a * static_cast<Acc>(v));
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return mul{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
-// mean: a sum in the floating type, divided by the count afterwards.
+// mean: a sum, divided by the count afterwards.
 struct mean_reduce : sum_reduce {
   static constexpr const char* name = "mean";
   template <class T>
   using result = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+  template <class T>
+  using acc = double;
 };
-struct max_reduce {
-  static constexpr const char* name = "max";
+template <bool Max>
+struct extreme_reduce {
+  static constexpr const char* name = Max ? "max" : "min";
   static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
-  template <class Acc>
-  static constexpr Acc identity() {
-    if constexpr (std::numeric_limits<Acc>::has_infinity)
-      return -std::numeric_limits<Acc>::infinity();
-    else return std::numeric_limits<Acc>::lowest();
-  }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
-  }
-};
-// max whose value over no elements is its identity (-inf, or the lowest integer): the
-// running maximum inside logsumexp, where an empty group gives log(0) = -inf.
-struct running_max_reduce : max_reduce {
-  static constexpr bool empty_is_error = false;
-};
-struct min_reduce {
-  static constexpr const char* name = "min";
-  static constexpr bool empty_is_error = true;
   template <class T>
-  using result = T;
+  using acc = T;
   template <class Acc>
   static constexpr Acc identity() {
+    constexpr Acc sign = Max ? Acc(-1) : Acc(1);
     if constexpr (std::numeric_limits<Acc>::has_infinity)
-      return std::numeric_limits<Acc>::infinity();
+      return sign * std::numeric_limits<Acc>::infinity();
+    else if constexpr (Max) return std::numeric_limits<Acc>::lowest();
     else return std::numeric_limits<Acc>::max();
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(v) < a ? static_cast<Acc>(v) : a;
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return extreme<Max>{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
-struct any_reduce {
-  static constexpr const char* name = "any";
+using max_reduce = extreme_reduce<true>;
+using min_reduce = extreme_reduce<false>;
+template <bool All>
+struct logical_reduce {
+  static constexpr const char* name = All ? "all" : "any";
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
-  template <class Acc>
-  static constexpr Acc identity() {
-    return false;
-  }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a || static_cast<bool>(v);
-  }
-};
-struct all_reduce {
-  static constexpr const char* name = "all";
-  static constexpr bool empty_is_error = false;
   template <class T>
-  using result = bool;
+  using acc = bool;
   template <class Acc>
   static constexpr Acc identity() {
-    return true;
+    return All;
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a && static_cast<bool>(v);
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    if constexpr (All) return a & b;
+    else return a | b;
   }
 };
+using any_reduce = logical_reduce<false>;
+using all_reduce = logical_reduce<true>;
 
 }  // namespace detail::fn
 
@@ -144,8 +133,14 @@ class reduce_expr : public expr_node_base {
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
 
  private:
+  using source_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
   X x_;
 };
+
+// As the operand of an element-wise op, a reduction is evaluated into a tensor first.
+template <class Op, class X, class... Rs>
+struct detail::evaluator<reduce_expr<Op, X, Rs...>>
+    : detail::temporary_evaluator<reduce_expr<Op, X, Rs...>> {};
 
 // The public reductions. Result element type: sum and prod of bool or integers give int64,
 // of floats the same type; mean of bool or integers gives float; max and min keep the type;

@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <type_traits>
 
+#include "dimgraph/detail/simd.hpp"
 #include "dimgraph/dim/tag.hpp"
 
 namespace dimgraph {
@@ -41,6 +42,12 @@ class index {
 
  private:
   std::int64_t value_ = 0;
+};
+
+// In SIMD kernels an index is its int64 value.
+template <class D>
+struct detail::simd::lane<index<D>> {
+  using type = std::int64_t;
 };
 
 namespace detail {

@@ -365,6 +365,17 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 namespace detail {
 // What the evaluator needs of a tensor under construction (see construct_tag).
 struct tensor_internals {
+  // A tensor of shape s whose elements are not initialised (the caller writes every one).
+  template <class Tensor>
+  static Tensor for_overwrite([[maybe_unused]] const typename Tensor::shape_type& s) {
+    if constexpr (Tensor::is_static) {
+      return Tensor();
+    } else {
+      Tensor t(Tensor::lower_bounds());
+      t.reshape_for_overwrite(s);
+      return t;
+    }
+  }
   template <class T, class... Ds>
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {

@@ -1,0 +1,332 @@
+// leaf_table and row: the flat description of an expression's memory that kernels read.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dimgraph/detail/simd.hpp"
+#include "dimgraph/eval/plan.hpp"
+#include "dimgraph/expr/evaluator.hpp"
+#include "dimgraph/shape/error.hpp"
+
+namespace dimgraph::detail {
+
+// An evaluated temporary kept alive for the duration of an assignment.
+struct kept_base {
+  virtual ~kept_base() = default;
+};
+template <class Tensor>
+struct kept final : kept_base {
+  Tensor value;
+  explicit kept(Tensor&& t) : value(std::move(t)) {}
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
+// own (declared here, defined with the assignment in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// The strides of x along Dims (0 where x lacks the dim).
+template <class Dims, class X>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Dims::size> strides_along(const X& x) {
+  return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return std::array<std::ptrdiff_t, Dims::size>{[&] {
+      if constexpr (list_contains_v<typename X::dims, Ds>) return x.template stride<Ds>();
+      else return std::ptrdiff_t{0};
+    }()...};
+  }(std::type_identity<Dims>{});
+}
+
+// The row-major strides of an owning tensor with dims Layout along Dims, given the extents
+// of Dims (Layout's dims are among them).
+template <class Dims, class Layout, std::size_t R>
+constexpr std::array<std::ptrdiff_t, R> layout_strides(const std::array<std::size_t, R>& ext) {
+  std::array<std::ptrdiff_t, R> s{};
+  [&]<class... Ls>(std::type_identity<dim_list<Ls...>>) {
+    constexpr std::size_t at[] = {list_index_of_v<Dims, Ls>..., 0};
+    std::ptrdiff_t step = 1;
+    for (std::size_t k = sizeof...(Ls); k-- > 0;) {
+      s[at[k]] = step;
+      step *= static_cast<std::ptrdiff_t>(ext[at[k]]);
+    }
+  }(std::type_identity<Layout>{});
+  return s;
+}
+// The number of elements of a tensor with dims Layout.
+template <class Dims, class Layout, std::size_t R>
+constexpr std::size_t layout_size(const std::array<std::size_t, R>& ext) {
+  return [&]<class... Ls>(std::type_identity<dim_list<Ls...>>) {
+    return (std::size_t{1} * ... * ext[list_index_of_v<Dims, Ls>]);
+  }(std::type_identity<Layout>{});
+}
+
+// The bytes [lo, hi) that a strided tensor touches (empty for 0 elements).
+template <class X>
+inline std::pair<const char*, const char*> memory_span(const X& x) {
+  using value = std::remove_const_t<std::remove_pointer_t<decltype(x.data())>>;
+  const char* base = reinterpret_cast<const char*>(x.data());
+  std::ptrdiff_t lo = 0, hi = 0;
+  const auto ext = x.shape().extents();
+  for (std::size_t d = 0; d < ext.size(); ++d) {
+    if (ext[d] == 0) return {base, base};
+    std::ptrdiff_t span = x.strides()[d] * static_cast<std::ptrdiff_t>(ext[d] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  return {base + lo * static_cast<std::ptrdiff_t>(sizeof(value)),
+          base + (hi + 1) * static_cast<std::ptrdiff_t>(sizeof(value))};
+}
+
+// (Cold and out of line, so that checks cost a few compares in the hot path.)
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
+  throw overlap_error("assign",
+                      "operand " + std::to_string(operand) +
+                          " partially overlaps the output (same memory, different element order); "
+                          "evaluate it into a new tensor first");
+}
+
+// The output of a kernel as the table sees it: where it is and how it steps.
+template <std::size_t R>
+struct output_info {
+  const void* data = nullptr;
+  std::array<std::ptrdiff_t, R> strides{};
+  const char* lo = nullptr;  // the bytes it spans (lo == hi: nothing)
+  const char* hi = nullptr;
+  std::size_t element_bytes = 1;
+};
+
+// Whether a strided layout (extents, strides in elements) reaches some element twice, e.g.
+// through a zero stride: writing through it would make the result depend on loop order.
+template <std::size_t R>
+bool self_overlapping(const std::array<std::size_t, R>& ext,
+                      const std::array<std::ptrdiff_t, R>& str) {
+  std::array<std::size_t, R> order{};
+  std::size_t n = 0;
+  for (std::size_t d = 0; d < R; ++d) {
+    if (ext[d] == 0) return false;
+    if (ext[d] > 1) order[n++] = d;
+  }
+  const auto mag = [&](std::size_t d) {
+    return static_cast<std::size_t>(str[d] < 0 ? -str[d] : str[d]);
+  };
+  for (std::size_t i = 1; i < n; ++i)  // by stride, smallest first
+    for (std::size_t j = i; j > 0 && mag(order[j]) < mag(order[j - 1]); --j)
+      std::swap(order[j], order[j - 1]);
+  std::size_t reach = 0;  // the largest offset the smaller dims reach
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t d = order[i];
+    if (mag(d) <= reach) return true;
+    reach += mag(d) * (ext[d] - 1);
+  }
+  return false;
+}
+
+// The leaves of an expression evaluated over OutDims: their base pointers, the strides of
+// each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
+// view) along OutDims, and the temporaries the expression needed. Filled by the
+// expression's evaluator (build), which also checks each leaf against the output: a leaf
+// whose memory overlaps the output must be the output itself, element for element
+// (in-place element-wise work).
+template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views>
+struct leaf_table {
+  static constexpr std::size_t rank = OutDims::size;
+  static constexpr std::size_t layouts = Layouts::size;
+  static constexpr std::size_t slots = 1 + layouts + Views;
+
+  static constexpr std::size_t leaf_count = Leaves;
+  std::array<const void*, Leaves + 1> base{};  // (+1: never empty)
+  std::array<std::size_t, Leaves + 1> leaf_slot{};
+  std::array<std::size_t, Leaves + 1> leaf_bytes{};
+  std::array<std::array<std::ptrdiff_t, rank>, slots> strides{};
+  std::array<std::size_t, rank> extents{};
+  output_info<rank> out{};
+  bool check_overlap = false;
+  std::size_t bad_leaf = 0;  // 1 + the first leaf that partially overlaps the output
+  std::array<bool, Views + 1> view_steps{};  // view V has the output's last dim
+  std::vector<std::unique_ptr<kept_base>> temporaries;
+
+  // extents: the output's; the layouts' strides follow from them.
+  leaf_table(const std::array<std::size_t, rank>& ext, const output_info<rank>& o, bool check)
+      : extents(ext), out(o), check_overlap(check) {
+    strides[0] = o.strides;
+    set_layouts(std::make_index_sequence<layouts>{});
+  }
+
+  template <class Dims>
+  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
+  template <std::size_t V>
+  static constexpr std::size_t slot_of_view = 1 + layouts + V;
+
+  // Leaf I at the row whose operands start at off.
+  template <std::size_t I>
+  DIMGRAPH_ALWAYS_INLINE const void* leaf_at(const std::array<std::ptrdiff_t, slots>& off) const {
+    return static_cast<const char*>(base[I]) +
+           off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
+  }
+
+  template <std::size_t I, class Dims, class T>
+  DIMGRAPH_ALWAYS_INLINE void add_leaf(const T* p) {
+    base[I] = p;
+    leaf_slot[I] = slot_of_layout<Dims>;
+    leaf_bytes[I] = sizeof(T);
+    if (check_overlap) {
+      constexpr std::size_t slot = slot_of_layout<Dims>;
+      const char* lo = reinterpret_cast<const char*>(p);
+      const char* hi = lo + layout_size<OutDims, Dims>(extents) * sizeof(T);
+      note(I, lo, hi, p, strides[slot], sizeof(T));
+    }
+  }
+  template <std::size_t I, std::size_t V, class X>
+  DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
+    base[I] = x.data();
+    leaf_slot[I] = slot_of_view<V>;
+    leaf_bytes[I] = sizeof(*x.data());
+    strides[slot_of_view<V>] = strides_along<OutDims>(x);
+    if constexpr (rank > 0)
+      view_steps[V] = list_contains_v<typename X::dims, back_t<types_of_t<OutDims>>>;
+    if (check_overlap) {
+      const auto [lo, hi] = memory_span(x);
+      note(I, lo, hi, x.data(), strides[slot_of_view<V>], sizeof(*x.data()));
+    }
+  }
+  // e evaluated into a tensor that lives as long as the table.
+  template <class E>
+  const auto& keep(const E& e) {
+    using tensor_t = decltype(materialize(e));
+    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
+    const tensor_t& t = k->value;
+    temporaries.push_back(std::move(k));
+    return t;
+  }
+
+  // Whether every view that steps along the inner loop of p (and, with out_steps, the
+  // output) steps by 1.
+  template <std::size_t N>
+  bool unit_inner(const loop_plan<rank, N>& p, bool out_steps = true) const {
+    if (p.depth == 0) return true;
+    if (out_steps && p.inner_stride(0) != 1) return false;
+    for (std::size_t v = 0; v < Views; ++v)
+      if (view_steps[v] && p.inner_stride(1 + layouts + v) != 1) return false;
+    return true;
+  }
+
+ private:
+  template <std::size_t... Ls>
+  void set_layouts(std::index_sequence<Ls...>) {
+    ((strides[1 + Ls] = layout_strides<OutDims, at_t<Ls, Layouts>>(extents)), ...);
+  }
+  void note(std::size_t leaf, const char* lo, const char* hi, const void* data,
+            const std::array<std::ptrdiff_t, rank>& s, std::size_t bytes) {
+    if (lo == hi || out.lo == out.hi || hi <= out.lo || out.hi <= lo) return;
+    if (data == out.data && s == out.strides) return;
+    if (disjoint_lattices(data, s, bytes)) return;
+    if (bad_leaf == 0) bad_leaf = leaf + 1;
+  }
+  // Whether no element of the leaf (at data, strides s, elements of `bytes`) can share a
+  // byte with an element of the output: every address of each lies on its own residue class
+  // modulo the gcd g of all their byte strides, and the two classes (with the elements'
+  // sizes) do not meet. This accepts interleavings such as even and odd columns, or two
+  // rows of one matrix; it never accepts two sets that share an element.
+  bool disjoint_lattices(const void* data, const std::array<std::ptrdiff_t, rank>& s,
+                         std::size_t bytes) const {
+    std::size_t g = 0;
+    const auto add = [&g](std::ptrdiff_t stride, std::size_t size) {
+      std::size_t v = static_cast<std::size_t>(stride < 0 ? -stride : stride) * size;
+      while (v) {
+        const std::size_t t = g % v;
+        g = v;
+        v = t;
+      }
+    };
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (extents[d] < 2) continue;
+      add(s[d], bytes);
+      add(out.strides[d], out.element_bytes);
+    }
+    if (g == 0) return false;  // one element each, and their spans meet
+    const std::ptrdiff_t delta =
+        static_cast<const char*>(data) - static_cast<const char*>(out.data);
+    const std::size_t diff = static_cast<std::size_t>(
+        ((delta % static_cast<std::ptrdiff_t>(g)) + static_cast<std::ptrdiff_t>(g)) %
+        static_cast<std::ptrdiff_t>(g));
+    return out.element_bytes <= diff && diff + bytes <= g;
+  }
+};
+
+// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
+  if constexpr (std::is_same_v<T, bool>) return -v;
+  else return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
+  simd::lane_t<T> lanes[L];
+  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, lanes, sizeof(v));
+  return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
+  if constexpr (std::is_same_v<T, bool>) v &= 1;
+  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
+  for (std::size_t l = 0; l < L; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// One row of a plan over a table: where each leaf starts and how it steps. Inner is the
+// output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
+// says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
+// when Inner is their last dim. The row holds copies (its own locals, which no store through
+// an output pointer can alias, so the compiler keeps them in registers).
+template <class Table, class Inner, bool Unit>
+struct row {
+  std::array<const void*, Table::leaf_count + 1> at{};
+  std::array<std::ptrdiff_t, Table::slots> step{};
+
+  DIMGRAPH_ALWAYS_INLINE row(const Table& table,
+                             const std::array<std::ptrdiff_t, Table::slots>& off,
+                             const std::array<std::ptrdiff_t, Table::slots>& inner_step)
+      : step(inner_step) {
+    place(table, off, std::make_index_sequence<Table::leaf_count>{});
+  }
+
+  template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> load(std::size_t i) const {
+    const T* p = static_cast<const T*>(at[I]);
+    if constexpr (!list_contains_v<Dims, Inner>) {
+      return simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p));
+    } else if constexpr (View ? Unit : std::is_same_v<back_t<types_of_t<Dims>>, Inner>) {
+      return load_lanes<L>(p + i);
+    } else {
+      const std::ptrdiff_t s = step[slot<I, V, Dims, View>()];
+      return load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * s, s);
+    }
+  }
+
+ private:
+  template <std::size_t I, std::size_t V, class Dims, bool View>
+  static constexpr std::size_t slot() {
+    if constexpr (View) return Table::template slot_of_view<V>;
+    else return Table::template slot_of_layout<Dims>;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void place(const Table& table,
+                                    const std::array<std::ptrdiff_t, Table::slots>& off,
+                                    std::index_sequence<Is...>) {
+    ((at[Is] = table.template leaf_at<Is>(off)), ...);
+  }
+};
+
+}  // namespace dimgraph::detail
