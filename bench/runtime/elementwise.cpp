@@ -234,7 +234,7 @@ DIMGRAPH_BENCH_NOINLINE eigen_small w5_eigen(bool cond, const eigen_small& x, co
 // ---- Inputs and outputs of each workload, made once. -------------------------------------
 // Every side writes the same output buffer (the `hand` outputs serve the check only): where
 // a buffer lands relative to the inputs (4K aliasing between a store stream and a load
-// stream) changes the time by up to 1.7x, and must not favour any side.
+// stream) changes the time markedly, and must not favour any side.
 
 struct w1_data {
   vec a, b, c, out, hand;
