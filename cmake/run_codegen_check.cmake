@@ -7,8 +7,8 @@
 # SOURCE is compiled with -O3 -march=x86-64-v3 (LEVEL native, the default: AVX2 on every
 # machine, whatever the host) or with plain -O2 (LEVEL O2: what most users build with, SSE2
 # only) and disassembled with objdump. A function passes when its body holds at least one
-# packed SIMD float instruction on ymm registers (vaddps, vmulps, vfmadd231ps, ...; on xmm
-# registers for LEVEL O2: addps, mulps, ...) and
+# packed SIMD float or double instruction on ymm registers (vaddps, vmulps, vfmadd231ps,
+# vaddpd, ...; on xmm registers for LEVEL O2: addps, mulps, addpd, ...) and
 #   RULE body (default): no call at all: no call instruction and no jump to another function
 #                        (a tail call); jumps into its own cold part (GCC's <name>.cold,
 #                        relocated against .text.unlikely in the object), which holds the
@@ -110,7 +110,7 @@ string(REPLACE "]" "@RB@" _disassembly "${_disassembly}")
 string(REPLACE "\n" ";" _lines "${_disassembly}")
 
 set(_instruction "^ *[0-9a-f]+:\t")
-set(_packed_float "${_packed_prefix}(add|sub|mul|div|min|max|fm(add|sub)[0-9]+|fnm(add|sub)[0-9]+)ps")
+set(_packed_float "${_packed_prefix}(add|sub|mul|div|min|max|fm(add|sub)[0-9]+|fnm(add|sub)[0-9]+)p[sd]")
 set(_failures "")
 foreach(_fn IN LISTS _functions)
   set(_inside FALSE)

@@ -124,7 +124,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using out_dims = typename Dst::dims;
   using out_t = typename Dst::value_type;
   using inner = inner_dim_t<out_dims>;
-  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views>;
+  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views,
+                             ev::has_temporaries>;
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
@@ -202,7 +203,7 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
 // the input), then written to dst (divided by the count for a mean).
 // Error: max or min over no elements (shape_error), before anything is written.
 template <class Dst, class Op, class X, class... Rs>
-void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   using node = reduce_expr<Op, X, Rs...>;
   using acc_t = typename Op::template acc<value_t<X>>;
   using result_t = value_t<node>;
@@ -220,6 +221,32 @@ void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
   else assign_elementwise<false>(dst, cast<result_t>(acc));
 }
+
+// New memory for an assignment that changes a tensor's extents, made and handed over out of
+// line (cold), so the steady-state assignment keeps no allocation or call in its body and the
+// kernel is compiled once for both.
+template <class Dst>
+struct fresh_tensor {
+  Dst* ptr = nullptr;
+  [[gnu::cold]] DIMGRAPH_NOINLINE void make(const typename Dst::shape_type& s) {
+    ptr = new Dst(tensor_internals::for_overwrite<Dst>(s));
+  }
+  [[gnu::cold]] DIMGRAPH_NOINLINE void move_to(Dst& out) {
+    out = std::move(*ptr);
+    discard();
+  }
+  [[gnu::cold]] DIMGRAPH_NOINLINE void discard() {
+    delete ptr;
+    ptr = nullptr;
+  }
+  fresh_tensor() = default;
+  fresh_tensor(const fresh_tensor&) = delete;
+  fresh_tensor& operator=(const fresh_tensor&) = delete;
+  ~fresh_tensor() {
+    if (ptr) [[unlikely]]
+      discard();  // (an exception left the assignment)
+  }
+};
 
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
@@ -252,13 +279,12 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     } else {
       auto s = dst::shape_type::from_extents(
           detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      std::optional<dst> fresh;
-      dst* target = &out;
+      detail::fresh_tensor<dst> fresh;
       if (!detail::opaque(s == out.shape())) [[unlikely]]
-        target = &fresh.emplace(detail::tensor_internals::for_overwrite<dst>(s));
-      detail::assign_into(*target, e);
-      if (fresh) [[unlikely]]
-        out = std::move(*fresh);
+        fresh.make(s);
+      detail::assign_into(fresh.ptr ? *fresh.ptr : out, e);
+      if (fresh.ptr) [[unlikely]]
+        fresh.move_to(out);
     }
   }
 }
@@ -310,8 +336,8 @@ template <class Dst, expression E>
 std::string describe_plan(const Dst& dst, const E& e) {
   using ev = detail::evaluator_of<E>;
   using kernel = typename ev::kernel;
-  using table_t =
-      detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves, kernel::views>;
+  using table_t = detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves,
+                                     kernel::views, ev::has_temporaries>;
   table_t table(dst.shape().extents(), {dst.data(), dst.strides()}, false);
   (void)ev::template build<0, 0>(e, table);
   return to_string(detail::make_loop_plan<Dst::rank>(table.extents, table.strides));

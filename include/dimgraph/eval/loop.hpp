@@ -32,8 +32,8 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&&
       if (first >= last) return;
       std::array<std::ptrdiff_t, N> off{};
       std::array<std::size_t, R> idx{};
-      std::size_t rest = first;
-      for (std::size_t k = p.depth - 1; k-- > 0;) {
+      // (Skipped when starting at row 0, where the compiler would turn it into a memset.)
+      for (std::size_t k = p.depth - 1, rest = first; rest != 0 && k-- > 0;) {
         idx[k] = rest % p.extent[k];
         rest /= p.extent[k];
         for (std::size_t op = 0; op < N; ++op)

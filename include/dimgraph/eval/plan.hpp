@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include "dimgraph/config.hpp"
+
 namespace dimgraph {
 
 // The loops that run an assignment over R dims with N operands (operand 0 is the
@@ -38,7 +40,7 @@ constexpr std::ptrdiff_t magnitude(std::ptrdiff_t s) {
 
 // ext: the output's extents; strides[op][d]: operand op's stride along output dim d.
 template <std::size_t R, std::size_t N>
-constexpr loop_plan<R, N> make_loop_plan(
+DIMGRAPH_ALWAYS_INLINE constexpr loop_plan<R, N> make_loop_plan(
     const std::array<std::size_t, R>& ext,
     const std::array<std::array<std::ptrdiff_t, R>, N>& strides) {
   loop_plan<R, N> p;

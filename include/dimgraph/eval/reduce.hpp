@@ -36,12 +36,13 @@ template <class... Rs, class X>
 // one element; otherwise each acc element takes the matching input element (a vertical
 // reduction, as vectorised as an element-wise op).
 template <class Op, class Acc, class X, class AccTensor>
-void accumulate(AccTensor& acc, const X& x) {
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
   using ev = evaluator_of<X>;
   using kernel = typename ev::kernel;
   using xdims = dims_t<X>;
   using E = typename kernel::value_type;
-  using table_t = leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views>;
+  using table_t =
+      leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views, ev::has_temporaries>;
   using inner = back_t<types_of_t<xdims>>;
   constexpr std::size_t R = xdims::size;
   constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));

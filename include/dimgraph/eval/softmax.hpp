@@ -25,7 +25,7 @@ constexpr bool numeric_over() {
 // f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
 // extents, any strides): the pointers to the two elements there.
 template <class A, class B, class F>
-void for_each_position(const A& a, const B& b, F f) {
+DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, F f) {
   constexpr std::size_t rank = A::rank;
   if constexpr (rank == 0) {
     f(a.data(), b.data());
@@ -132,17 +132,18 @@ auto uninitialized_like(const X& x) {
 // Softmax over D of a tensor or view, row by row: each row (all of D at one position of
 // the other dims) is read and written while it is in cache, in three short passes.
 template <class D, bool Log, class X>
-auto softmax_rows(const X& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   using V = typename X::value_type;
   using T = fn::float_of_t<V>;
   auto out = uninitialized_like<T>(x);
   const std::size_t n = x.template extent<D>();
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], [&](const V* xr, T* o) {
-    if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
-    else softmax_row<Log, false>(o, os, xr, xs, n);
-  });
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)],
+                    [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      else softmax_row<Log, false>(o, os, xr, xs, n);
+                    });
   return out;
 }
 
@@ -197,14 +198,14 @@ DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrd
 }
 
 template <class D, bool Max, class X>
-auto arg_extreme(const X& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
   using V = typename X::value_type;
   const auto first = x[dimgraph::at<D>(0)];
   auto out = uninitialized_like<index<D>>(first);
   const std::size_t n = x.template extent<D>();
   if (out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(first, out.view(), [&](const V* xr, index<D>* o) {
+  for_each_position(first, out.view(), [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
     *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
                           : arg_extreme_row<Max, false>(xr, xs, n));
   });
@@ -237,7 +238,7 @@ auto logsumexp(X&& x) {
 
 // exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims.
 template <class D, expression X>
-auto softmax(X&& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
@@ -251,7 +252,7 @@ auto softmax(X&& x) {
 
 // x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
 template <class D, expression X>
-auto log_softmax(X&& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -132,7 +133,7 @@ bool self_overlapping(const std::array<std::size_t, R>& ext,
 // expression's evaluator (build), which also checks each leaf against the output: a leaf
 // whose memory overlaps the output must be the output itself, element for element
 // (in-place element-wise work).
-template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views>
+template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views, bool Temporaries>
 struct leaf_table {
   static constexpr std::size_t rank = OutDims::size;
   static constexpr std::size_t layouts = Layouts::size;
@@ -148,7 +149,9 @@ struct leaf_table {
   bool check_overlap = false;
   std::size_t bad_leaf = 0;  // 1 + the first leaf that partially overlaps the output
   std::array<bool, Views + 1> view_steps{};  // view V has the output's last dim
-  std::vector<std::unique_ptr<kept_base>> temporaries;
+  [[no_unique_address]] std::conditional_t<Temporaries, std::vector<std::unique_ptr<kept_base>>,
+                                           std::tuple<>>
+      temporaries;
 
   // extents: the output's; the layouts' strides follow from them.
   leaf_table(const std::array<std::size_t, rank>& ext, const output_info<rank>& o, bool check)
@@ -196,6 +199,7 @@ struct leaf_table {
   }
   // e evaluated into a tensor that lives as long as the table.
   template <class E>
+    requires Temporaries
   const auto& keep(const E& e) {
     using tensor_t = decltype(materialize(e));
     auto k = std::make_unique<kept<tensor_t>>(materialize(e));

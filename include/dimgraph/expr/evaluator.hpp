@@ -33,6 +33,7 @@
 //   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
 //   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
 //                     of an element-wise op (a reduction, a contraction)
+//   has_temporaries   the node or one below it needs a temporary
 //   build<I, V>(e, table) -> kernel   records e's leaves in the table and makes the kernel.
 // A node's evaluator is instantiated when the node's type is (map_expr names its operands'
 // evaluators), so a chain of N ops never nests N instantiations.
@@ -82,6 +83,7 @@ struct leaf_evaluator {
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
   static constexpr bool static_layout = Static && !View;
   static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
   template <std::size_t I, std::size_t V, class X, class Table>
   DIMGRAPH_ALWAYS_INLINE static kernel build(const X& x, Table& table) {
     if constexpr (View) table.template add_view<I, V>(x);
@@ -102,6 +104,7 @@ struct temporary_evaluator
     : leaf_evaluator<typename E::value_type, typename E::dims, false, false> {
   static constexpr bool static_layout = false;
   static constexpr bool needs_temporary = true;
+  static constexpr bool has_temporaries = true;
   template <std::size_t I, std::size_t V, class Table>
   static leaf_kernel<typename E::value_type, typename E::dims, false> build(const E& e,
                                                                             Table& table) {
@@ -130,6 +133,7 @@ struct evaluator<scalar_expr<T>> {
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
   static constexpr bool static_layout = true;
   static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
   template <std::size_t I, std::size_t V, class Table>
   DIMGRAPH_ALWAYS_INLINE static kernel build(const scalar_expr<T>& e, Table&) {
     return {fn::lane_of(e.value)};

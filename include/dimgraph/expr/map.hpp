@@ -67,9 +67,10 @@ std::size_t dynamic_extent_or_zero(const X& x) {
 // Checks that operands agree on the extents of shared dims: ext[k][d] is operand k's extent
 // of dim d where has[k][d]. Error: shape_error naming the op, the dim and both extents.
 template <std::size_t K, std::size_t R>
-void check_operand_extents(const char* op, const std::array<std::array<std::size_t, R>, K>& ext,
-                           const std::array<std::array<bool, R>, K>& has,
-                           const std::array<std::string (*)(), R>& dim_names) {
+DIMGRAPH_ALWAYS_INLINE inline void check_operand_extents(
+    const char* op, const std::array<std::array<std::size_t, R>, K>& ext,
+    const std::array<std::array<bool, R>, K>& has,
+    const std::array<std::string (*)(), R>& dim_names) {
   for (std::size_t d = 0; d < R; ++d) {
     std::size_t first_at = K;
     for (std::size_t k = 0; k < K; ++k) {
@@ -186,6 +187,7 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
   }();
   static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
   static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = (evaluator_of<Ops>::has_temporaries || ...);
 
   template <std::size_t I, std::size_t V, class Table>
   DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {
