@@ -18,7 +18,8 @@ Prints one markdown table of the median times per workload and the ratios
   dimgraph / torch
   dimgraph / best peer           best peer: the faster of Eigen and LibTorch
 ("-" where a side is missing), then a table of the extra references: their median, their
-time over the hand loop's, and dimgraph's time over theirs.
+time over the hand loop's, and dimgraph's time over theirs (with every Eigen formulation of
+a workload that has several).
 
     python3 bench/runtime/ratios.py build/bench-gcc-O2/bench/dimgraph_bench_elementwise \\
         build/bench-gcc-O2/bench/dimgraph_bench_math --title "g++ -O2"
@@ -151,7 +152,11 @@ def main():
         main_rows.append((workload, show_time(mine), show_time(hand), show_time(eigen),
                           show_time(torch), ratio(mine, hand), ratio(mine, fastest(eigen, hand)),
                           ratio(mine, torch), ratio(mine, fastest(eigen, torch))))
-        for side in sorted(s for s in sides if s not in MAIN_SIDES):
+        # Every Eigen formulation where there are several, the other extra references.
+        extras = [s for s in sides if s not in MAIN_SIDES]
+        if "eigen" in sides and any(s.startswith("eigen_") for s in extras):
+            extras.append("eigen")
+        for side in sorted(extras):
             extra_rows.append((workload, side, show_time(sides[side]), ratio(sides[side], hand),
                                ratio(mine, sides[side])))
 
