@@ -43,6 +43,19 @@
 #define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
 #endif
 
+// With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel
+// gives each thread. Smaller kernels run on the calling thread (never fork for tiny tensors).
+#ifndef DIMGRAPH_CONFIG_PARALLEL_GRAIN
+#define DIMGRAPH_CONFIG_PARALLEL_GRAIN 65536
+#endif
+
+// Element-wise kernels write outputs of at least this many bytes with streaming
+// (non-temporal) stores, which bypass the caches: an output much larger than the last-level
+// cache would only evict the inputs. 0 turns streaming stores off.
+#ifndef DIMGRAPH_CONFIG_STREAMING_BYTES
+#define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
+#endif
+
 // Define to 1 to check internal invariants at run time (indices, extents).
 // Costs speed; meant for debugging dimgraph or code that extends it.
 #ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
@@ -52,12 +65,18 @@
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
+// DIMGRAPH_FLATTEN inlines every call in a function's body, recursively: the kernel of an
+// expression is a tree of small functions, inlined once into the loop that runs it (were
+// each node always_inline, every node's own body would first receive its whole subtree,
+// and compiling a chain of N ops would cost N^2).
 #if defined(__GNUC__) || defined(__clang__)
 #define DIMGRAPH_ALWAYS_INLINE __attribute__((always_inline))
 #define DIMGRAPH_NOINLINE __attribute__((noinline))
+#define DIMGRAPH_FLATTEN __attribute__((flatten))
 #else
 #define DIMGRAPH_ALWAYS_INLINE
 #define DIMGRAPH_NOINLINE
+#define DIMGRAPH_FLATTEN
 #endif
 // ---- end dimgraph/config.hpp
 // ---- begin dimgraph/version.hpp
@@ -2562,6 +2581,142 @@ using slice_dim_t = decltype(detail::slice_dim_fn<std::remove_cvref_t<A>, Start,
 #include <compare>
 #include <iosfwd>
 
+// ---- begin dimgraph/detail/simd.hpp
+// SIMD vectors: the target's vector width, fixed-lane vector types, loads, stores, casts.
+
+#include <cstring>
+
+
+// Vectors are GCC/Clang vector extensions: one source for every target (SSE2, AVX2,
+// AVX-512, NEON, or the compiler's generic lowering elsewhere). Every kernel works on
+// vectors of L lanes chosen so that the widest element type of the kernel fills one
+// register (no vector is wider than a register, so no ABI notes); L == 1 is the scalar
+// form of the same code, so a remainder computes bit-for-bit what the vector body does.
+namespace dimgraph::detail::simd {
+
+// The target's widest vector register in bytes, capped by DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if defined(__AVX512F__)
+inline constexpr std::size_t target_bytes = 64;
+#elif defined(__AVX__)
+inline constexpr std::size_t target_bytes = 32;
+#else
+inline constexpr std::size_t target_bytes = 16;
+#endif
+inline constexpr std::size_t bytes =
+    target_bytes < DIMGRAPH_CONFIG_SIMD_MAX_BYTES ? target_bytes : DIMGRAPH_CONFIG_SIMD_MAX_BYTES;
+static_assert(bytes >= 1 && (bytes & (bytes - 1)) == 0,
+              "dimgraph: DIMGRAPH_CONFIG_SIMD_MAX_BYTES must be a power of two");
+
+// The arithmetic type a lane holds for element type T: itself for numbers; bool lanes are
+// masks (0 or all ones, as comparisons give them) of one byte.
+template <class T>
+struct lane {
+  using type = T;
+};
+template <>
+struct lane<bool> {
+  using type = std::int8_t;
+};
+template <class T>
+using lane_t = typename lane<T>::type;
+
+// vec<T, L>: L lanes of T (T an arithmetic lane type).
+template <class T, std::size_t L>
+struct vec_of {
+  typedef T type __attribute__((vector_size(sizeof(T) * L)));
+};
+template <class T, std::size_t L>
+using vec = typename vec_of<T, L>::type;
+
+// The lane type and count of a vector.
+template <class V>
+struct traits;
+template <class V>
+  requires requires(V v) { v[0]; }
+struct traits<V> {
+  using value_type = std::remove_cvref_t<decltype(std::declval<V>()[0])>;
+  static constexpr std::size_t lanes = sizeof(V) / sizeof(value_type);
+};
+template <class V>
+using value_t = typename traits<V>::value_type;
+template <class V>
+inline constexpr std::size_t lanes_v = traits<V>::lanes;
+
+// Lanes per vector for a kernel whose widest lane type has `widest` bytes.
+constexpr std::size_t lanes_for(std::size_t widest) {
+  return bytes / widest ? bytes / widest : 1;
+}
+
+// The signed integer type of a lane's width (what a comparison of such lanes gives).
+template <std::size_t Bytes>
+struct int_of_size;
+template <>
+struct int_of_size<1> {
+  using type = std::int8_t;
+};
+template <>
+struct int_of_size<2> {
+  using type = std::int16_t;
+};
+template <>
+struct int_of_size<4> {
+  using type = std::int32_t;
+};
+template <>
+struct int_of_size<8> {
+  using type = std::int64_t;
+};
+template <class T>
+using mask_lane_t = typename int_of_size<sizeof(T)>::type;
+
+// Lane-wise conversion between vectors of the same lane count (value conversion).
+template <class To, class V>
+DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> convert(V v) {
+  if constexpr (std::is_same_v<value_t<V>, To>) return v;
+  else return __builtin_convertvector(v, vec<To, lanes_v<V>>);
+}
+
+// All lanes equal to x.
+template <class T, std::size_t L>
+DIMGRAPH_ALWAYS_INLINE inline vec<T, L> splat(T x) {
+  return vec<T, L>{} + x;
+}
+
+// Reinterpret the bits of a vector as another of the same size.
+template <class To, class V>
+DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
+  static_assert(sizeof(To) == sizeof(V));
+  To r;
+  std::memcpy(&r, &v, sizeof(V));
+  return r;
+}
+
+// L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {
+  vec<T, L> v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load_strided(const T* p, std::ptrdiff_t s) {
+  vec<T, L> v{};
+  for (std::size_t l = 0; l < L; ++l) v[l] = p[static_cast<std::ptrdiff_t>(l) * s];
+  return v;
+}
+template <std::size_t L, class V>
+DIMGRAPH_ALWAYS_INLINE inline void store(value_t<V>* p, V v) {
+  static_assert(lanes_v<V> == L);
+  std::memcpy(p, &v, sizeof(v));
+}
+template <std::size_t L, class V>
+DIMGRAPH_ALWAYS_INLINE inline void store_strided(value_t<V>* p, std::ptrdiff_t s, V v) {
+  static_assert(lanes_v<V> == L);
+  for (std::size_t l = 0; l < L; ++l) p[static_cast<std::ptrdiff_t>(l) * s] = v[l];
+}
+
+}  // namespace dimgraph::detail::simd
+// ---- end dimgraph/detail/simd.hpp
 
 namespace dimgraph {
 
@@ -2595,6 +2750,12 @@ class index {
 
  private:
   std::int64_t value_ = 0;
+};
+
+// In SIMD kernels an index is its int64 value.
+template <class D>
+struct detail::simd::lane<index<D>> {
+  using type = std::int64_t;
 };
 
 namespace detail {
@@ -3311,6 +3472,17 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 namespace detail {
 // What the evaluator needs of a tensor under construction (see construct_tag).
 struct tensor_internals {
+  // A tensor of shape s whose elements are not initialised (the caller writes every one).
+  template <class Tensor>
+  static Tensor for_overwrite([[maybe_unused]] const typename Tensor::shape_type& s) {
+    if constexpr (Tensor::is_static) {
+      return Tensor();
+    } else {
+      Tensor t(Tensor::lower_bounds());
+      t.reshape_for_overwrite(s);
+      return t;
+    }
+  }
   template <class T, class... Ds>
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {
@@ -3818,6 +3990,10 @@ template <class T>
 inline constexpr bool is_view_v = false;
 template <class T, class... Ds>
 inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+// A tensor or a view (memory, as opposed to a lazy node).
+template <class T>
+inline constexpr bool is_leaf_v =
+    is_tensor_v<std::remove_cvref_t<T>> || is_view_v<std::remove_cvref_t<T>>;
 }  // namespace detail
 
 // A tensor, a view or a lazy node: anything with dims, a value type and extents.
@@ -3880,11 +4056,1201 @@ constexpr std::size_t containing_operand() {
 }  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/expr/node.hpp
+// ---- begin dimgraph/expr/evaluator.hpp
+// evaluator<E>: how each kind of expression is evaluated — its leaves, its per-lane kernel,
+// and the builder that fills the flat leaf table of an assignment.
+
+
+// ---- begin dimgraph/expr/functors.hpp
+// The element functions of dimgraph's element-wise ops (what one lane of a vector computes).
+
+#include <tuple>
+
+// ---- begin dimgraph/detail/simd_math.hpp
+// Math functions on SIMD vectors (and plain float and double): exp, expm1, log, log1p, tanh,
+// sigmoid, erf, gelu, sqrt, rsqrt, pow, sin, cos.
+
+
+
+// Each function works on vec<float, L> and vec<double, L> for any L, lane by lane with the same
+// operations whatever L is, so a lane's result is bit-for-bit the same in a vector body and in
+// its L == 1 remainder (and in the plain float and double overloads at the end). No libm: range
+// reduction and polynomials (coefficients fitted for these reductions), with special values as
+// C's <math.h> gives them (NaN, infinities, signed zeros, subnormals, overflow and underflow).
+// Accuracy does not rely on the compiler fusing a * b + c: exact products come from operands cut
+// to half width by masking bits, and exact sums from two-sum sequences of additions.
+// Error bounds are in ulp of the result, measured against libm in the next wider type (double
+// for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
+// IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
+// the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
+namespace dimgraph::detail::simd {
+
+template <class V>
+concept float_vec = requires(V v) { v[0]; } &&
+                    (std::is_same_v<value_t<V>, float> || std::is_same_v<value_t<V>, double>);
+
+namespace math {
+
+template <class V>
+using int_t = vec<mask_lane_t<value_t<V>>, lanes_v<V>>;
+template <class V>
+using uint_t = vec<std::make_unsigned_t<mask_lane_t<value_t<V>>>, lanes_v<V>>;
+
+// The binary layout of float and double.
+template <class T>
+struct layout {
+  using bits_type = std::make_unsigned_t<mask_lane_t<T>>;
+  static constexpr bool is_float = std::is_same_v<T, float>;
+  static constexpr int mantissa = is_float ? 23 : 52;
+  static constexpr int bias = is_float ? 127 : 1023;
+  static constexpr bits_type sign = bits_type(1) << (sizeof(T) * 8 - 1);
+  static constexpr bits_type one = bits_type(bias) << mantissa;
+  // sqrt(1/2) rounded down: the lower end of the mantissa range [sqrt(1/2), sqrt(2)) of log.
+  static constexpr bits_type sqrt_half = is_float ? 0x3f3504f3u : 0x3fe6a09e667f3bccull;
+  static constexpr T infinity = is_float ? __builtin_inff() : __builtin_inf();
+  static constexpr T nan = is_float ? __builtin_nanf("") : __builtin_nan("");
+  // Adding 1.5 * 2^mantissa rounds to an integer that the low bits of the sum hold.
+  static constexpr T round_magic = is_float ? 0x1.8p23f : 0x1.8p52;
+};
+
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V fill(value_t<V> c) {
+  return V{} + c;
+}
+
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V abs(V x) {
+  using U = uint_t<V>;
+  return bits<V>(bits<U>(x) & ~layout<value_t<V>>::sign);
+}
+
+// |magnitude| with the sign of `sign` (magnitude has its sign bit clear).
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V with_sign_of(V magnitude, V sign) {
+  using U = uint_t<V>;
+  return bits<V>(bits<U>(magnitude) | (bits<U>(sign) & layout<value_t<V>>::sign));
+}
+
+// x with its low `Drop` mantissa bits cleared: exact, and products of two such halves are exact.
+template <int Drop, class V>
+DIMGRAPH_ALWAYS_INLINE inline V high_part(V x) {
+  using U = uint_t<V>;
+  using B = typename layout<value_t<V>>::bits_type;
+  return bits<V>(bits<U>(x) & B(~B(0) << Drop));
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V high_half(V x) {
+  return high_part < layout<value_t<V>>::is_float ? 12 : 27 > (x);
+}
+
+// c0 + x * (c1 + x * (c2 + ...)).
+template <class V, class... C>
+DIMGRAPH_ALWAYS_INLINE inline V horner(V x, value_t<V> c0, C... c) {
+  if constexpr (sizeof...(C) == 0) return fill<V>(c0);
+  else return horner<V>(x, c...) * x + c0;
+}
+
+// The nearest integer to x (|x| < 2^(mantissa - 1)) as a float lane and as an integer lane.
+template <class V>
+struct rounded {
+  V value;
+  int_t<V> integer;
+};
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline rounded<V> round_to_int(V x) {
+  constexpr auto magic = layout<value_t<V>>::round_magic;
+  const V t = x + magic;
+  return {t - magic, bits<int_t<V>>(t) - bits<int_t<V>>(fill<V>(magic))};
+}
+
+// 2^k for integer lanes k in the normal exponent range.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V pow2i(int_t<V> k) {
+  using L = layout<value_t<V>>;
+  return bits<V>((k + L::bias) << L::mantissa);
+}
+
+// a + b as a rounded sum and its exact rounding error (Knuth's two-sum: additions only).
+template <class V>
+struct pair {
+  V hi, lo;
+};
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline pair<V> two_sum(V a, V b) {
+  const V s = a + b;
+  const V bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+
+// ln 2 split so that k * ln2_hi is exact for every exponent k.
+template <class T>
+inline constexpr T ln2_hi = layout<T>::is_float ? T(0x1.62ep-1f) : T(0x1.62e42feep-1);
+template <class T>
+inline constexpr T ln2_lo = layout<T>::is_float ? T(0x1.0bfbe8p-15f) : T(0x1.a39ef35793c76p-33);
+template <class T>
+inline constexpr T log2e = layout<T>::is_float ? T(0x1.715476p+0f) : T(0x1.71547652b82fep+0);
+
+// (expm1(r) - r) / r^2 for |r| <= ln2 / 2.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V expm1_poly(V r) {
+  if constexpr (layout<value_t<V>>::is_float)
+    return horner(r, 0x1p-1f, 0x1.555556p-3f, 0x1.5554e4p-5f, 0x1.1110ep-7f, 0x1.6d492p-10f,
+                  0x1.a12a42p-13f);
+  else
+    return horner(r, 0x1p-1, 0x1.5555555555557p-3, 0x1.5555555555556p-5, 0x1.111111110ff87p-7,
+                  0x1.6c16c16c16212p-10, 0x1.a01a01aca0134p-13, 0x1.a01a01a741b3cp-16,
+                  0x1.71ddffef9e7b1p-19, 0x1.27e4da1a3bf04p-22, 0x1.af52906239de4p-26,
+                  0x1.1f75aba0b1e2ep-29);
+}
+
+// exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
+// The power of two is applied in two halves so that a subnormal result is rounded once.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo) {
+  using T = value_t<V>;
+  constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
+  constexpr T highest = layout<T>::is_float ? T(89) : T(710);
+  const int_t<V> clamped = (hi < lowest) | (hi > highest);
+  hi = hi < lowest ? fill<V>(lowest) : hi;  // NaN stays NaN
+  hi = hi > highest ? fill<V>(highest) : hi;
+  lo = clamped ? V{} : lo;
+  const auto k = round_to_int(hi * log2e<T>);
+  const V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T> + lo;
+  const V e = T(1) + (r + r * r * expm1_poly(r));
+  const int_t<V> k1 = k.integer >> 1;
+  return e * pow2i<V>(k1) * pow2i<V>(k.integer - k1);
+}
+
+// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range.
+template <class V>
+struct expm1_split {
+  V p;
+  int_t<V> k;
+};
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V x) {
+  using T = value_t<V>;
+  const auto k = round_to_int(x * log2e<T>);
+  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
+  return {r + r * r * expm1_poly(r), k.integer};
+}
+
+// expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
+// power of two and the rest applied after.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
+  using T = value_t<V>;
+  using L = layout<T>;
+  constexpr T lowest = L::is_float ? T(-17.5) : T(-38);  // expm1 rounds to -1 below
+  constexpr T highest = L::is_float ? T(89) : T(710);
+  x = x < lowest ? fill<V>(lowest) : x;
+  x = x > highest ? fill<V>(highest) : x;
+  const expm1_split<V> e = expm1_reduce(x);
+  const int_t<V> max_exponent = int_t<V>{} + L::bias;
+  const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
+  const V s = pow2i<V>(kc);
+  return (s * e.p + (s - T(1))) * pow2i<V>(e.k - kc);
+}
+
+// R(z) = (2 atanh(s) - 2 s) / s / z with z = s^2, s in [-(3 - 2 sqrt2), 3 - 2 sqrt2].
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V log_poly(V z) {
+  if constexpr (layout<value_t<V>>::is_float)
+    return horner(z, 0x1.555556p-1f, 0x1.9999eep-2f, 0x1.245b28p-2f, 0x1.de0b02p-3f);
+  else
+    return horner(z, 0x1.5555555555558p-1, 0x1.9999999994e76p-2, 0x1.2492492e6dfddp-2,
+                  0x1.c71c6247410e3p-3, 0x1.7462e17b4cdd0p-3, 0x1.39f8963ccbdc2p-3,
+                  0x1.2b9f7fb3de73fp-3);
+}
+
+// The small integer lanes k as floating-point lanes (|k| < 2^22).
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V int_to_float(int_t<V> k) {
+  constexpr auto magic = layout<value_t<V>>::round_magic;
+  return bits<V>(bits<int_t<V>>(fill<V>(magic)) + k) - magic;
+}
+
+// k ln2 + log(1 + f) + c for 1 + f in [sqrt(1/2), sqrt(2)) and a small correction c
+// (fdlibm's log: s = f / (2 + f), log(1 + f) = f - f^2/2 + s (f^2/2 + R(s^2))).
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V log_reduced(V f, int_t<V> k, V c) {
+  using T = value_t<V>;
+  const V s = f / (T(2) + f);
+  const V z = s * s;
+  const V hfsq = T(0.5) * f * f;
+  const V dk = int_to_float<V>(k);
+  return s * (hfsq + z * log_poly(z)) + (dk * ln2_lo<T> + c) - hfsq + f + dk * ln2_hi<T>;
+}
+
+// x = 2^k m with m in [sqrt(1/2), sqrt(2)), for positive finite x (subnormals included).
+template <class V>
+struct log_split {
+  V m;
+  int_t<V> k;
+};
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline log_split<V> split_exponent(V x) {
+  using T = value_t<V>;
+  using L = layout<T>;
+  using I = int_t<V>;
+  using U = uint_t<V>;
+  constexpr int shift = L::mantissa + 2;
+  constexpr T min_normal = L::is_float ? 0x1p-126f : 0x1p-1022;
+  const I subnormal = x < min_normal;
+  x = subnormal ? x * T(L::is_float ? 0x1p25f : 0x1p54) : x;
+  const U u = bits<U>(x) + (L::one - L::sqrt_half);
+  const I k = bits<I>(u >> L::mantissa) - L::bias - (subnormal & shift);
+  const U mantissa_mask = U{} + ((typename L::bits_type(1) << L::mantissa) - 1);
+  return {bits<V>((u & mantissa_mask) + L::sqrt_half), k};
+}
+
+// erf(x) / x - 1 as a polynomial in x^2 for |x| < 0.75.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V erf_small_poly(V s) {
+  if constexpr (layout<value_t<V>>::is_float)
+    return horner(s, 0x1.06ebbp-3f, -0x1.812746p-2f, 0x1.ce2efep-4f, -0x1.b82706p-6f,
+                  0x1.55e334p-8f, -0x1.b624cap-11f, 0x1.8d385p-14f);
+  else
+    return horner(s, 0x1.06eba8214db68p-3, -0x1.812746b0379e7p-2, 0x1.ce2f21a042bc6p-4,
+                  -0x1.b82ce31287ce6p-6, 0x1.565bcd0e2c679p-8, -0x1.c02db3ec9fd99p-11,
+                  0x1.f9a32306e0932p-14, -0x1.f4d1d6286861cp-17, 0x1.b9dae461077e7p-20,
+                  -0x1.5ec0e0bec99f7p-23, 0x1.ef41d2b29a3a8p-27, -0x1.05364c48fa2d3p-30);
+}
+
+// erfc(z) * scale for z >= 0.75: exp(-z^2) (R(t) scale) with R(t) = erfc(z) exp(z^2),
+// t = 1 / (1 + c z), given z^2 as hi + lo; a subnormal result is rounded once. Fitted up to
+// z = 10.5 (float) and 28 (double), where erfc underflows.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V erfc_tail(V z, pair<V> z2, V scale) {
+  using T = value_t<V>;
+  if constexpr (layout<T>::is_float) {
+    z = z > T(10.5) ? fill<V>(T(10.5)) : z;
+    const V t = T(1) / (T(1) + T(0.5) * z);
+    const V r = horner(t, 0x1.28ed7ep-19f, 0x1.20cb34p-2f, 0x1.21d898p-2f, 0x1.ea032ep-3f,
+                       0x1.b6b2cap-3f, -0x1.4f18eap-5f, 0x1.0d778cp-2f, -0x1.a1bfbep-2f,
+                       0x1.57906ap-3f, 0x1.5bfc76p-6f, -0x1.6664f6p-6f);
+    return exp_sum(-z2.hi, -z2.lo) * (r * scale);
+  } else {
+    z = z > T(28) ? fill<V>(T(28)) : z;
+    const V t = T(1) / (T(1) + T(0.25) * z);
+    const V r = horner(
+        t, 0x1.286e97734a393p-39, 0x1.20dd74ff288adp-3, 0x1.20dd75a5c35aap-3, 0x1.17d67cb21ea95p-3,
+        0x1.05c96333ec8d2p-3, 0x1.d70accdd15916p-4, 0x1.9619e52dd4137p-4, 0x1.4934dc18a0c9ep-4,
+        0x1.0e63ee3dc2a39p-4, 0x1.ef8341ade6d3dp-6, 0x1.4053da8bed8eep-4, -0x1.ea4ef400761e7p-4,
+        0x1.462ab5847f73cp-2, -0x1.293a52c8b5e2ep-1, 0x1.c5f308ebabde8p-1, -0x1.175a0a3bb90c3p+0,
+        0x1.0e4338aee5a67p+0, -0x1.938bf4f3525fdp-1, 0x1.b918e093e5276p-2, -0x1.464e1f2cdd3adp-3,
+        0x1.21826f347c18ap-5, -0x1.d0a1582df1cffp-9);
+    return exp_sum(-z2.hi, -z2.lo) * (r * scale);
+  }
+}
+
+// x^2 * scale as hi + lo (scale a power of two): hi exact, lo rounded once.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline pair<V> scaled_square(V x, value_t<V> scale) {
+  const V h = high_half(x);
+  return {h * h * scale, (x - h) * (x + h) * scale};
+}
+
+// sin(r) and cos(r) for |r| <= pi/4 (double), r = hi + lo.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V sin_poly(V r, V lo) {
+  const V z = r * r;
+  const V s = horner(z, -0x1.5555555555555p-3, 0x1.1111111110b23p-7, -0x1.a01a019e620eep-13,
+                     0x1.71de376b644ccp-19, -0x1.ae5fde7f12068p-26, 0x1.5dfb39c3139b6p-33);
+  return r + (r * z * s + lo * (1.0 - 0.5 * z));
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V cos_poly(V r, V lo) {
+  const V z = r * r;
+  const V c = horner(z, 0x1.5555555555555p-5, -0x1.6c16c16c1691fp-10, 0x1.a01a019f3dde1p-16,
+                     -0x1.27e4fa0241f7cp-22, 0x1.1eeb52a201da3p-29, -0x1.906dbf4fda044p-37);
+  const V hz = 0.5 * z;
+  const V w = 1.0 - hz;
+  return w + (((1.0 - w) - hz) + (z * z * c - r * lo));
+}
+
+// sin(x + Quarter * pi/2) for double lanes: Cody-Waite reduction by pi/2 in four parts, the
+// first three of 33 bits so that k * part is exact for |k| < 2^20, i.e. |x| < 1.6e6.
+template <int Quarter, class V>
+DIMGRAPH_ALWAYS_INLINE inline V sin_quarter(V x) {
+  using I = int_t<V>;
+  using U = uint_t<V>;
+  const auto k = round_to_int(x * 0x1.45f306dc9c883p-1);
+  const V kf = k.value;
+  const V r1 = x - kf * 0x1.921fb544p+0;
+  const pair<V> r2 = two_sum(r1, -(kf * 0x1.0b4611a6p-34));
+  const V tail = r2.lo - kf * 0x1.3198a2ep-69 - kf * 0x1.b839a252049c1p-104;
+  const pair<V> r = two_sum(r2.hi, tail);
+  // Beyond 2^51 the quadrant is lost: keep the result finite and within [-1, 1].
+  const I lost = abs(r.hi) > 2.0;
+  const V rh = lost ? V{} : r.hi;
+  const V rl = lost ? V{} : r.lo;
+  const I q = k.integer + Quarter;
+  const V y = (q & 1) != 0 ? cos_poly(rh, rl) : sin_poly(rh, rl);
+  const U flip = bits<U>((q & 2) << 62);
+  return bits<V>(bits<U>(y) ^ flip);
+}
+
+// float lanes computed as double lanes, half a vector at a time (so no vector is wider; the
+// public functions pass at least 16 bytes, so a half is at least two lanes).
+template <class F, class V, class... A>
+DIMGRAPH_ALWAYS_INLINE inline V via_double(F f, V x, A... y) {
+  using H = vec<float, lanes_v<V> / 2>;
+  V out;
+  for (std::size_t half = 0; half < 2; ++half) {
+    const auto part = [half](V v) DIMGRAPH_ALWAYS_INLINE {
+      H h;
+      std::memcpy(&h, reinterpret_cast<const char*>(&v) + half * sizeof(H), sizeof(H));
+      return convert<double>(h);
+    };
+    const H r = convert<float>(f(part(x), part(y)...));
+    std::memcpy(reinterpret_cast<char*>(&out) + half * sizeof(H), &r, sizeof(H));
+  }
+  return out;
+}
+
+// log(a) as hi + lo for positive finite double lanes, to about 2^-70 relative (for pow), after
+// fdlibm's pow: with s = f / (2 + f), log(1 + f) = 2/3 s (3 + s^2 + r), r = 3/2 s^4 Q2(s^2),
+// where s, 3 + s^2 + r and their product are carried as a half-width high part plus the rest.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline pair<V> log_double_word(V a) {
+  const log_split<V> sp = split_exponent(a);
+  const V f = sp.m - 1.0;
+  const V den = sp.m + 1.0;
+  const V den_h = high_half(den);
+  const V den_l = sp.m - (den_h - 1.0);
+  const V s = f / den;
+  const V s_h = high_half(s);
+  const V s_l = (f - s_h * den_h - s_h * den_l) / den;
+  const V z = s * s;
+  const V q2 = horner(z, 0x1.999999999999fp-2, 0x1.249249248e146p-2, 0x1.c71c71d8c53b5p-3,
+                      0x1.745d09640eef7p-3, 0x1.3b18e0ae3818bp-3, 0x1.10138b989b9b4p-3,
+                      0x1.08b7b3fabc5b2p-3);
+  const V s2_h = s_h * s_h;
+  const V r = 1.5 * z * z * q2 + s_l * (s_h + s);
+  const V t_h = high_half(3.0 + s2_h + r);
+  const V t_l = r - ((t_h - 3.0) - s2_h);
+  const V u = s_h * t_h;
+  const V v = s_l * t_h + t_l * s;
+  const V p_h = high_half(u + v);
+  const V p_l = v - (p_h - u);
+  constexpr double two_thirds_h = 0x1.555555p-1, two_thirds_l = 0x1.5555555555555p-27;
+  const V m_h = two_thirds_h * p_h;
+  const V m_l = two_thirds_l * p_h + p_l * (2.0 / 3.0);
+  const V dk = int_to_float<V>(sp.k);
+  const pair<V> h = two_sum(dk * ln2_hi<double>, m_h);
+  const V lo = h.lo + (m_l + dk * ln2_lo<double>);
+  const V hi = h.hi + lo;
+  return {hi, lo - (hi - h.hi)};
+}
+
+// |x|^y for double lanes with x, y finite and x nonzero: exp(y log|x|) in double-word steps.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V pow_finite(V a, V y) {
+  const pair<V> l = log_double_word(a);
+  const V y_h = high_half(y);
+  const V l_h = high_half(l.hi);
+  const V p_hi = y_h * l_h;
+  const V p_lo = y_h * (l.hi - l_h) + (y - y_h) * l.hi + y * l.lo;
+  const V hi = p_hi + p_lo;
+  return exp_sum(hi, p_lo - (hi - p_hi));
+}
+
+// C's pow(x, y) for double lanes.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
+  using I = int_t<V>;
+  using U = uint_t<V>;
+  constexpr double inf = layout<double>::infinity;
+  const V a = abs(x);
+  const V ay = abs(y);
+  const I finite_a = (a > 0.0) & (a < inf);
+  const I infinite_y = ay == inf;
+  V r = pow_finite(finite_a ? a : fill<V>(1.0), ay < inf ? y : V{});
+  // Zero or infinite |x|, or infinite y: 0 or inf, by whether |x|^y grows.
+  const V grows = ((a > 1.0) == (y > 0.0)) ? fill<V>(inf) : V{};
+  r = (~finite_a | infinite_y) ? grows : r;
+  r = ((a == 1.0) & infinite_y) ? fill<V>(1.0) : r;
+  // Odd integer y keeps the sign of x; negative finite x with y not an integer gives NaN.
+  const V shifted = ay < 0x1p52 ? ay + 0x1p52 : ay;
+  const I integer = (ay >= 0x1p52) | ((shifted - 0x1p52) == ay);
+  const I odd = integer & (ay < 0x1p53) & ((bits<I>(shifted) & 1) != 0);
+  const U sign = bits<U>(x) & layout<double>::sign;
+  r = bits<V>(bits<U>(r) ^ (odd ? sign : U{}));
+  r = ((x < 0.0) & (x > -inf) & ~integer) ? fill<V>(layout<double>::nan) : r;
+  r = ((x != x) | (y != y)) ? x + y : r;
+  return ((y == 0.0) | (x == 1.0)) ? fill<V>(1.0) : r;
+}
+
+// f(x, y...) for vectors narrower than 16 bytes (the one-lane remainder of a loop), computed
+// in the first lanes of 16-byte vectors: lanes are computed as in any vector, so the results
+// are the same bits, and no one-lane comparison is left for GCC 12 to expand into branches,
+// around which it can drop the stack adjustments of calls in an enclosing loop (the stack
+// then grows with each iteration).
+template <class F, class V, class... A>
+DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
+  using W = vec<value_t<V>, 16 / sizeof(value_t<V>)>;
+  const auto widen = [](V v) DIMGRAPH_ALWAYS_INLINE {
+    W w{};
+    std::memcpy(&w, &v, sizeof(V));
+    return w;
+  };
+  const W r = f(widen(x), widen(y)...);
+  std::memcpy(&x, &r, sizeof(V));
+  return x;
+}
+
+}  // namespace math
+
+// exp(x). Max error: float 1 ulp, double 1 ulp (subnormal results included).
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V exp(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return exp(v); }, x);
+  } else {
+    return math::exp_sum(x, V{});
+  }
+}
+
+// expm1(x) = exp(x) - 1, accurate near 0. Max error: float 2 ulp, double 2 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V expm1(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return expm1(v); }, x);
+  } else {
+    const V y = math::expm1_unsigned_zero(x);
+    return x == 0 ? x : y;
+  }
+}
+
+// log(x): -inf at +-0, NaN below 0. Max error: float 1 ulp, double 1 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V log(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return log(v); }, x);
+  } else {
+    using L = math::layout<value_t<V>>;
+    const math::log_split<V> sp = math::split_exponent(x);
+    V y = math::log_reduced(sp.m - value_t<V>(1), sp.k, V{});
+    y = x < 0 ? math::fill<V>(L::nan) : y;
+    y = x == 0 ? math::fill<V>(-L::infinity) : y;
+    return x < L::infinity ? y : x;  // +inf and NaN
+  }
+}
+
+// log1p(x) = log(1 + x), accurate near 0: -inf at -1, NaN below. Max error: float 1 ulp,
+// double 1 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V log1p(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return log1p(v); }, x);
+  } else {
+    using T = value_t<V>;
+    using L = math::layout<T>;
+    using I = math::int_t<V>;
+    // u = 1 + x rounds; c = (1 + x - u) / u puts the rounding error back (fdlibm's log1p).
+    // Where 1 + x is within [sqrt(1/2), sqrt(2)), f = x is exact and no correction is needed.
+    const V u = T(1) + x;
+    const math::log_split<V> sp = math::split_exponent(u);
+    const V c = (sp.k >= 2 ? T(1) - (u - x) : x - (u - T(1))) / u;
+    const I near_zero = sp.k == 0;
+    V y = math::log_reduced(near_zero ? x : sp.m - T(1), sp.k, near_zero ? V{} : c);
+    y = x < T(-1) ? math::fill<V>(L::nan) : y;
+    y = x == T(-1) ? math::fill<V>(-L::infinity) : y;
+    y = x == 0 ? x : y;
+    return x < L::infinity ? y : x;
+  }
+}
+
+// tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2) with the sign of x; exactly +-1 from |x| = 10
+// (float) or 20 (double) on. Max error: float 2.5 ulp, double 2.5 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V tanh(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return tanh(v); }, x);
+  } else {
+    using T = value_t<V>;
+    constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
+    V a = math::abs(x);
+    a = a > saturated ? math::fill<V>(saturated) : a;
+    // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
+    const math::expm1_split<V> em = math::expm1_reduce(a + a);
+    const V s = math::pow2i<V>(em.k);
+    const V e = s * em.p + (s - T(1));
+    return math::with_sign_of(e / (e + T(2)), x);
+  }
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)), as exp(x) / (1 + exp(x)) for x < 0 so that large negative x
+// give small (subnormal, then zero) results. Max error: float 2.5 ulp, double 2.5 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V sigmoid(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sigmoid(v); }, x);
+  } else {
+    using T = value_t<V>;
+    const V e = exp(-math::abs(x));
+    return (x < 0 ? e : math::fill<V>(T(1))) / (T(1) + e);
+  }
+}
+
+// erf(x): x + x P(x^2) below |x| = 0.75, 1 - erfc(|x|) above. Max error: float 2 ulp,
+// double 2 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V erf(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return erf(v); }, x);
+  } else {
+    using T = value_t<V>;
+    constexpr T one_from = math::layout<T>::is_float ? T(4) : T(6);  // erf rounds to 1 beyond
+    V a = math::abs(x);
+    a = a > one_from ? math::fill<V>(one_from) : a;
+    const V small = x + x * math::erf_small_poly(x * x);
+    const V large = T(1) - math::erfc_tail(a, math::scaled_square(a, T(1)), math::fill<V>(T(1)));
+    return a < T(0.75) ? small : math::with_sign_of(large, x);
+  }
+}
+
+// gelu(x) = x / 2 (1 + erf(x / sqrt2)) (PyTorch's exact GELU). For x / sqrt2 <= -0.75 it is
+// x / 2 erfc(|x| / sqrt2), with exp(-x^2 / 2) from x^2 carried in two parts, so the negative
+// tail keeps its relative accuracy down to the subnormal range. Max error: 3.5 ulp for
+// x > -0.75 sqrt2; 8 ulp in the negative tail (float and double), where the rounding of
+// t = 1 / (1 + c z) in erfc's fit is amplified about twofold.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V gelu(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return gelu(v); }, x);
+  } else {
+    using T = value_t<V>;
+    // Below -limit gelu rounds to -0; above +limit it is x (and w below is 2).
+    constexpr T limit = math::layout<T>::is_float ? T(15) : T(40);
+    x = x < -limit ? math::fill<V>(-limit) : x;
+    const V xw = x > limit ? math::fill<V>(limit) : x;
+    const V z = xw * T(0x1.6a09e667f3bcdp-1);
+    const V a = math::abs(z);
+    const V half_x = T(0.5) * x;
+    const V small = half_x * (T(1) + (z + z * math::erf_small_poly(z * z)));
+    // x / 2 erfc(|z|): subtracted from x for positive x, the result itself for negative x.
+    const V tail = math::erfc_tail(a, math::scaled_square(xw, T(0.5)), T(0.5) * xw);
+    return a < T(0.75) ? small : (x > 0 ? x - tail : tail);
+  }
+}
+
+// sqrt(x), correctly rounded (the hardware's square root on x86).
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V sqrt(V x) {
+  using T = value_t<V>;
+#if defined(__SSE2__)
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sqrt(v); }, x);
+  } else if constexpr (sizeof(V) == 16) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_ia32_sqrtps(x);
+    else return __builtin_ia32_sqrtpd(x);
+#if defined(__AVX__)
+  } else if constexpr (sizeof(V) == 32) {
+    if constexpr (std::is_same_v<T, float>) return __builtin_ia32_sqrtps256(x);
+    else return __builtin_ia32_sqrtpd256(x);
+#endif
+  } else {
+    using H = vec<T, lanes_v<V> / 2>;
+    H h[2];
+    std::memcpy(h, &x, sizeof(V));
+    h[0] = sqrt(h[0]);
+    h[1] = sqrt(h[1]);
+    std::memcpy(&x, h, sizeof(V));
+    return x;
+  }
+#else
+  // Elsewhere the compiler's square root per lane (which may call libm for a negative lane to
+  // set errno unless -fno-math-errno).
+  for (std::size_t l = 0; l < lanes_v<V>; ++l) x[l] = __builtin_sqrt(x[l]);
+  return x;
+#endif
+}
+
+// rsqrt(x) = 1 / sqrt(x): +-inf at +-0, NaN below 0. Max error: 1.5 ulp.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V rsqrt(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return rsqrt(v); }, x);
+  } else {
+    return value_t<V>(1) / sqrt(x);
+  }
+}
+
+// pow(x, y) with C's special cases (pow(x, +-0) = 1, pow(1, y) = 1, zeros, infinities, negative
+// x with integer y, NaN for negative finite x with non-integer y). float is computed in double.
+// log|x| is carried to about 2^-70 and y log|x| in two parts, so the error does not grow with
+// |y log x|. Max error: float 1 ulp, double 1.5 ulp. As for every function here, not covered:
+// floating-point exception flags and errno, and which NaN (payload, sign) comes out.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V pow(V x, V y) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return pow(a, b); }, x, y);
+  } else {
+    if constexpr (std::is_same_v<value_t<V>, float>)
+      return math::via_double(
+          [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return math::pow_double(a, b); }, x, y);
+    else return math::pow_double(x, y);
+  }
+}
+
+// sin(x) and cos(x), float computed in double. Max error: float 1 ulp, double 1 ulp for
+// |x| < 1.6e6; beyond, the error grows with |x| (the reduction's k * pi/2 is no longer exact),
+// and past 2^51 the results are only guaranteed to be within [-1, 1]. NaN for +-inf.
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V sin(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return sin(v); }, x);
+  } else {
+    if constexpr (std::is_same_v<value_t<V>, float>) {
+      return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return sin(d); }, x);
+    } else {
+      const V y = math::sin_quarter<0>(x);
+      return x == 0 ? x : y;
+    }
+  }
+}
+template <float_vec V>
+DIMGRAPH_ALWAYS_INLINE inline V cos(V x) {
+  if constexpr (sizeof(V) < 16) {
+    return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return cos(v); }, x);
+  } else {
+    if constexpr (std::is_same_v<value_t<V>, float>)
+      return math::via_double([](auto d) DIMGRAPH_ALWAYS_INLINE { return cos(d); }, x);
+    else return math::sin_quarter<1>(x);
+  }
+}
+
+// The same functions on plain float and double: the L == 1 vectors, so scalar and vector
+// results agree bit for bit.
+#define DIMGRAPH_SIMD_MATH_SCALAR(NAME)                 \
+  DIMGRAPH_ALWAYS_INLINE inline float NAME(float x) {   \
+    return NAME(vec<float, 1>{x})[0];                   \
+  }                                                     \
+  DIMGRAPH_ALWAYS_INLINE inline double NAME(double x) { \
+    return NAME(vec<double, 1>{x})[0];                  \
+  }
+DIMGRAPH_SIMD_MATH_SCALAR(exp)
+DIMGRAPH_SIMD_MATH_SCALAR(expm1)
+DIMGRAPH_SIMD_MATH_SCALAR(log)
+DIMGRAPH_SIMD_MATH_SCALAR(log1p)
+DIMGRAPH_SIMD_MATH_SCALAR(tanh)
+DIMGRAPH_SIMD_MATH_SCALAR(sigmoid)
+DIMGRAPH_SIMD_MATH_SCALAR(erf)
+DIMGRAPH_SIMD_MATH_SCALAR(gelu)
+DIMGRAPH_SIMD_MATH_SCALAR(sqrt)
+DIMGRAPH_SIMD_MATH_SCALAR(rsqrt)
+DIMGRAPH_SIMD_MATH_SCALAR(sin)
+DIMGRAPH_SIMD_MATH_SCALAR(cos)
+#undef DIMGRAPH_SIMD_MATH_SCALAR
+DIMGRAPH_ALWAYS_INLINE inline float pow(float x, float y) {
+  return pow(vec<float, 1>{x}, vec<float, 1>{y})[0];
+}
+DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
+  return pow(vec<double, 1>{x}, vec<double, 1>{y})[0];
+}
+
+}  // namespace dimgraph::detail::simd
+// ---- end dimgraph/detail/simd_math.hpp
+
+// Every functor works on vectors of lanes (detail/simd.hpp), one lane per element; the
+// scalar form is the one-lane vector, so a loop's remainder computes exactly what its vector
+// body does. A functor has
+//   name                                  the op's name in messages and listings
+//   template <class... Es> result_t       the element type of the result for operands of
+//                                         element types Es...
+//   template <class... Es> apply(vs...)   the result lanes, for operand lanes vs... of
+//                                         element types Es...
+// Semantics follow IEEE 754 and PyTorch: NaN propagates through min, max and relu; integer
+// arithmetic wraps (two's complement) instead of overflowing; math functions of integers
+// compute in float.
+namespace dimgraph::detail::fn {
+
+template <class T>
+using float_of_t = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+
+template <class E, std::size_t L>
+using lanes_t = simd::vec<simd::lane_t<E>, L>;
+
+// Lanes of element type From as lanes of element type To (a value conversion: bool lanes
+// are masks, so true converts to 1 and a non-zero number to true).
+template <class To, class From, class V>
+DIMGRAPH_ALWAYS_INLINE inline lanes_t<To, simd::lanes_v<V>> as(V v) {
+  constexpr std::size_t L = simd::lanes_v<V>;
+  if constexpr (std::is_same_v<simd::lane_t<To>, simd::lane_t<From>>) {
+    return v;
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return simd::convert<std::int8_t>(v != simd::splat<simd::value_t<V>, L>(0));
+  } else if constexpr (std::is_same_v<From, bool>) {
+    return simd::convert<simd::lane_t<To>>(v & simd::splat<std::int8_t, L>(1));
+  } else {
+    return simd::convert<simd::lane_t<To>>(v);
+  }
+}
+
+// A comparison's mask (lanes of the operands' width) as bool lanes.
+template <class M>
+DIMGRAPH_ALWAYS_INLINE inline simd::vec<std::int8_t, simd::lanes_v<M>> to_bool(M m) {
+  return simd::convert<std::int8_t>(m);
+}
+
+// Integer arithmetic in the unsigned type of the same width: wraps, never undefined.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline auto as_unsigned(V v) {
+  using T = simd::value_t<V>;
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+    return simd::bits<simd::vec<std::make_unsigned_t<T>, simd::lanes_v<V>>>(v);
+  else return v;
+}
+template <class V, class U>
+DIMGRAPH_ALWAYS_INLINE inline V from_unsigned(U u) {
+  if constexpr (std::is_same_v<U, V>) return u;
+  else return simd::bits<V>(u);
+}
+
+// Binary arithmetic in the promoted type C = promote_t<A, B>.
+#define DIMGRAPH_ARITHMETIC(NAME, OPNAME, OP)                                        \
+  struct NAME {                                                                      \
+    static constexpr const char* name = OPNAME;                                      \
+    template <class A, class B>                                                      \
+    using result_t = promote_t<A, B>;                                                \
+    template <class A, class B, class VA, class VB>                                  \
+    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {                            \
+      using C = promote_t<A, B>;                                                     \
+      using V = lanes_t<C, simd::lanes_v<VA>>;                                       \
+      return from_unsigned<V>(as_unsigned(as<C, A>(a)) OP as_unsigned(as<C, B>(b))); \
+    }                                                                                \
+  };
+DIMGRAPH_ARITHMETIC(add, "add", +)
+DIMGRAPH_ARITHMETIC(sub, "sub", -)
+DIMGRAPH_ARITHMETIC(mul, "mul", *)
+#undef DIMGRAPH_ARITHMETIC
+
+// True division: integers divide as float (torch.div). x / 0 follows IEEE.
+struct div {
+  static constexpr const char* name = "div";
+  template <class A, class B>
+  using result_t = float_of_t<promote_t<A, B>>;
+  template <class A, class B, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
+    using C = result_t<A, B>;
+    return as<C, A>(a) / as<C, B>(b);
+  }
+};
+
+// min and max: a NaN in either operand gives NaN (torch.minimum / torch.maximum).
+template <bool Max>
+struct extreme {
+  static constexpr const char* name = Max ? "max" : "min";
+  template <class A, class B>
+  using result_t = promote_t<A, B>;
+  template <class A, class B, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VA a_, VB b_) const {
+    using C = promote_t<A, B>;
+    const auto a = as<C, A>(a_);
+    const auto b = as<C, B>(b_);
+    if constexpr (std::is_floating_point_v<C>) return (Max ? a < b : b < a) | (b != b) ? b : a;
+    else return (Max ? a < b : b < a) ? b : a;
+  }
+};
+using minimum = extreme<false>;
+using maximum = extreme<true>;
+
+struct pow {
+  static constexpr const char* name = "pow";
+  template <class A, class B>
+  using result_t = promote_t<A, B>;
+  template <class A, class B, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
+    using C = promote_t<A, B>;
+    if constexpr (std::is_floating_point_v<C>) {
+      return simd::pow(as<C, A>(a), as<C, B>(b));
+    } else {
+      // Integer powers by squaring (wrapping); a negative exponent gives 0 except for
+      // bases 1 and -1, as integer pow in PyTorch.
+      constexpr std::size_t L = simd::lanes_v<VA>;
+      using V = lanes_t<C, L>;
+      const V base = as<C, A>(a), exponent = as<C, B>(b);
+      V r{};
+      for (std::size_t l = 0; l < L; ++l) {
+        using U = std::make_unsigned_t<C>;
+        C x = base[l], e = exponent[l];
+        if constexpr (std::is_signed_v<C>) {
+          if (e < 0) {
+            r[l] = x == 1 ? C(1) : x == -1 ? ((e & 1) ? C(-1) : C(1)) : C(0);
+            continue;
+          }
+        }
+        U acc = 1, sq = static_cast<U>(x);
+        for (U k = static_cast<U>(e); k; k >>= 1) {
+          if (k & 1) acc = static_cast<U>(acc * sq);
+          sq = static_cast<U>(sq * sq);
+        }
+        r[l] = static_cast<C>(acc);
+      }
+      return r;
+    }
+  }
+};
+
+// Comparisons give bool lanes; NaN compares unequal to everything (IEEE).
+#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)             \
+  struct NAME {                                           \
+    static constexpr const char* name = OPNAME;           \
+    template <class A, class B>                           \
+    using result_t = bool;                                \
+    template <class A, class B, class VA, class VB>       \
+    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+      using C = promote_t<A, B>;                          \
+      return to_bool(as<C, A>(a) OP as<C, B>(b));         \
+    }                                                     \
+  };
+DIMGRAPH_COMPARISON(equal, "equal", ==)
+DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
+DIMGRAPH_COMPARISON(less, "less", <)
+DIMGRAPH_COMPARISON(less_equal, "less_equal", <=)
+DIMGRAPH_COMPARISON(greater, "greater", >)
+DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
+#undef DIMGRAPH_COMPARISON
+
+// Logical ops on bool lanes (masks: 0 or all ones).
+#define DIMGRAPH_LOGICAL(NAME, OPNAME, EXPR)                \
+  struct NAME {                                             \
+    static constexpr const char* name = OPNAME;             \
+    template <class... Es>                                  \
+    using result_t = bool;                                  \
+    template <class... Es, class... Vs>                     \
+    DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {     \
+      return [](auto a, auto... b) { return EXPR; }(vs...); \
+    }                                                       \
+  };
+DIMGRAPH_LOGICAL(logical_and, "logical_and", (a & ... & b))
+DIMGRAPH_LOGICAL(logical_or, "logical_or", (a | ... | b))
+DIMGRAPH_LOGICAL(logical_xor, "logical_xor", (a ^ ... ^ b))
+DIMGRAPH_LOGICAL(logical_not, "logical_not", ~a)
+#undef DIMGRAPH_LOGICAL
+
+// Unary ops that keep the type.
+struct neg {
+  static constexpr const char* name = "neg";
+  template <class A>
+  using result_t = A;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
+    return from_unsigned<V>(-as_unsigned(a));
+  }
+};
+// |x|: clears the sign of floats (|-0| = 0, |NaN| is NaN); wraps for the lowest integer.
+struct abs {
+  static constexpr const char* name = "abs";
+  template <class A>
+  using result_t = A;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
+    using T = simd::value_t<V>;
+    if constexpr (std::is_unsigned_v<T>) return a;
+    else if constexpr (std::is_floating_point_v<T>) return a < T(0) ? -a : a * T(1) + T(0);
+    else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
+  }
+};
+// max(x, 0); relu(NaN) is NaN.
+struct relu {
+  static constexpr const char* name = "relu";
+  template <class A>
+  using result_t = A;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
+    using T = simd::value_t<V>;
+    return a < T(0) ? V{} : a;
+  }
+};
+// floor and ceil (identity on integers); NaN, infinities and signed zeros kept.
+template <bool Up>
+struct rounding {
+  static constexpr const char* name = Up ? "ceil" : "floor";
+  template <class A>
+  using result_t = A;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
+    using T = simd::value_t<V>;
+    if constexpr (!std::is_floating_point_v<T>) {
+      return a;
+    } else {
+      using I = simd::mask_lane_t<T>;
+      constexpr T big = std::is_same_v<T, float> ? T(8388608.0) : T(4503599627370496.0);
+      const auto t = simd::convert<T>(simd::convert<I>(a < big && a > -big ? a : V{}));
+      const V r = Up ? (t < a ? t + T(1) : t) : (t > a ? t - T(1) : t);
+      using B = simd::vec<std::make_unsigned_t<I>, simd::lanes_v<V>>;
+      const auto sign = simd::bits<B>(a) & simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)));
+      const V signed_r = simd::bits<V>(
+          (simd::bits<B>(r) & ~simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)))) | sign);
+      return a < big && a > -big ? signed_r : a;
+    }
+  }
+};
+using floor = rounding<false>;
+using ceil = rounding<true>;
+
+// Unary math, computed in float_of_t (vectorised, see detail/simd_math.hpp for accuracy).
+#define DIMGRAPH_MATH(NAME)                        \
+  struct NAME {                                    \
+    static constexpr const char* name = #NAME;     \
+    template <class A>                             \
+    using result_t = float_of_t<A>;                \
+    template <class A, class V>                    \
+    DIMGRAPH_ALWAYS_INLINE auto apply(V a) const { \
+      return simd::NAME(as<float_of_t<A>, A>(a));  \
+    }                                              \
+  };
+DIMGRAPH_MATH(exp)
+DIMGRAPH_MATH(log)
+DIMGRAPH_MATH(log1p)
+DIMGRAPH_MATH(sqrt)
+DIMGRAPH_MATH(rsqrt)
+DIMGRAPH_MATH(tanh)
+DIMGRAPH_MATH(sigmoid)
+DIMGRAPH_MATH(gelu)
+DIMGRAPH_MATH(sin)
+DIMGRAPH_MATH(cos)
+#undef DIMGRAPH_MATH
+
+// where(c, a, b).
+struct select {
+  static constexpr const char* name = "where";
+  template <class Cond, class A, class B>
+  using result_t = promote_t<A, B>;
+  template <class Cond, class A, class B, class VC, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VC c, VA a, VB b) const {
+    using C = promote_t<A, B>;
+    const auto m = simd::convert<simd::mask_lane_t<simd::lane_t<C>>>(c);
+    return m ? as<C, A>(a) : as<C, B>(b);
+  }
+};
+
+template <class T>
+struct cast_to {
+  static constexpr const char* name = "cast";
+  template <class A>
+  using result_t = T;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE auto apply(V a) const {
+    return as<T, A>(a);
+  }
+};
+
+// A lane value as the element it stands for, and back.
+template <class E, class L>
+DIMGRAPH_ALWAYS_INLINE inline E element_of(L v) {
+  if constexpr (std::is_same_v<E, bool>) return v != 0;
+  else return E(v);
+}
+template <class E>
+DIMGRAPH_ALWAYS_INLINE inline simd::lane_t<E> lane_of(E e) {
+  if constexpr (std::is_same_v<E, bool>) return e ? -1 : 0;
+  else if constexpr (is_index_v<E>) return e.value();
+  else return e;
+}
+
+// A user function: dg::map(f, xs...), called once per element. (Functors of the library
+// itself have result_t and apply and are used as they are.)
+template <class F>
+struct user {
+  static constexpr const char* name = "map";
+  F f;
+  template <class... Es>
+  using result_t = std::remove_cvref_t<std::invoke_result_t<const F&, Es...>>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    constexpr std::size_t L = simd::lanes_v<std::tuple_element_t<0, std::tuple<Vs...>>>;
+    lanes_t<result_t<Es...>, L> r{};
+    for (std::size_t l = 0; l < L; ++l) r[l] = lane_of(f(element_of<Es>(vs[l])...));
+    return r;
+  }
+};
+
+template <class F>
+concept lane_functor = requires { F::name; };
+template <class F>
+using functor_t = std::conditional_t<lane_functor<F>, F, user<F>>;
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
+  if constexpr (lane_functor<F>) return f;
+  else return user<F>{std::move(f)};
+}
+
+}  // namespace dimgraph::detail::fn
+// ---- end dimgraph/expr/functors.hpp
+
+// An expression is evaluated against a flat description of its memory operands (its
+// "leaves": tensors, views and evaluated temporaries, numbered in visiting order) and a
+// kernel: a tree of small structs mirroring the expression that holds only functions and
+// scalar values, no pointers and no loop state. A kernel computes L lanes at position i of
+// the current row: packet<I, V, L>(row, i), where I is the number of leaves before it and V
+// the number of views before it; the row (eval/) knows where each leaf is.
+//
+// Owning tensors are row-major, and tensors with the same dims in one expression have the
+// same extents, so they have the same strides: the loop planner treats each distinct dim
+// list of owning leaves (a "layout") as one operand, and each view as one. A chain over
+// five tensors and a bias is a plan with three operands, whatever its length.
+//
+// Every node kind has one evaluator specialisation, holding together
+//   kernel            the kernel type
+//   leaves, views     how many leaves and views the node has
+//   layouts           the distinct dim lists of its owning leaves (a type_list)
+//   lane_bytes        the widest lane in the node's kernel (sets the vector length)
+//   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
+//   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
+//                     of an element-wise op (a reduction, a contraction)
+//   has_temporaries   the node or one below it needs a temporary
+//   build<I, V>(e, table) -> kernel   records e's leaves in the table and makes the kernel.
+// A node's evaluator is instantiated when the node's type is (map_expr names its operands'
+// evaluators), so a chain of N ops never nests N instantiations.
+namespace dimgraph::detail {
+
+template <class E>
+struct evaluator;  // specialised next to each node kind
+
+template <class E>
+using evaluator_of = evaluator<std::remove_cvref_t<E>>;
+
+// set_union_t<A, B>: A's elements, then those of B not in A (type_lists).
+template <class A, class B>
+struct set_union;
+template <class A, class... Bs>
+struct set_union<A, type_list<Bs...>> {
+  using type = concat_t<A, std::conditional_t<contains_v<Bs, A>, type_list<>, type_list<Bs>>...>;
+};
+template <class A, class B>
+using set_union_t = typename set_union<A, B>::type;
+template <class... Ls>
+struct set_union_all {
+  using type = type_list<>;
+};
+template <class L, class... Ls>
+struct set_union_all<L, Ls...> {
+  using type = set_union_t<L, typename set_union_all<Ls...>::type>;
+};
+
+// A memory leaf: loads from the current row of leaf I (view V when it is a view).
+template <class T, class Dims, bool View>
+struct leaf_kernel {
+  using value_type = T;
+  static constexpr std::size_t leaves = 1;
+  static constexpr std::size_t views = View ? 1 : 0;
+  template <std::size_t I, std::size_t V, std::size_t L, class Row>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row& row, std::size_t i) const {
+    return row.template load<I, V, T, Dims, View, L>(i);
+  }
+};
+
+// The evaluator of memory of element type T with dims Dims.
+template <class T, class Dims, bool Static, bool View>
+struct leaf_evaluator {
+  using kernel = leaf_kernel<T, Dims, View>;
+  using layouts = std::conditional_t<View, type_list<>, type_list<Dims>>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
+  static constexpr bool static_layout = Static && !View;
+  static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
+  template <std::size_t I, std::size_t V, class X, class Table>
+  DIMGRAPH_ALWAYS_INLINE static kernel build(const X& x, Table& table) {
+    if constexpr (View) table.template add_view<I, V>(x);
+    else table.template add_leaf<I, Dims>(x.data());
+    return {};
+  }
+};
+template <class T, class... Ds>
+struct evaluator<tensor<T, Ds...>>
+    : leaf_evaluator<T, dim_list<Ds...>, tensor<T, Ds...>::is_static, false> {};
+template <class T, class... Ds>
+struct evaluator<tensor_view<T, Ds...>>
+    : leaf_evaluator<std::remove_const_t<T>, dim_list<Ds...>, false, true> {};
+
+// A node evaluated into a tensor of its own first (needs_temporary): a leaf of the result.
+template <class E>
+struct temporary_evaluator
+    : leaf_evaluator<typename E::value_type, typename E::dims, false, false> {
+  static constexpr bool static_layout = false;
+  static constexpr bool needs_temporary = true;
+  static constexpr bool has_temporaries = true;
+  template <std::size_t I, std::size_t V, class Table>
+  static leaf_kernel<typename E::value_type, typename E::dims, false> build(const E& e,
+                                                                            Table& table) {
+    table.template add_leaf<I, typename E::dims>(table.keep(e).data());
+    return {};
+  }
+};
+
+// A scalar operand: the same value in every lane.
+template <class T>
+struct scalar_kernel {
+  using value_type = T;
+  static constexpr std::size_t leaves = 0;
+  static constexpr std::size_t views = 0;
+  simd::lane_t<T> value;
+  template <std::size_t I, std::size_t V, std::size_t L, class Row>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row&, std::size_t) const {
+    return simd::splat<simd::lane_t<T>, L>(value);
+  }
+};
+
+template <class T>
+struct evaluator<scalar_expr<T>> {
+  using kernel = scalar_kernel<T>;
+  using layouts = type_list<>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
+  static constexpr bool static_layout = true;
+  static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
+  template <std::size_t I, std::size_t V, class Table>
+  DIMGRAPH_ALWAYS_INLINE static kernel build(const scalar_expr<T>& e, Table&) {
+    return {fn::lane_of(e.value)};
+  }
+};
+
+// Exclusive prefix sums: {0, c0, c0 + c1, ...}.
+template <std::size_t N>
+constexpr std::array<std::size_t, N + 1> prefix_sums(const std::array<std::size_t, N>& c) {
+  std::array<std::size_t, N + 1> r{};
+  for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + c[k];
+  return r;
+}
+
+// F over the children's lanes. Child K's leaves start at I + leaf_at[K], its views at
+// V + view_at[K].
+template <std::size_t K, class Kernel>
+struct kernel_slot {
+  Kernel kernel;
+};
+template <class F, class Value, class Is, class... Ks>
+struct map_kernel_impl;
+template <class F, class Value, std::size_t... Ks, class... Kernels>
+struct map_kernel_impl<F, Value, std::index_sequence<Ks...>, Kernels...>
+    : kernel_slot<Ks, Kernels>... {
+  using value_type = Value;
+  static constexpr auto leaf_at = prefix_sums<sizeof...(Ks)>({Kernels::leaves...});
+  static constexpr auto view_at = prefix_sums<sizeof...(Ks)>({Kernels::views...});
+  static constexpr std::size_t leaves = leaf_at[sizeof...(Ks)];
+  static constexpr std::size_t views = view_at[sizeof...(Ks)];
+  [[no_unique_address]] F f;
+
+  template <std::size_t I, std::size_t V, std::size_t L, class Row>
+  fn::lanes_t<Value, L> packet(const Row& row, std::size_t i) const {
+    return f.template apply<typename Kernels::value_type...>(
+        static_cast<const kernel_slot<Ks, Kernels>&>(*this)
+            .kernel.template packet<I + leaf_at[Ks], V + view_at[Ks], L>(row, i)...);
+  }
+};
+template <class F, class Value, class... Kernels>
+using map_kernel = map_kernel_impl<F, Value, std::index_sequence_for<Kernels...>, Kernels...>;
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/expr/evaluator.hpp
 // ---- begin dimgraph/expr/map.hpp
 // map_expr: the lazy element-wise node (one fused loop for a whole chain).
 
 #include <functional>
-#include <tuple>
 
 
 namespace dimgraph {
@@ -3904,74 +5270,198 @@ constexpr const char* op_name() {
 }
 }  // namespace detail
 
+namespace detail {
+// The operands of a node: an aggregate whose bases hold one operand each, built in place
+// from the node's arguments (std::tuple's converting constructors are a dozen functions per
+// node, and a chain of N ops instantiates them N times).
+template <std::size_t I, class T>
+struct operand_slot {
+  T value;
+};
+template <class Is, class... Ts>
+struct operand_pack_impl;
+template <std::size_t... Is, class... Ts>
+struct operand_pack_impl<std::index_sequence<Is...>, Ts...> : operand_slot<Is, Ts>... {};
+template <class... Ts>
+using operand_pack = operand_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+template <std::size_t I, class T>
+constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>& slot) {
+  return slot.value;
+}
+
+// Two operands of `op` disagree on the extent of a dim (cold, out of line, and shared by every
+// node: a long chain carries one call per dim, not one message builder per node).
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_operand_extents(
+    const char* op, std::string (*dim)(), std::size_t first, std::size_t first_at,
+    std::size_t other, std::size_t other_at) {
+  throw shape_error(op, "dim '" + dim() + "' has extent " + std::to_string(first) + " in operand " +
+                            std::to_string(first_at + 1) + " and " + std::to_string(other) +
+                            " in operand " + std::to_string(other_at + 1));
+}
+// x's extent of D when D is a non-static dim of x, else 0.
+template <class D, class X>
+std::size_t dynamic_extent_or_zero(const X& x) {
+  if constexpr (!is_static_v<D> && list_contains_v<dims_t<X>, D>) return x.template extent<D>();
+  else return 0;
+}
+
+// Checks that operands agree on the extents of shared dims: ext[k][d] is operand k's extent
+// of dim d where has[k][d]. Error: shape_error naming the op, the dim and both extents.
+template <std::size_t K, std::size_t R>
+DIMGRAPH_ALWAYS_INLINE inline void check_operand_extents(
+    const char* op, const std::array<std::array<std::size_t, R>, K>& ext,
+    const std::array<std::array<bool, R>, K>& has,
+    const std::array<std::string (*)(), R>& dim_names) {
+  for (std::size_t d = 0; d < R; ++d) {
+    std::size_t first_at = K;
+    for (std::size_t k = 0; k < K; ++k) {
+      if (!has[k][d]) continue;
+      if (first_at == K) first_at = k;
+      else if (ext[k][d] != ext[first_at][d])
+        throw_operand_extents(op, dim_names[d], ext[first_at][d], first_at, ext[k][d], k);
+    }
+  }
+}
+
+}  // namespace detail
+
 template <class F, class... Ds, class... Ops>
 class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  public:
   using dims = dim_list<Ds...>;
-  using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, value_t<Ops>...>>;
+  using value_type = typename F::template result_t<value_t<Ops>...>;
   static constexpr const char* name = detail::op_name<F>();
 
+ private:
+  // (steps, operand) of the operand with D nearest to a tensor.
+  template <class D>
+  static constexpr std::pair<std::size_t, std::size_t> steps_to() {
+    std::pair<std::size_t, std::size_t> best{static_cast<std::size_t>(-1), 0};
+    std::size_t i = 0;
+    (
+        [&] {
+          using op = std::remove_cvref_t<Ops>;
+          if constexpr (list_contains_v<dims_t<op>, D>) {
+            std::size_t steps = 0;
+            if constexpr (requires { op::extent_steps; })
+              steps = op::extent_steps[list_index_of_v<dims_t<op>, D>];
+            if (steps < best.first) best = {steps, i};
+          }
+          ++i;
+        }(),
+        ...);
+    return best;
+  }
+  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> nearest_{steps_to<Ds>().second..., 0};
+  // (Used here, so they are computed as the node's type is made, bottom-up; computed on first
+  // use at the top of a deep chain they would nest one instantiation per node.)
+  static_assert(nearest_[sizeof...(Ds)] == 0);
+
+ public:
   template <class... Args>
-  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_(std::forward<Args>(args)...) {
-    (check_dim<Ds>(), ...);
+  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_{{std::forward<Args>(args)}...} {
+    if constexpr (shared_dynamic_dims) check_extents(std::index_sequence_for<Ops...>{});
   }
 
+  // The extent of D, read from the operand that reaches a tensor with D in the fewest steps
+  // (the node keeps no extents: a deep chain's nodes stay small, and each query is a walk
+  // of a few nodes, not of the chain).
   template <class D>
   std::size_t extent() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
-                  "dimgraph: extent: the expression has no such dim");
-    return extent_from<std::remove_cvref_t<D>>(std::index_sequence_for<Ops...>{});
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
+    else {
+      constexpr std::size_t at = nearest_[list_index_of_v<dims, d>];
+      return operand<at>().template extent<d>();
+    }
   }
+  // For each dim, how many nodes a query of its extent walks (0 for a tensor).
+  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> extent_steps{
+      1 + steps_to<Ds>().first..., 0};
+  static_assert(extent_steps[sizeof...(Ds)] == 0);
 
   const F& fn() const { return f_; }
-  const std::tuple<Ops...>& operands() const { return ops_; }
+  template <std::size_t I>
+  const auto& operand() const {
+    return detail::operand_at<I>(ops_);
+  }
 
  private:
-  template <class D, std::size_t... Is>
-  std::size_t extent_from(std::index_sequence<Is...>) const {
-    std::size_t e = 0;
-    bool found = false;
-    ((!found && list_contains_v<dims_t<Ops>, D> ? (e = operand_extent<D, Is>(), found = true)
-                                                : false),
-     ...);
-    return e;
-  }
-  template <class D, std::size_t I>
-  std::size_t operand_extent() const {
-    if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>)
-      return std::get<I>(ops_).template extent<D>();
-    else return 0;
-  }
-  // Every operand with a non-static D must agree on its extent.
+  // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
+  // built, so that evaluating a deep chain never nests their instantiations.
+  using operand_kernels = detail::type_list<typename detail::evaluator_of<Ops>::kernel...>;
+  static_assert(((sizeof(typename detail::evaluator_of<Ops>::kernel) > 0) && ...));
+
+  // Whether two operands share a non-static dim (whose extents must then agree).
   template <class D>
-  void check_dim() const {
-    if constexpr (!is_static_v<D>) check_dim_in<D>(std::index_sequence_for<Ops...>{});
+  static constexpr std::size_t holders() {
+    return is_static_v<D> ? 0 : (std::size_t{list_contains_v<dims_t<Ops>, D>} + ... + 0);
   }
-  template <class D, std::size_t... Is>
-  void check_dim_in(std::index_sequence<Is...>) const {
-    std::size_t first = 0, first_at = 0;
-    bool seen = false;
-    auto visit = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-      if constexpr (list_contains_v<dims_t<std::tuple_element_t<I, std::tuple<Ops...>>>, D>) {
-        std::size_t e = std::get<I>(ops_).template extent<D>();
-        if (!seen) {
-          first = e;
-          first_at = I;
-          seen = true;
-        } else if (e != first) {
-          throw shape_error(name, "dim '" + describe<D>() + "' has extent " +
-                                      std::to_string(first) + " in operand " +
-                                      std::to_string(first_at + 1) + " and " + std::to_string(e) +
-                                      " in operand " + std::to_string(I + 1));
-        }
-      }
-    };
-    (visit(std::integral_constant<std::size_t, Is>{}), ...);
+  template <class Op>
+  static constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_of() {
+    return {(!is_static_v<Ds> && list_contains_v<dims_t<Op>, Ds>)...};
+  }
+  static constexpr bool shared_dynamic_dims = ((holders<Ds>() > 1) || ...);
+  template <std::size_t K>
+  std::array<std::size_t, sizeof...(Ds)> operand_extents() const {
+    return {detail::dynamic_extent_or_zero<Ds>(operand<K>())...};
+  }
+  template <std::size_t... Ks>
+  void check_extents(std::index_sequence<Ks...>) const {
+    detail::check_operand_extents<sizeof...(Ops), sizeof...(Ds)>(
+        name, {operand_extents<Ks>()...}, {dynamic_dims_of<Ops>()...}, {&describe<Ds>...});
   }
 
   [[no_unique_address]] F f_;
-  std::tuple<Ops...> ops_;
+  detail::operand_pack<Ops...> ops_;
 };
+
+namespace detail {
+
+// Whether its arguments have values (they always do: naming them in a static_assert makes the
+// compiler compute them there).
+template <class... Ts>
+constexpr bool known(Ts...) {
+  return true;
+}
+
+// F over the operands' lanes: one kernel node whose children are the operands' kernels.
+template <class F, class Dims, class... Ops>
+struct evaluator<map_expr<F, Dims, Ops...>> {
+  using node = map_expr<F, Dims, Ops...>;
+  using value_type = typename node::value_type;
+  using kernel = map_kernel<F, value_type, typename evaluator_of<Ops>::kernel...>;
+  using layouts = typename set_union_all<typename evaluator_of<Ops>::layouts...>::type;
+  static constexpr std::size_t lane_bytes = [] {
+    std::size_t m = sizeof(simd::lane_t<value_type>);
+    ((m = evaluator_of<Ops>::lane_bytes > m ? evaluator_of<Ops>::lane_bytes : m), ...);
+    return m;
+  }();
+  static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
+  static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = (evaluator_of<Ops>::has_temporaries || ...);
+  // (Used here, so the facts are computed as the node's type is made, bottom-up, not all at
+  // once on first use at the top of a deep chain.)
+  static_assert(known(lane_bytes, static_layout, has_temporaries));
+
+  template <std::size_t I, std::size_t V, class Table>
+  DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {
+    return build_children<I, V>(e, table, std::index_sequence_for<Ops...>{});
+  }
+
+ private:
+  template <std::size_t I, std::size_t V, class Table, std::size_t... Ks>
+  DIMGRAPH_ALWAYS_INLINE static kernel build_children(const node& e, Table& table,
+                                                      std::index_sequence<Ks...>) {
+    return kernel{
+        {evaluator_of<Ops>::template build<I + kernel::leaf_at[Ks], V + kernel::view_at[Ks]>(
+            e.template operand<Ks>(), table)}...,
+        e.fn()};
+  }
+};
+
+}  // namespace detail
 
 namespace detail {
 
@@ -3995,183 +5485,6 @@ auto make_map(F f, Xs&&... xs) {
 }  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/expr/map.hpp
-// ---- begin dimgraph/expr/functors.hpp
-// The element functions of dimgraph's element-wise ops (what one element computes).
-
-
-
-namespace dimgraph::detail::fn {
-
-// Math on integers is done in float, as in PyTorch (exp of an int tensor is float).
-template <class T>
-using float_of_t = std::conditional_t<std::is_floating_point_v<T>, T, float>;
-
-#define DIMGRAPH_PROMOTED_BINARY(NAME, OPNAME, EXPR)          \
-  struct NAME {                                               \
-    static constexpr const char* name = OPNAME;               \
-    template <class A, class B>                               \
-    constexpr auto operator()(A a_, B b_) const {             \
-      using C = promote_t<A, B>;                              \
-      const C a = static_cast<C>(a_), b = static_cast<C>(b_); \
-      return static_cast<C>(EXPR);                            \
-    }                                                         \
-  };
-DIMGRAPH_PROMOTED_BINARY(add, "add", a + b)
-DIMGRAPH_PROMOTED_BINARY(sub, "sub", a - b)
-DIMGRAPH_PROMOTED_BINARY(mul, "mul", a* b)
-DIMGRAPH_PROMOTED_BINARY(minimum, "min", b < a ? b : a)
-DIMGRAPH_PROMOTED_BINARY(maximum, "max", a < b ? b : a)
-#undef DIMGRAPH_PROMOTED_BINARY
-
-// True division: integers divide as float (PyTorch's torch.div).
-struct div {
-  static constexpr const char* name = "div";
-  template <class A, class B>
-  constexpr auto operator()(A a, B b) const {
-    using C = float_of_t<promote_t<A, B>>;
-    return static_cast<C>(static_cast<C>(a) / static_cast<C>(b));
-  }
-};
-struct pow {
-  static constexpr const char* name = "pow";
-  template <class A, class B>
-  auto operator()(A a, B b) const {
-    using C = promote_t<A, B>;
-    if constexpr (std::is_floating_point_v<C>)
-      return static_cast<C>(std::pow(static_cast<C>(a), static_cast<C>(b)));
-    else return static_cast<C>(std::pow(static_cast<double>(a), static_cast<double>(b)));
-  }
-};
-
-#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)                                         \
-  struct NAME {                                                                       \
-    static constexpr const char* name = OPNAME;                                       \
-    template <class A, class B>                                                       \
-    constexpr bool operator()(A a, B b) const {                                       \
-      if constexpr (std::is_same_v<A, B>) return a OP b;                              \
-      else return static_cast<promote_t<A, B>>(a) OP static_cast<promote_t<A, B>>(b); \
-    }                                                                                 \
-  };
-DIMGRAPH_COMPARISON(equal, "equal", ==)
-DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
-DIMGRAPH_COMPARISON(less, "less", <)
-DIMGRAPH_COMPARISON(less_equal, "less_equal", <=)
-DIMGRAPH_COMPARISON(greater, "greater", >)
-DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
-#undef DIMGRAPH_COMPARISON
-
-struct logical_and {
-  static constexpr const char* name = "logical_and";
-  constexpr bool operator()(bool a, bool b) const { return a && b; }
-};
-struct logical_or {
-  static constexpr const char* name = "logical_or";
-  constexpr bool operator()(bool a, bool b) const { return a || b; }
-};
-struct logical_xor {
-  static constexpr const char* name = "logical_xor";
-  constexpr bool operator()(bool a, bool b) const { return a != b; }
-};
-struct logical_not {
-  static constexpr const char* name = "logical_not";
-  constexpr bool operator()(bool a) const { return !a; }
-};
-
-// Unary ops that keep the type.
-struct neg {
-  static constexpr const char* name = "neg";
-  template <class A>
-  constexpr A operator()(A a) const {
-    return static_cast<A>(-a);
-  }
-};
-struct abs {
-  static constexpr const char* name = "abs";
-  template <class A>
-  constexpr A operator()(A a) const {
-    if constexpr (std::is_unsigned_v<A>) return a;
-    else return a < A(0) ? static_cast<A>(-a) : a;
-  }
-};
-struct relu {
-  static constexpr const char* name = "relu";
-  template <class A>
-  constexpr A operator()(A a) const {
-    return a > A(0) ? a : A(0);
-  }
-};
-struct floor {
-  static constexpr const char* name = "floor";
-  template <class A>
-  A operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>) return std::floor(a);
-    else return a;
-  }
-};
-struct ceil {
-  static constexpr const char* name = "ceil";
-  template <class A>
-  A operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>) return std::ceil(a);
-    else return a;
-  }
-};
-
-// Unary math, computed in float_of_t.
-#define DIMGRAPH_FLOAT_UNARY(NAME, EXPR)       \
-  struct NAME {                                \
-    static constexpr const char* name = #NAME; \
-    template <class A>                         \
-    auto operator()(A a_) const {              \
-      using C = float_of_t<A>;                 \
-      const C x = static_cast<C>(a_);          \
-      return static_cast<C>(EXPR);             \
-    }                                          \
-  };
-DIMGRAPH_FLOAT_UNARY(exp, std::exp(x))
-DIMGRAPH_FLOAT_UNARY(log, std::log(x))
-DIMGRAPH_FLOAT_UNARY(log1p, std::log1p(x))
-DIMGRAPH_FLOAT_UNARY(sqrt, std::sqrt(x))
-DIMGRAPH_FLOAT_UNARY(rsqrt, C(1) / std::sqrt(x))
-DIMGRAPH_FLOAT_UNARY(tanh, std::tanh(x))
-DIMGRAPH_FLOAT_UNARY(sigmoid, C(1) / (C(1) + std::exp(-x)))
-DIMGRAPH_FLOAT_UNARY(gelu, C(0.5) * x * (C(1) + std::erf(x * C(0.70710678118654752440))))
-DIMGRAPH_FLOAT_UNARY(sin, std::sin(x))
-DIMGRAPH_FLOAT_UNARY(cos, std::cos(x))
-#undef DIMGRAPH_FLOAT_UNARY
-
-struct select {
-  static constexpr const char* name = "where";
-  template <class A, class B>
-  constexpr auto operator()(bool c, A a, B b) const {
-    using C = promote_t<A, B>;
-    return c ? static_cast<C>(a) : static_cast<C>(b);
-  }
-};
-
-template <class T>
-struct cast_to {
-  static constexpr const char* name = "cast";
-  template <class A>
-  constexpr T operator()(A a) const {
-    if constexpr (is_index_v<A>) return static_cast<T>(a.value());
-    else return static_cast<T>(a);
-  }
-};
-
-// A user function: dg::map(f, xs...).
-template <class F>
-struct user {
-  static constexpr const char* name = "map";
-  F f;
-  template <class... As>
-  constexpr auto operator()(As... as) const {
-    return f(as...);
-  }
-};
-
-}  // namespace dimgraph::detail::fn
-// ---- end dimgraph/expr/functors.hpp
 // ---- begin dimgraph/expr/ops.hpp
 // The element-wise ops: + - * /, math functions, comparisons, logic, where, cast, map.
 
@@ -4234,10 +5547,28 @@ constexpr binary_check check_binary() {
   return binary_check::ok;
 }
 
+// A rank-0 tensor next to a tensor with dims combines as PyTorch's 0-dim tensors do: within
+// the other's category it does not raise the other's type (float[4] * double{} is float);
+// from a higher category it promotes as a tensor would (int[4] * double{} is double).
+template <class Other, class X>
+decltype(auto) rank0_as_scalar(X&& x) {
+  using other = value_t<Other>;
+  using own = value_t<X>;
+  if constexpr (dims_t<X>::size == 0 && dims_t<Other>::size > 0 && !is_index_v<own> &&
+                !is_index_v<other> && !std::is_same_v<own, other>) {
+    if constexpr (element_category_v<own> <= element_category_v<other>)
+      return make_map(fn::cast_to<other>{}, std::forward<X>(x));
+    else return std::forward<X>(x);
+  } else {
+    return std::forward<X>(x);
+  }
+}
+
 template <class F, class A, class B>
 auto make_binary(A&& a, B&& b) {
   if constexpr (expression<A> && expression<B>)
-    return make_map(F{}, std::forward<A>(a), std::forward<B>(b));
+    return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
+                    rank0_as_scalar<A>(std::forward<B>(b)));
   else if constexpr (expression<A>)
     return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
@@ -4443,9 +5774,24 @@ class broadcast_expr : public expr_node_base {
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:
+  using operand_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
+  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
   X x_;
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
+
+namespace detail {
+// The operand's kernel: its leaves simply do not step along the new dims.
+template <class X, class... Ds>
+struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
+  template <std::size_t I, std::size_t V, class Table>
+  DIMGRAPH_ALWAYS_INLINE static typename evaluator_of<X>::kernel build(
+      const broadcast_expr<X, Ds...>& e, Table& table) {
+    return evaluator_of<X>::template build<I, V>(e.operand(), table);
+  }
+  static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
+};
+}  // namespace detail
 
 // broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
 // Extents are given for new non-static dims, and may be given for x's own dims
@@ -4503,8 +5849,8 @@ auto outer(A&& a, B&& b, F f = {}) {
     };
     detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
   }(static_cast<result_dims*>(nullptr));
-  return map_expr<F, result_dims, operand_t<A&&>, operand_t<B&&>>(std::move(f), std::forward<A>(a),
-                                                                  std::forward<B>(b));
+  return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
+      detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
 }
 
 }  // namespace dimgraph
@@ -4920,11 +6266,14 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 namespace dimgraph {
 namespace detail::fn {
 
-// How a reduction starts (identity) and combines; Acc is the type it accumulates in.
-// Sums and products of integers and bools accumulate in int64 (torch.sum's rule).
-// Over no elements (a reduced extent of 0) a reduction gives its identity (sum 0, prod 1,
-// any false, all true; mean 0 / 0, i.e. NaN), except where empty_is_error: max and min of
-// nothing have no value, and evaluating them throws dg::shape_error.
+// How a reduction starts (identity) and combines lanes (combine, on lane vectors of Acc).
+// result<T>: the element type it gives for elements of type T; acc<T>: the type it
+// accumulates in. Sums and products of integers and bools accumulate in int64 (torch.sum's
+// rule) and wrap; float sums and means accumulate in double, so that 2^25 ones sum exactly
+// and long sums keep their precision. Over no elements (a reduced extent of 0) a reduction
+// gives its identity (sum 0, prod 1, any false, all true; mean 0 / 0, i.e. NaN), except where
+// empty_is_error: max and min of nothing have no value, and evaluating them throws
+// dg::shape_error. max and min propagate NaN (a NaN anywhere gives NaN, as torch.max).
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
@@ -4933,13 +6282,15 @@ struct sum_reduce {
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
+  template <class T>
+  using acc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
   template <class Acc>
   static constexpr Acc identity() {
     return Acc(0);
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(a + static_cast<Acc>(v));
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return add{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
 struct prod_reduce {
@@ -4947,86 +6298,68 @@ struct prod_reduce {
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = sum_type_t<T>;
+  template <class T>
+  using acc = sum_type_t<T>;
   template <class Acc>
   static constexpr Acc identity() {
     return Acc(1);
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(a * static_cast<Acc>(v));
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return mul{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
-// mean: a sum in the floating type, divided by the count afterwards.
+// mean: a sum, divided by the count afterwards.
 struct mean_reduce : sum_reduce {
   static constexpr const char* name = "mean";
   template <class T>
   using result = std::conditional_t<std::is_floating_point_v<T>, T, float>;
+  template <class T>
+  using acc = double;
 };
-struct max_reduce {
-  static constexpr const char* name = "max";
+template <bool Max>
+struct extreme_reduce {
+  static constexpr const char* name = Max ? "max" : "min";
   static constexpr bool empty_is_error = true;
   template <class T>
   using result = T;
-  template <class Acc>
-  static constexpr Acc identity() {
-    if constexpr (std::numeric_limits<Acc>::has_infinity)
-      return -std::numeric_limits<Acc>::infinity();
-    else return std::numeric_limits<Acc>::lowest();
-  }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a < static_cast<Acc>(v) ? static_cast<Acc>(v) : a;
-  }
-};
-// max whose value over no elements is its identity (-inf, or the lowest integer): the
-// running maximum inside logsumexp, where an empty group gives log(0) = -inf.
-struct running_max_reduce : max_reduce {
-  static constexpr bool empty_is_error = false;
-};
-struct min_reduce {
-  static constexpr const char* name = "min";
-  static constexpr bool empty_is_error = true;
   template <class T>
-  using result = T;
+  using acc = T;
   template <class Acc>
   static constexpr Acc identity() {
+    constexpr Acc sign = Max ? Acc(-1) : Acc(1);
     if constexpr (std::numeric_limits<Acc>::has_infinity)
-      return std::numeric_limits<Acc>::infinity();
+      return sign * std::numeric_limits<Acc>::infinity();
+    else if constexpr (Max) return std::numeric_limits<Acc>::lowest();
     else return std::numeric_limits<Acc>::max();
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return static_cast<Acc>(v) < a ? static_cast<Acc>(v) : a;
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    return extreme<Max>{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
   }
 };
-struct any_reduce {
-  static constexpr const char* name = "any";
+using max_reduce = extreme_reduce<true>;
+using min_reduce = extreme_reduce<false>;
+template <bool All>
+struct logical_reduce {
+  static constexpr const char* name = All ? "all" : "any";
   static constexpr bool empty_is_error = false;
   template <class T>
   using result = bool;
-  template <class Acc>
-  static constexpr Acc identity() {
-    return false;
-  }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a || static_cast<bool>(v);
-  }
-};
-struct all_reduce {
-  static constexpr const char* name = "all";
-  static constexpr bool empty_is_error = false;
   template <class T>
-  using result = bool;
+  using acc = bool;
   template <class Acc>
   static constexpr Acc identity() {
-    return true;
+    return All;
   }
-  template <class Acc, class V>
-  static constexpr Acc combine(Acc a, V v) {
-    return a && static_cast<bool>(v);
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
+    if constexpr (All) return a & b;
+    else return a | b;
   }
 };
+using any_reduce = logical_reduce<false>;
+using all_reduce = logical_reduce<true>;
 
 }  // namespace detail::fn
 
@@ -5053,8 +6386,15 @@ class reduce_expr : public expr_node_base {
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
 
  private:
+  using source_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
+  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
   X x_;
 };
+
+// As the operand of an element-wise op, a reduction is evaluated into a tensor first.
+template <class Op, class X, class... Rs>
+struct detail::evaluator<reduce_expr<Op, X, Rs...>>
+    : detail::temporary_evaluator<reduce_expr<Op, X, Rs...>> {};
 
 // The public reductions. Result element type: sum and prod of bool or integers give int64,
 // of floats the same type; mean of bool or integers gives float; max and min keep the type;
@@ -5159,6 +6499,11 @@ class contract_expr : public expr_node_base {
   B b_;
 };
 
+// As the operand of an element-wise op, a product is evaluated into a tensor first.
+template <class A, class B, class... Ks>
+struct detail::evaluator<contract_expr<A, B, Ks...>>
+    : detail::temporary_evaluator<contract_expr<A, B, Ks...>> {};
+
 // sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
@@ -5185,6 +6530,7 @@ auto dot(A&& a, B&& b) {
 
 // ---- begin dimgraph/eval/plan.hpp
 // loop_plan: the loop nest of an element-wise assignment (reordered, coalesced).
+
 
 
 namespace dimgraph {
@@ -5220,7 +6566,7 @@ constexpr std::ptrdiff_t magnitude(std::ptrdiff_t s) {
 
 // ext: the output's extents; strides[op][d]: operand op's stride along output dim d.
 template <std::size_t R, std::size_t N>
-constexpr loop_plan<R, N> make_loop_plan(
+DIMGRAPH_ALWAYS_INLINE constexpr loop_plan<R, N> make_loop_plan(
     const std::array<std::size_t, R>& ext,
     const std::array<std::array<std::ptrdiff_t, R>, N>& strides) {
   loop_plan<R, N> p;
@@ -5293,224 +6639,208 @@ std::string to_string(const loop_plan<R, N>& p) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/eval/plan.hpp
-// ---- begin dimgraph/eval/cursor.hpp
-// Cursors: an expression flattened into loads from leaf pointers, for the loop executor.
+// ---- begin dimgraph/eval/threads.hpp
+// dg::set_num_threads, dg::num_threads: how many threads kernels may use (OpenMP builds).
+
+
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace dimgraph {
+
+namespace detail {
+inline std::size_t& thread_setting() {
+  static std::size_t n = 0;  // 0: OpenMP's default (omp_get_max_threads)
+  return n;
+}
+}  // namespace detail
+
+// The number of threads kernels use: 1 without OpenMP; with OpenMP, the last value given to
+// set_num_threads, else OpenMP's default (OMP_NUM_THREADS or the number of cores).
+inline std::size_t num_threads() {
+#if defined(_OPENMP)
+  const std::size_t n = detail::thread_setting();
+  return n ? n : static_cast<std::size_t>(omp_get_max_threads());
+#else
+  return 1;
+#endif
+}
+
+// Sets the number of threads kernels use (0: OpenMP's default). Without OpenMP kernels run
+// serially whatever is set. Not meant to be called while kernels run on other threads.
+inline void set_num_threads(std::size_t n) {
+  detail::thread_setting() = n;
+}
+
+namespace detail {
+// Threads for a kernel over `elements` elements: at least DIMGRAPH_CONFIG_PARALLEL_GRAIN
+// elements per thread, none inside a parallel region already.
+inline std::size_t parallel_threads_for(std::size_t elements) {
+#if defined(_OPENMP)
+  if (elements < 2 * std::size_t{DIMGRAPH_CONFIG_PARALLEL_GRAIN} || omp_in_parallel()) return 1;
+  const std::size_t most = elements / std::size_t{DIMGRAPH_CONFIG_PARALLEL_GRAIN};
+  const std::size_t n = num_threads();
+  return n < most ? n : most;
+#else
+  (void)elements;
+  return 1;
+#endif
+}
+}  // namespace detail
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/threads.hpp
+// ---- begin dimgraph/eval/loop.hpp
+// for_each_row: the one loop nest that every kernel runs in (rows of a loop plan), and threads.
 
 
 
 namespace dimgraph::detail {
 
-// How a leaf steps along the inner loop, decided at compile time from its type:
-// an owning tensor whose last dim is the output's last dim steps by 1; a leaf
-// without that dim does not step (broadcast); anything else steps by a run-time stride.
-enum class stride_kind { unit, zero, dynamic };
-
-template <class L>
-inline constexpr bool is_leaf_v =
-    is_tensor_v<std::remove_cvref_t<L>> || is_view_v<std::remove_cvref_t<L>>;
-
-// The number of memory leaves (tensors and views) in an expression, in visiting order.
-template <class E>
-struct leaf_count : std::integral_constant<std::size_t, 1> {};  // a tensor or view
-template <class T>
-struct leaf_count<scalar_expr<T>> : std::integral_constant<std::size_t, 0> {};
-template <class F, class Dims, class... Ops>
-struct leaf_count<map_expr<F, Dims, Ops...>>
-    : std::integral_constant<std::size_t, (leaf_count<std::remove_cvref_t<Ops>>::value + ... + 0)> {
-};
-template <class X, class... Ds>
-struct leaf_count<broadcast_expr<X, Ds...>> : leaf_count<std::remove_cvref_t<X>> {};
-template <class E>
-inline constexpr std::size_t leaf_count_v = leaf_count<std::remove_cvref_t<E>>::value;
-
-// The innermost (last) dim of a dim list; void for rank 0, where every leaf has stride 0.
-template <class Dims>
-struct inner_dim {
-  using type = back_t<types_of_t<Dims>>;
-};
-template <>
-struct inner_dim<dim_list<>> {
-  using type = void;
-};
-template <class Dims>
-using inner_dim_t = typename inner_dim<Dims>::type;
-
-template <class L, class Inner>
-constexpr stride_kind kind_of_leaf() {
-  using l = std::remove_cvref_t<L>;
-  if constexpr (!list_contains_v<typename l::dims, Inner>) return stride_kind::zero;
-  else if constexpr (is_tensor_v<l> && std::is_same_v<back_t<types_of_t<typename l::dims>>, Inner>)
-    return stride_kind::unit;
-  else return stride_kind::dynamic;
-}
-
-// A leaf at the start of an inner row.
-template <class T, stride_kind K, bool AssumeUnit>
-struct leaf_row {
-  const T* p;
-  std::ptrdiff_t s;
-  DIMGRAPH_ALWAYS_INLINE T load(std::size_t i) const {
-    if constexpr (K == stride_kind::zero) return *p;
-    else if constexpr (K == stride_kind::unit || AssumeUnit) return p[i];
-    else return p[static_cast<std::ptrdiff_t>(i) * s];
-  }
-};
-template <class T>
-struct scalar_row {
-  T v;
-  DIMGRAPH_ALWAYS_INLINE T load(std::size_t) const { return v; }
-};
-// The children of a map node: an aggregate whose bases hold one child each, so that
-// {{a}, {b}} builds each child in place from its prvalue (std::tuple's constructors would
-// move every level of a deep expression into its parent: quadratic work for the compiler's
-// alias analysis and dead-store elimination).
-template <std::size_t I, class T>
-struct child_slot {
-  T value;
-};
-template <class Is, class... Ts>
-struct children_base;
-template <std::size_t... Is, class... Ts>
-struct children_base<std::index_sequence<Is...>, Ts...> : child_slot<Is, Ts>... {};
-template <class... Ts>
-using children_pack = children_base<std::index_sequence_for<Ts...>, Ts...>;
-// f(children...).
-template <class F, std::size_t... Is, class... Ts>
-DIMGRAPH_ALWAYS_INLINE inline decltype(auto) apply_children(
-    const F& f, const children_base<std::index_sequence<Is...>, Ts...>& p) {
-  return f(static_cast<const child_slot<Is, Ts>&>(p).value...);
-}
-
-// How a map node holds its function: a stateless one (the built-in ops) as a copy that
-// takes no room and no store, any other by pointer.
-template <class F>
-inline constexpr bool fn_by_value_v = std::is_empty_v<F> && std::is_trivially_copyable_v<F>;
-template <class F>
-using fn_store_t = std::conditional_t<fn_by_value_v<F>, F, const F*>;
-template <class F>
-DIMGRAPH_ALWAYS_INLINE inline fn_store_t<F> store_fn(const F& f) {
-  if constexpr (fn_by_value_v<F>) return f;
-  else return &f;
-}
-template <class F>
-DIMGRAPH_ALWAYS_INLINE inline const F& stored_fn(const fn_store_t<F>& f) {
-  if constexpr (fn_by_value_v<F>) return f;
-  else return *f;
-}
-
-template <class F, class... Rows>
-struct map_row {
-  [[no_unique_address]] fn_store_t<F> f;
-  children_pack<Rows...> rows;
-  DIMGRAPH_ALWAYS_INLINE auto load(std::size_t i) const {
-    return apply_children([&](const Rows&... r)
-                              DIMGRAPH_ALWAYS_INLINE { return stored_fn<F>(f)(r.load(i)...); },
-                          rows);
-  }
-};
-
-// Cursors hold base pointers; row(offsets, strides) positions them at a row.
-template <class T, stride_kind K, std::size_t I>
-struct leaf_cursor {
-  const T* base;
-  static constexpr stride_kind kind = K;
-  template <bool AssumeUnit, std::size_t N>
-  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
-                                  const std::array<std::ptrdiff_t, N>& inner) const {
-    return leaf_row<T, K, AssumeUnit>{base + off[I], inner[I]};
-  }
-};
-template <class T>
-struct scalar_cursor {
-  T v;
-  template <bool AssumeUnit, std::size_t N>
-  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>&,
-                                  const std::array<std::ptrdiff_t, N>&) const {
-    return scalar_row<T>{v};
-  }
-};
-template <class F, class... Cs>
-struct map_cursor {
-  [[no_unique_address]] fn_store_t<F> f;
-  children_pack<Cs...> children;
-  template <bool AssumeUnit, std::size_t N>
-  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
-                                  const std::array<std::ptrdiff_t, N>& inner) const {
-    return apply_children(
-        [&](const Cs&... c) DIMGRAPH_ALWAYS_INLINE {
-          return map_row<F, decltype(c.template row<AssumeUnit>(off, inner))...>{
-              f, {{c.template row<AssumeUnit>(off, inner)}...}};
-        },
-        children);
-  }
-};
-
-// (Out of line and cold, so that the checks cost a few compares in the hot path.)
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
-  throw overlap_error("assign",
-                      "operand " + std::to_string(operand) +
-                          " partially overlaps the output (same memory, different element order); "
-                          "evaluate it into a new tensor first");
-}
-
-// f(element&) for every element of a tensor or view (any strides; not a hot path).
-template <class X, class F>
-void for_each_element(X& x, F f) {
-  constexpr std::size_t rank = std::remove_cvref_t<X>::rank;
-  auto* base = x.data();
-  if constexpr (rank == 0) {
-    f(*base);
+// body(off, n) for every row of the plan: off[op] is operand op's offset (in elements) at
+// the start of the row, n the row's length; consecutive elements of the row are
+// plan.inner_stride(op) apart. A rank-0 plan is one row of one element.
+//
+// With OpenMP and Parallel (the rows write disjoint memory), a plan of at least
+// DIMGRAPH_CONFIG_PARALLEL_GRAIN elements is split into one contiguous range of rows per thread
+// (or, for a single long row, into pieces of it, each a multiple of Align elements); the body sees
+// the same rows either way, so results do not depend on the thread count.
+template <std::size_t Align = 1, bool Parallel = true, std::size_t R, std::size_t N, class Body>
+DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&& body) {
+  if constexpr (R == 0) {
+    body(std::array<std::ptrdiff_t, N>{}, std::size_t{1});
   } else {
-    const auto ext = x.shape().extents();
-    const auto& str = x.strides();
-    if (x.size() == 0) return;
-    std::array<std::size_t, rank> idx{};
-    std::ptrdiff_t off = 0;
-    for (;;) {
-      for (std::size_t i = 0; i < ext[rank - 1]; ++i)
-        f(base[off + static_cast<std::ptrdiff_t>(i) * str[rank - 1]]);
-      std::size_t k = rank - 1;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        off += str[k];
-        if (++idx[k] < ext[k]) break;
-        off -= str[k] * static_cast<std::ptrdiff_t>(ext[k]);
-        idx[k] = 0;
+    if (p.depth == 0) return;
+    const std::size_t n = p.inner_extent();
+    std::size_t rows = 1;
+    for (std::size_t k = 0; k + 1 < p.depth; ++k) rows *= p.extent[k];
+    // rows [first, last) of the flattened outer levels.
+    const auto run_rows = [&](std::size_t first, std::size_t last) DIMGRAPH_ALWAYS_INLINE {
+      if (first >= last) return;
+      std::array<std::ptrdiff_t, N> off{};
+      std::array<std::size_t, R> idx{};
+      // (Skipped when starting at row 0, where the compiler would turn it into a memset.)
+      for (std::size_t k = p.depth - 1, rest = first; rest != 0 && k-- > 0;) {
+        idx[k] = rest % p.extent[k];
+        rest /= p.extent[k];
+        for (std::size_t op = 0; op < N; ++op)
+          off[op] += p.stride[op][k] * static_cast<std::ptrdiff_t>(idx[k]);
       }
+      for (std::size_t r = first;;) {
+        body(off, n);
+        if (++r == last) return;
+        std::size_t k = p.depth - 1;
+        for (;;) {
+          --k;
+          for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
+          if (++idx[k] < p.extent[k]) break;
+          for (std::size_t op = 0; op < N; ++op)
+            off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
+          idx[k] = 0;
+        }
+      }
+    };
+#if defined(_OPENMP)
+    const std::size_t threads = Parallel ? parallel_threads_for(rows * n) : 1;
+    if (threads > 1) {
+      if (rows >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (std::size_t t = 0; t < threads; ++t)
+          run_rows(rows * t / threads, rows * (t + 1) / threads);
+      } else {
+        // One long row (or a few): pieces of each row, aligned to Align elements.
+        for (std::size_t r = 0; r < rows; ++r) {
+          std::array<std::ptrdiff_t, N> off{};
+          std::size_t rest = r;
+          for (std::size_t k = p.depth - 1; k-- > 0;) {
+            const std::size_t i = rest % p.extent[k];
+            rest /= p.extent[k];
+            for (std::size_t op = 0; op < N; ++op)
+              off[op] += p.stride[op][k] * static_cast<std::ptrdiff_t>(i);
+          }
+#pragma omp parallel for num_threads(threads) schedule(static)
+          for (std::size_t t = 0; t < threads; ++t) {
+            const std::size_t a = n * t / threads / Align * Align;
+            const std::size_t b = t + 1 == threads ? n : n * (t + 1) / threads / Align * Align;
+            if (a >= b) continue;
+            std::array<std::ptrdiff_t, N> at = off;
+            for (std::size_t op = 0; op < N; ++op)
+              at[op] += p.stride[op][p.depth - 1] * static_cast<std::ptrdiff_t>(a);
+            body(at, b - a);
+          }
+        }
+      }
+      return;
     }
+#endif
+    run_rows(0, rows);
   }
 }
 
-// A reduction used as an operand is evaluated first (declared here, defined with the
-// assignment machinery in eval/assign.hpp).
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/loop.hpp
+// ---- begin dimgraph/eval/table.hpp
+// leaf_table and row: the flat description of an expression's memory that kernels read.
+
+#include <vector>
+
+
+namespace dimgraph::detail {
+
+// An evaluated temporary kept alive for the duration of an assignment.
+struct kept_base {
+  virtual ~kept_base() = default;
+};
+template <class Tensor>
+struct kept final : kept_base {
+  Tensor value;
+  explicit kept(Tensor&& t) : value(std::move(t)) {}
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
+// own (declared here, defined with the assignment in eval/assign.hpp).
 template <class E>
 auto materialize(const E& e);
 
-// A leaf that owns its memory: a materialised node (heap, so the address is stable).
-template <class Tensor, stride_kind K, std::size_t I>
-struct owned_leaf_cursor {
-  std::unique_ptr<Tensor> owned;
-  template <bool AssumeUnit, std::size_t N>
-  DIMGRAPH_ALWAYS_INLINE auto row(const std::array<std::ptrdiff_t, N>& off,
-                                  const std::array<std::ptrdiff_t, N>& inner) const {
-    return leaf_row<typename Tensor::value_type, K, AssumeUnit>{owned->data() + off[I], inner[I]};
-  }
-};
+// The strides of x along Dims (0 where x lacks the dim).
+template <class Dims, class X>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Dims::size> strides_along(const X& x) {
+  return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return std::array<std::ptrdiff_t, Dims::size>{[&] {
+      if constexpr (list_contains_v<typename X::dims, Ds>) return x.template stride<Ds>();
+      else return std::ptrdiff_t{0};
+    }()...};
+  }(std::type_identity<Dims>{});
+}
 
-// What the planner needs of each leaf: its strides along the output's dims, and the
-// memory it spans (for the overlap check).
-template <std::size_t R>
-struct leaf_info {
-  const void* data = nullptr;
-  std::array<std::ptrdiff_t, R> strides{};
-  const char* lo = nullptr;  // first and one-past-last byte touched
-  const char* hi = nullptr;
-};
+// The row-major strides of an owning tensor with dims Layout along Dims, given the extents
+// of Dims (Layout's dims are among them).
+template <class Dims, class Layout, std::size_t R>
+constexpr std::array<std::ptrdiff_t, R> layout_strides(const std::array<std::size_t, R>& ext) {
+  std::array<std::ptrdiff_t, R> s{};
+  [&]<class... Ls>(std::type_identity<dim_list<Ls...>>) {
+    constexpr std::size_t at[] = {list_index_of_v<Dims, Ls>..., 0};
+    std::ptrdiff_t step = 1;
+    for (std::size_t k = sizeof...(Ls); k-- > 0;) {
+      s[at[k]] = step;
+      step *= static_cast<std::ptrdiff_t>(ext[at[k]]);
+    }
+  }(std::type_identity<Layout>{});
+  return s;
+}
+// The number of elements of a tensor with dims Layout.
+template <class Dims, class Layout, std::size_t R>
+constexpr std::size_t layout_size(const std::array<std::size_t, R>& ext) {
+  return [&]<class... Ls>(std::type_identity<dim_list<Ls...>>) {
+    return (std::size_t{1} * ... * ext[list_index_of_v<Dims, Ls>]);
+  }(std::type_identity<Layout>{});
+}
 
 // The bytes [lo, hi) that a strided tensor touches (empty for 0 elements).
 template <class X>
-DIMGRAPH_ALWAYS_INLINE inline std::pair<const char*, const char*> memory_span(const X& x) {
+inline std::pair<const char*, const char*> memory_span(const X& x) {
   using value = std::remove_const_t<std::remove_pointer_t<decltype(x.data())>>;
   const char* base = reinterpret_cast<const char*>(x.data());
   std::ptrdiff_t lo = 0, hi = 0;
@@ -5524,124 +6854,353 @@ DIMGRAPH_ALWAYS_INLINE inline std::pair<const char*, const char*> memory_span(co
           base + (hi + 1) * static_cast<std::ptrdiff_t>(sizeof(value))};
 }
 
-// The strides of leaf E along OutDims (0 where E lacks the dim).
-template <class OutDims, class E>
-DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, OutDims::size> strides_along(const E& e) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    return std::array<std::ptrdiff_t, OutDims::size>{[&] {
-      if constexpr (list_contains_v<typename E::dims, Ds>) return e.template stride<Ds>();
-      else return std::ptrdiff_t{0};
-    }()...};
-  }(static_cast<OutDims*>(nullptr));
+// (Cold and out of line, so that checks cost a few compares in the hot path.)
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_partial_overlap(std::size_t operand) {
+  throw overlap_error("assign",
+                      "operand " + std::to_string(operand) +
+                          " partially overlaps the output (same memory, different element order); "
+                          "evaluate it into a new tensor first");
 }
 
-// Builds the cursor of e for output dims OutDims, filling infos[I...] for its leaves
-// (only their data pointers when Light: the static path knows the rest at compile time).
-template <class OutDims, std::size_t I, bool Light = false, class E, std::size_t R, std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline auto build_cursor(const E& e, std::array<leaf_info<R>, N>& infos) {
-  using inner = inner_dim_t<OutDims>;
-  if constexpr (is_leaf_v<E>) {
-    using value = typename E::value_type;
-    leaf_info<R>& info = infos[I];
-    info.data = e.data();
-    if constexpr (!Light) {
-      info.strides = strides_along<OutDims>(e);
-      std::tie(info.lo, info.hi) = memory_span(e);
-    }
-    return leaf_cursor<value, kind_of_leaf<E, inner>(), I>{e.data()};
-  } else if constexpr (requires { e.value; }) {
-    return scalar_cursor<typename E::value_type>{e.value};
-  } else if constexpr (requires { e.source(); }) {
-    using owned_t = decltype(materialize(e));
-    auto owned = std::make_unique<owned_t>(materialize(e));
-    leaf_info<R>& info = infos[I];
-    info.data = owned->data();
-    info.strides = strides_along<OutDims>(*owned);
-    std::tie(info.lo, info.hi) = memory_span(*owned);
-    return owned_leaf_cursor<owned_t, kind_of_leaf<owned_t, inner>(), I>{std::move(owned)};
-  } else if constexpr (requires { e.operand(); }) {
-    return build_cursor<OutDims, I, Light>(e.operand(), infos);
-  } else {
-    return build_children<OutDims, I, Light>(
-        e, infos,
-        std::make_index_sequence<std::tuple_size_v<std::remove_cvref_t<decltype(e.operands())>>>{});
-  }
-}
-template <class Tuple, std::size_t K>
-constexpr std::size_t leaves_before() {
-  return [&]<std::size_t... Js>(std::index_sequence<Js...>) {
-    return (leaf_count_v<std::tuple_element_t<Js, Tuple>> + ... + 0);
-  }(std::make_index_sequence<K>{});
-}
-
-template <class OutDims, std::size_t I, bool Light, class E, std::size_t R, std::size_t N,
-          std::size_t... Ks>
-DIMGRAPH_ALWAYS_INLINE inline auto build_children(const E& e, std::array<leaf_info<R>, N>& infos,
-                                                  std::index_sequence<Ks...>) {
-  using ops = std::remove_cvref_t<decltype(e.operands())>;
-  using fn = std::remove_cvref_t<decltype(e.fn())>;
-  return map_cursor<fn, decltype(build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(
-                            std::get<Ks>(e.operands()), infos))...>{
-      store_fn(e.fn()),
-      {{build_cursor<OutDims, I + leaves_before<ops, Ks>(), Light>(std::get<Ks>(e.operands()),
-                                                                   infos)}...}};
-}
-
-// Whether every stride and extent of out = e is known at compile time: the output and
-// every leaf are all-static owning tensors (then the loop plan is a constant).
-template <class E>
-struct static_layout : std::false_type {};
-template <class T, class... Ds>
-struct static_layout<tensor<T, Ds...>> : std::bool_constant<tensor<T, Ds...>::is_static> {};
-template <class T>
-struct static_layout<scalar_expr<T>> : std::true_type {};
-template <class F, class Dims, class... Ops>
-struct static_layout<map_expr<F, Dims, Ops...>>
-    : std::bool_constant<(static_layout<std::remove_cvref_t<Ops>>::value && ...)> {};
-template <class X, class... Ds>
-struct static_layout<broadcast_expr<X, Ds...>>
-    : std::bool_constant<static_layout<std::remove_cvref_t<X>>::value && (is_static_v<Ds> && ...)> {
+// The output of a kernel as the table sees it: where it is and how it steps.
+template <std::size_t R>
+struct output_info {
+  const void* data = nullptr;
+  std::array<std::ptrdiff_t, R> strides{};
+  const char* lo = nullptr;  // the bytes it spans (lo == hi: nothing)
+  const char* hi = nullptr;
+  std::size_t element_bytes = 1;
 };
 
-// The static strides of every leaf of E along OutDims, from index I on.
-template <class OutDims, std::size_t I, class E, std::size_t N>
-constexpr void static_strides(std::array<std::array<std::ptrdiff_t, OutDims::size>, N>& out,
-                              std::array<std::size_t, N>& bytes) {
-  if constexpr (is_tensor_v<E>) {
-    bytes[I] = typename E::shape_type{}.size() * sizeof(typename E::value_type);
-    [&]<class... Ls, class... Ds>(dim_list<Ls...>*, dim_list<Ds...>*) {
-      [[maybe_unused]] constexpr auto own =
-          row_major_strides<sizeof...(Ls)>({static_size_v<Ls>...});
-      [[maybe_unused]] std::size_t d = 0;
-      ((out[I][d++] =
-            [&] {
-              if constexpr (list_contains_v<dim_list<Ls...>, Ds>)
-                return own[list_index_of_v<dim_list<Ls...>, Ds>];
-              else return std::ptrdiff_t{0};
-            }()),
-       ...);
-    }(static_cast<typename E::dims*>(nullptr), static_cast<OutDims*>(nullptr));
-  } else if constexpr (requires {
-                         typename E::value_type;
-                         std::declval<E>().value;
-                       }) {
-  } else if constexpr (requires { std::declval<E>().operand(); }) {
-    static_strides<OutDims, I, std::remove_cvref_t<decltype(std::declval<E>().operand())>>(out,
-                                                                                           bytes);
-  } else {
-    using ops = std::remove_cvref_t<decltype(std::declval<E>().operands())>;
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      (static_strides<OutDims, I + leaves_before<ops, Ks>(),
-                      std::remove_cvref_t<std::tuple_element_t<Ks, ops>>>(out, bytes),
-       ...);
-    }(std::make_index_sequence<std::tuple_size_v<ops>>{});
+// Whether a strided layout (extents, strides in elements) reaches some element twice, e.g.
+// through a zero stride: writing through it would make the result depend on loop order.
+template <std::size_t R>
+bool self_overlapping(const std::array<std::size_t, R>& ext,
+                      const std::array<std::ptrdiff_t, R>& str) {
+  std::array<std::size_t, R> order{};
+  std::size_t n = 0;
+  for (std::size_t d = 0; d < R; ++d) {
+    if (ext[d] == 0) return false;
+    if (ext[d] > 1) order[n++] = d;
+  }
+  const auto mag = [&](std::size_t d) {
+    return static_cast<std::size_t>(str[d] < 0 ? -str[d] : str[d]);
+  };
+  for (std::size_t i = 1; i < n; ++i)  // by stride, smallest first
+    for (std::size_t j = i; j > 0 && mag(order[j]) < mag(order[j - 1]); --j)
+      std::swap(order[j], order[j - 1]);
+  std::size_t reach = 0;  // the largest offset the smaller dims reach
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t d = order[i];
+    if (mag(d) <= reach) return true;
+    reach += mag(d) * (ext[d] - 1);
+  }
+  return false;
+}
+
+// The leaves of an expression evaluated over OutDims: their base pointers, the strides of
+// each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
+// view) along OutDims, and the temporaries the expression needed. Filled by the
+// expression's evaluator (build), which also checks each leaf against the output: a leaf
+// whose memory overlaps the output must be the output itself, element for element
+// (in-place element-wise work).
+template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views, bool Temporaries>
+struct leaf_table {
+  static constexpr std::size_t rank = OutDims::size;
+  static constexpr std::size_t layouts = Layouts::size;
+  static constexpr std::size_t slots = 1 + layouts + Views;
+
+  static constexpr std::size_t leaf_count = Leaves;
+  std::array<const void*, Leaves + 1> base{};  // (+1: never empty)
+  std::array<std::size_t, Leaves + 1> leaf_slot{};
+  std::array<std::size_t, Leaves + 1> leaf_bytes{};
+  std::array<std::array<std::ptrdiff_t, rank>, slots> strides{};
+  std::array<std::size_t, rank> extents{};
+  output_info<rank> out{};
+  bool check_overlap = false;
+  std::size_t bad_leaf = 0;  // 1 + the first leaf that partially overlaps the output
+  std::array<bool, Views + 1> view_steps{};  // view V has the output's last dim
+  [[no_unique_address]] std::conditional_t<Temporaries, std::vector<std::unique_ptr<kept_base>>,
+                                           std::tuple<>>
+      temporaries;
+
+  // extents: the output's; the layouts' strides follow from them.
+  leaf_table(const std::array<std::size_t, rank>& ext, const output_info<rank>& o, bool check)
+      : extents(ext), out(o), check_overlap(check) {
+    strides[0] = o.strides;
+    set_layouts(std::make_index_sequence<layouts>{});
+  }
+
+  template <class Dims>
+  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
+  template <std::size_t V>
+  static constexpr std::size_t slot_of_view = 1 + layouts + V;
+
+  // Leaf I at the row whose operands start at off.
+  template <std::size_t I>
+  DIMGRAPH_ALWAYS_INLINE const void* leaf_at(const std::array<std::ptrdiff_t, slots>& off) const {
+    return static_cast<const char*>(base[I]) +
+           off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
+  }
+
+  template <std::size_t I, class Dims, class T>
+  DIMGRAPH_ALWAYS_INLINE void add_leaf(const T* p) {
+    base[I] = p;
+    leaf_slot[I] = slot_of_layout<Dims>;
+    leaf_bytes[I] = sizeof(T);
+    if (check_overlap) {
+      constexpr std::size_t slot = slot_of_layout<Dims>;
+      const char* lo = reinterpret_cast<const char*>(p);
+      const char* hi = lo + layout_size<OutDims, Dims>(extents) * sizeof(T);
+      note(I, lo, hi, p, strides[slot], sizeof(T));
+    }
+  }
+  template <std::size_t I, std::size_t V, class X>
+  DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
+    base[I] = x.data();
+    leaf_slot[I] = slot_of_view<V>;
+    leaf_bytes[I] = sizeof(*x.data());
+    strides[slot_of_view<V>] = strides_along<OutDims>(x);
+    if constexpr (rank > 0)
+      view_steps[V] = list_contains_v<typename X::dims, back_t<types_of_t<OutDims>>>;
+    if (check_overlap) {
+      const auto [lo, hi] = memory_span(x);
+      note(I, lo, hi, x.data(), strides[slot_of_view<V>], sizeof(*x.data()));
+    }
+  }
+  // e evaluated into a tensor that lives as long as the table.
+  template <class E>
+    requires Temporaries
+  const auto& keep(const E& e) {
+    using tensor_t = decltype(materialize(e));
+    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
+    const tensor_t& t = k->value;
+    temporaries.push_back(std::move(k));
+    return t;
+  }
+
+  // Whether every view that steps along the inner loop of p (and, with out_steps, the
+  // output) steps by 1.
+  template <std::size_t N>
+  bool unit_inner(const loop_plan<rank, N>& p, bool out_steps = true) const {
+    if (p.depth == 0) return true;
+    if (out_steps && p.inner_stride(0) != 1) return false;
+    for (std::size_t v = 0; v < Views; ++v)
+      if (view_steps[v] && p.inner_stride(1 + layouts + v) != 1) return false;
+    return true;
+  }
+
+ private:
+  template <std::size_t... Ls>
+  void set_layouts(std::index_sequence<Ls...>) {
+    ((strides[1 + Ls] = layout_strides<OutDims, at_t<Ls, Layouts>>(extents)), ...);
+  }
+  void note(std::size_t leaf, const char* lo, const char* hi, const void* data,
+            const std::array<std::ptrdiff_t, rank>& s, std::size_t bytes) {
+    if (lo == hi || out.lo == out.hi || hi <= out.lo || out.hi <= lo) return;
+    if (data == out.data && s == out.strides) return;
+    if (disjoint_lattices(data, s, bytes)) return;
+    if (bad_leaf == 0) bad_leaf = leaf + 1;
+  }
+  // Whether no element of the leaf (at data, strides s, elements of `bytes`) can share a
+  // byte with an element of the output: every address of each lies on its own residue class
+  // modulo the gcd g of all their byte strides, and the two classes (with the elements'
+  // sizes) do not meet. This accepts interleavings such as even and odd columns, or two
+  // rows of one matrix; it never accepts two sets that share an element.
+  bool disjoint_lattices(const void* data, const std::array<std::ptrdiff_t, rank>& s,
+                         std::size_t bytes) const {
+    std::size_t g = 0;
+    const auto add = [&g](std::ptrdiff_t stride, std::size_t size) {
+      std::size_t v = static_cast<std::size_t>(stride < 0 ? -stride : stride) * size;
+      while (v) {
+        const std::size_t t = g % v;
+        g = v;
+        v = t;
+      }
+    };
+    for (std::size_t d = 0; d < rank; ++d) {
+      if (extents[d] < 2) continue;
+      add(s[d], bytes);
+      add(out.strides[d], out.element_bytes);
+    }
+    if (g == 0) return false;  // one element each, and their spans meet
+    const std::ptrdiff_t delta =
+        static_cast<const char*>(data) - static_cast<const char*>(out.data);
+    const std::size_t diff = static_cast<std::size_t>(
+        ((delta % static_cast<std::ptrdiff_t>(g)) + static_cast<std::ptrdiff_t>(g)) %
+        static_cast<std::ptrdiff_t>(g));
+    return out.element_bytes <= diff && diff + bytes <= g;
+  }
+};
+
+// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
+  if constexpr (std::is_same_v<T, bool>) return -v;
+  else return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
+  simd::lane_t<T> lanes[L];
+  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, lanes, sizeof(v));
+  return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
+  if constexpr (std::is_same_v<T, bool>) v &= 1;
+  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
+  for (std::size_t l = 0; l < L; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// One row of a plan over a table: where each leaf starts and how it steps. Inner is the
+// output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
+// says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
+// when Inner is their last dim. The row holds copies (its own locals, which no store through
+// an output pointer can alias, so the compiler keeps them in registers).
+template <class Table, class Inner, bool Unit>
+struct row {
+  std::array<const void*, Table::leaf_count + 1> at{};
+  std::array<std::ptrdiff_t, Table::slots> step{};
+
+  DIMGRAPH_ALWAYS_INLINE row(const Table& table,
+                             const std::array<std::ptrdiff_t, Table::slots>& off,
+                             const std::array<std::ptrdiff_t, Table::slots>& inner_step)
+      : step(inner_step) {
+    place(table, off, std::make_index_sequence<Table::leaf_count>{});
+  }
+
+  template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> load(std::size_t i) const {
+    const T* p = static_cast<const T*>(at[I]);
+    if constexpr (!list_contains_v<Dims, Inner>) {
+      return simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p));
+    } else if constexpr (View ? Unit : std::is_same_v<back_t<types_of_t<Dims>>, Inner>) {
+      return load_lanes<L>(p + i);
+    } else {
+      const std::ptrdiff_t s = step[slot<I, V, Dims, View>()];
+      return load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * s, s);
+    }
+  }
+
+ private:
+  template <std::size_t I, std::size_t V, class Dims, bool View>
+  static constexpr std::size_t slot() {
+    if constexpr (View) return Table::template slot_of_view<V>;
+    else return Table::template slot_of_layout<Dims>;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void place(const Table& table,
+                                    const std::array<std::ptrdiff_t, Table::slots>& off,
+                                    std::index_sequence<Is...>) {
+    ((at[Is] = table.template leaf_at<Is>(off)), ...);
+  }
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/table.hpp
+// ---- begin dimgraph/eval/store.hpp
+// Writing a row of kernel results: vectors, a one-lane remainder, and streaming stores.
+
+
+
+namespace dimgraph::detail {
+
+// Streaming (non-temporal) stores exist for whole x86 vector registers.
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__SSE2__)
+inline constexpr bool has_streaming_stores = true;
+#else
+inline constexpr bool has_streaming_stores = false;
+#endif
+
+// Whether the output of plan p (elements of T) is large enough for streaming stores.
+template <class T, std::size_t R, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline bool streaming_worthwhile(const loop_plan<R, N>& p) {
+  constexpr std::size_t threshold = DIMGRAPH_CONFIG_STREAMING_BYTES;
+  if constexpr (!has_streaming_stores || threshold == 0) return false;
+  else return p.elements() >= threshold / sizeof(T);
+}
+
+// v stored to p (aligned to the vector's size) bypassing the caches, when v fills a register.
+template <std::size_t L, class T>
+inline constexpr bool can_stream_v =
+    has_streaming_stores && (sizeof(fn::lanes_t<T, L>) == 16 ||
+                             (sizeof(fn::lanes_t<T, L>) == 32 && simd::target_bytes >= 32) ||
+                             (sizeof(fn::lanes_t<T, L>) == 64 && simd::target_bytes >= 64));
+
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
+  if constexpr (std::is_same_v<T, bool>) v &= 1;
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__SSE2__)
+  using F = simd::vec<float, sizeof(v) / sizeof(float)>;
+  F& dst = *reinterpret_cast<F*>(p);
+  const F bits = simd::bits<F>(v);
+  if constexpr (sizeof(F) == 64) asm("vmovntps %1, %0" : "=m"(dst) : "v"(bits));
+#if defined(__AVX__)
+  else asm("vmovntps %1, %0" : "=m"(dst) : "x"(bits));
+#else
+  else asm("movntps %1, %0" : "=m"(dst) : "x"(bits));
+#endif
+#else
+  store_lanes<L>(p, v);
+#endif
+}
+
+// Orders streaming stores before whatever follows (they are weakly ordered).
+DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    defined(__SSE2__)
+  asm volatile("sfence" ::: "memory");
+#endif
+}
+
+// o[0, n) = at<M>(i) for M lanes at i: vectors of L lanes, then single lanes; with stream,
+// single lanes up to the first vector-aligned element, then streaming vectors. The kernel
+// (at) appears once per lane count, whichever stores are used: a long chain is compiled
+// twice, not once per kind of store.
+template <std::size_t L, class Out, class At>
+DIMGRAPH_ALWAYS_INLINE inline void write_row(Out* o, std::size_t n, const At& at,
+                                             [[maybe_unused]] bool stream) {
+  std::size_t head = 0;  // single lanes before the vectors
+  if constexpr (can_stream_v<L, Out>) {
+    constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
+    if (stream) {
+      const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
+      if (misaligned % sizeof(Out) == 0 && misaligned != 0)
+        head = std::min(n, (align - misaligned) / sizeof(Out));
+      if (misaligned % sizeof(Out) != 0) stream = false;
+    }
+  }
+  const std::size_t tail = head + (n - head) / L * L;  // single lanes from here
+  for (std::size_t i = head; i < tail; i += L) {
+    const auto v = at.template operator()<L>(i);
+    if constexpr (can_stream_v<L, Out>) {
+      if (stream) {
+        stream_lanes<L>(o + i, v);
+        continue;
+      }
+    }
+    store_lanes<L>(o + i, v);
+  }
+  for (std::size_t k = 0, singles = head + (n - tail); k < singles; ++k) {
+    const std::size_t i = k < head ? k : tail + (k - head);
+    store_lanes<1>(o + i, at.template operator()<1>(i));
   }
 }
 
 }  // namespace dimgraph::detail
-// ---- end dimgraph/eval/cursor.hpp
+// ---- end dimgraph/eval/store.hpp
 // ---- begin dimgraph/eval/reduce.hpp
-// Evaluation of reductions: one pass over the input, accumulating into the output.
+// Evaluation of reductions: one pass over the input (fused with its element-wise ops).
 
 
 
@@ -5651,52 +7210,6 @@ template <class E>
 inline constexpr bool is_reduce_v = false;
 template <class Op, class X, class... Rs>
 inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
-
-// The loop nest runs over the input's dims; the output steps with stride 0 along the
-// reduced dims. Per row: when the output does not step (the reduced dim is the inner
-// one) the row is folded into one accumulator; otherwise each output element takes
-// the matching input element (a vertical reduction, vectorised like an element-wise op).
-template <class Op, bool AssumeUnit, class Acc, class Cursor, std::size_t R, std::size_t N>
-void run_reduce(Acc* out, const Cursor& c, const loop_plan<R, N>& p) {
-  if constexpr (R == 0) {
-    std::array<std::ptrdiff_t, N> zero{};
-    *out = Op::combine(*out, c.template row<AssumeUnit>(zero, zero).load(0));
-  } else {
-    if (p.depth == 0) return;
-    const std::size_t n = p.inner_extent();
-    std::array<std::ptrdiff_t, N> inner{};
-    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    const std::ptrdiff_t os = inner[0];
-    std::array<std::ptrdiff_t, N> off{};
-    std::array<std::size_t, R> idx{};
-    for (;;) {
-      Acc* o = out + off[0];
-      const auto row = c.template row<AssumeUnit>(off, inner);
-      if (os == 0) {
-        Acc a = *o;
-        for (std::size_t i = 0; i < n; ++i) a = Op::combine(a, row.load(i));
-        *o = a;
-      } else if (AssumeUnit) {
-        for (std::size_t i = 0; i < n; ++i) o[i] = Op::combine(o[i], row.load(i));
-      } else {
-        for (std::size_t i = 0; i < n; ++i) {
-          Acc& slot = o[static_cast<std::ptrdiff_t>(i) * os];
-          slot = Op::combine(slot, row.load(i));
-        }
-      }
-      std::size_t k = p.depth - 1;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
-        if (++idx[k] < p.extent[k]) break;
-        for (std::size_t op = 0; op < N; ++op)
-          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
-        idx[k] = 0;
-      }
-    }
-  }
-}
 
 // An op without identity (max, min) over a reduced extent of 0: names the empty dims.
 template <class... Rs, class X>
@@ -5709,69 +7222,69 @@ template <class... Rs, class X>
   throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
 }
 
-// dst = reduction e (dst's extents already match e's). The output may not overlap the
-// input at all (overlap_error), and max or min may not reduce over no elements
-// (shape_error); both checked before the first write.
-template <class Dst, class Op, class X, class... Rs>
-void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+// acc (row-major over the result's dims) combined with Op over every element of x. The loop
+// nest runs over x's dims; acc steps with stride 0 along the reduced dims. A row along which
+// acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
+// one element; otherwise each acc element takes the matching input element (a vertical
+// reduction, as vectorised as an element-wise op).
+template <class Op, class Acc, class X, class AccTensor>
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
+  using ev = evaluator_of<X>;
+  using kernel = typename ev::kernel;
   using xdims = dims_t<X>;
-  using acc = typename std::remove_const_t<Dst>::value_type;
+  using E = typename kernel::value_type;
+  using table_t =
+      leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views, ev::has_temporaries>;
+  using inner = back_t<types_of_t<xdims>>;
   constexpr std::size_t R = xdims::size;
-  constexpr std::size_t N = leaf_count_v<X> + 1;
-  const auto& x = e.source();
-  if constexpr (Op::empty_is_error)
-    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
+  constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
 
-  std::array<leaf_info<R>, N> infos{};
-  const auto cursor = build_cursor<xdims, 1>(x, infos);
-  leaf_info<R>& out = infos[0];
-  out.data = dst.data();
-  out.strides = strides_along<xdims>(dst);  // 0 along the reduced dims
-  std::tie(out.lo, out.hi) = memory_span(dst);
-  for (std::size_t i = 1; i < N; ++i)
-    if (out.lo != out.hi && infos[i].lo != infos[i].hi && infos[i].lo < out.hi &&
-        out.lo < infos[i].hi)
-      throw_partial_overlap(i);
-
-  const auto ext = [&]<class... Ds>(dim_list<Ds...>*) {
+  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
-  }(static_cast<xdims*>(nullptr));
-  std::array<std::array<std::ptrdiff_t, R>, N> strides{};
-  for (std::size_t op = 0; op < N; ++op) strides[op] = infos[op].strides;
-  const auto plan = make_loop_plan<R>(ext, strides);
+  }(std::type_identity<xdims>{});
+  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
+  const kernel k = ev::template build<0, 0>(x, table);
+  const auto plan = make_loop_plan<R>(ext, table.strides);
+  std::array<std::ptrdiff_t, table_t::slots> step{};
+  if (plan.depth > 0)
+    for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
 
-  // Start from the identity, then fold the input in.
-  for_each_element(dst, [](acc& v) { v = Op::template identity<acc>(); });
-  bool unit = plan.depth > 0;
-  for (std::size_t op = 1; op < N && unit; ++op)
-    unit = plan.inner_stride(op) == 0 || plan.inner_stride(op) == 1;
-  if (unit && (plan.depth == 0 || plan.inner_stride(0) == 0 || plan.inner_stride(0) == 1))
-    run_reduce<Op, true>(dst.data(), cursor, plan);
-  else run_reduce<Op, false>(dst.data(), cursor, plan);
-
-  if constexpr (std::is_same_v<Op, fn::mean_reduce>) {
-    const acc count = static_cast<acc>(e.count());
-    for_each_element(dst, [count](acc& v) { v = v / count; });
-  }
+  const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
+    for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
+                                     std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+      const row<table_t, inner, Unit> r(table, off, step);
+      Acc* o = acc.data() + off[0];
+      const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+        return fn::as<Acc, E>(k.template packet<0, 0, M>(r, i));
+      };
+      std::size_t i = 0;
+      if (step[0] == 0) {
+        auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
+        for (; i + L <= n; i += L) lanes = Op::combine(lanes, at.template operator()<L>(i));
+        auto one = load_lanes<1>(o);
+        for (std::size_t l = 0; l < L; ++l)
+          one = Op::combine(one, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
+        for (; i < n; ++i) one = Op::combine(one, at.template operator()<1>(i));
+        store_lanes<1>(o, one);
+      } else {
+        for (; i + L <= n; i += L)
+          store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), at.template operator()<L>(i)));
+        for (; i < n; ++i)
+          store_lanes<1>(o + i, Op::combine(load_lanes<1>(o + i), at.template operator()<1>(i)));
+      }
+    });
+  };
+  if (table.unit_inner(plan, false)) run(std::true_type{});
+  else if constexpr (kernel::views > 0) run(std::false_type{});
 }
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/reduce.hpp
 // ---- begin dimgraph/eval/assign.hpp
-// Assignment of an expression to a tensor or view: checks, plan, and the fused loop.
+// Assignment of an expression to a tensor or view: checks, plan, and the fused SIMD loop.
 
+#include <optional>
 
-
-// The overlap check has already run when an inner loop starts, so its iterations are independent.
-// GCC is told so (ivdep drops its run-time alias checks). Clang is not: its "vectorize" hints turn
-// every loop it cannot vectorise (a call to a scalar libm function, a gather) into a
-// -Wpass-failed warning, and it vectorises the loops that matter on its own behind a cheap
-// run-time alias check.
-#if defined(__GNUC__) && !defined(__clang__)
-#define DIMGRAPH_LOOP_INDEPENDENT _Pragma("GCC ivdep")
-#else
-#define DIMGRAPH_LOOP_INDEPENDENT
-#endif
 
 namespace dimgraph {
 namespace detail {
@@ -5810,121 +7323,124 @@ DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
   return b;
 }
 
-// Every leaf whose memory overlaps the output must be the output itself, element for
-// element (in-place element-wise work); anything else is a partial overlap.
-template <std::size_t R, std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void check_overlap(const leaf_info<R>& out,
-                                                 const std::array<leaf_info<R>, N>& leaves) {
-  if (out.lo == out.hi) return;
-  // The first offending operand (0: none), then one call site for the cold throw.
-  std::size_t bad = 0;
-  for (std::size_t i = N; i-- > 1;) {
-    const auto& l = leaves[i];
-    if (l.lo == l.hi || l.hi <= out.lo || out.hi <= l.lo) continue;
-    if (l.data == out.data && l.strides == out.strides) continue;
-    bad = i;
-  }
-  if (opaque(bad != 0)) [[unlikely]]
-    throw_partial_overlap(bad);
-}
-
-template <class Out, stride_kind OutKind, bool AssumeUnit, class Cursor, std::size_t R,
-          std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void run_plan(Out* out, const Cursor& c, const loop_plan<R, N>& p) {
-  if constexpr (R == 0) {
-    std::array<std::ptrdiff_t, N> zero{};
-    *out = static_cast<Out>(c.template row<AssumeUnit>(zero, zero).load(0));
-  } else {
-    if (p.depth == 0) return;
-    const std::size_t n = p.inner_extent();
-    std::array<std::ptrdiff_t, N> inner{};
-    for (std::size_t op = 0; op < N; ++op) inner[op] = p.inner_stride(op);
-    const auto run_row = [&](const std::array<std::ptrdiff_t, N>& off) DIMGRAPH_ALWAYS_INLINE {
-      Out* o = out + off[0];
-      const auto row = c.template row<AssumeUnit>(off, inner);
-      // The overlap check has ruled out every overlap but exact aliasing, which carries
-      // no dependence between iterations: the loop is safe to vectorise as it stands.
-      if constexpr (OutKind == stride_kind::unit || AssumeUnit) {
-        DIMGRAPH_LOOP_INDEPENDENT
-        for (std::size_t i = 0; i < n; ++i) o[i] = static_cast<Out>(row.load(i));
-      } else {
-        const std::ptrdiff_t os = inner[0];
-        DIMGRAPH_LOOP_INDEPENDENT
-        for (std::size_t i = 0; i < n; ++i)
-          o[static_cast<std::ptrdiff_t>(i) * os] = static_cast<Out>(row.load(i));
-      }
-    };
-    std::array<std::ptrdiff_t, N> off{};
-    if (p.depth == 1) {
-      run_row(off);
-      return;
-    }
-    // The level around the inner loop is a plain counted loop (rows one stride apart);
-    // an odometer steps the levels outside it.
-    const std::size_t middle = p.depth - 2;
-    const std::size_t rows = p.extent[middle];
-    std::array<std::ptrdiff_t, N> step{};
-    for (std::size_t op = 0; op < N; ++op) step[op] = p.stride[op][middle];
-    std::array<std::size_t, R> idx{};
-    for (;;) {
-      std::array<std::ptrdiff_t, N> at = off;
-      for (std::size_t r = 0; r < rows; ++r) {
-        run_row(at);
-        for (std::size_t op = 0; op < N; ++op) at[op] += step[op];
-      }
-      std::size_t k = middle;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        for (std::size_t op = 0; op < N; ++op) off[op] += p.stride[op][k];
-        if (++idx[k] < p.extent[k]) break;
-        for (std::size_t op = 0; op < N; ++op)
-          off[op] -= p.stride[op][k] * static_cast<std::ptrdiff_t>(p.extent[k]);
-        idx[k] = 0;
-      }
-    }
-  }
-}
-
-template <class Dst, class E>
-struct assignment {
-  using out_dims = typename Dst::dims;
-  using out_value = typename Dst::value_type;
-  static constexpr std::size_t R = out_dims::size;
-  static constexpr std::size_t N = leaf_count_v<E> + 1;
-
-  std::array<leaf_info<R>, N> infos{};
-  loop_plan<R, N> plan{};
-
-  template <class Cursor>
-  DIMGRAPH_ALWAYS_INLINE void run(out_value* out, const Cursor& c) const {
-    constexpr stride_kind out_kind = is_tensor_v<Dst> ? stride_kind::unit : stride_kind::dynamic;
-    bool all_unit = plan.depth > 0;
-    for (std::size_t op = 0; op < N && all_unit; ++op) {
-      const std::ptrdiff_t s = plan.inner_stride(op);
-      all_unit = s == 1 || s == 0;
-    }
-    // Leaves of kind zero have stride 0 and kind unit stride 1; so all_unit means
-    // every dynamic-kind operand (and the output) steps by 1 here.
-    if (all_unit) run_plan<out_value, out_kind, true>(out, c, plan);
-    else run_plan<out_value, out_kind, false>(out, c, plan);
-  }
+// The innermost (last) dim of a dim list; void for rank 0.
+template <class Dims>
+struct inner_dim {
+  using type = back_t<types_of_t<Dims>>;
 };
+template <>
+struct inner_dim<dim_list<>> {
+  using type = void;
+};
+template <class Dims>
+using inner_dim_t = typename inner_dim<Dims>::type;
 
-// Plans dst = e and checks it (extents, overlap); returns the cursor and the plan.
-template <class Dst, class E>
-DIMGRAPH_ALWAYS_INLINE inline auto prepare(const Dst& dst, const E& e,
-                                           assignment<std::remove_const_t<Dst>, E>& a) {
-  constexpr std::size_t R = assignment<Dst, E>::R;
-  auto cursor = build_cursor<typename Dst::dims, 1>(e, a.infos);
-  leaf_info<R>& out = a.infos[0];
-  out.data = dst.data();
-  out.strides = dst.strides();
-  std::tie(out.lo, out.hi) = memory_span(dst);
-  std::array<std::array<std::ptrdiff_t, R>, assignment<Dst, E>::N> strides{};
-  for (std::size_t op = 0; op < strides.size(); ++op) strides[op] = a.infos[op].strides;
-  a.plan = make_loop_plan<R>(dst.shape().extents(), strides);
-  return cursor;
+// The lanes of a kernel writing Out: the widest lane type fills one register.
+template <class Ev, class Out>
+inline constexpr std::size_t kernel_lanes_v =
+    simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
+
+// A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
+// vector of 8, not 8 single lanes after no vector of 16).
+constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
+  return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
+}
+
+// The element-wise kernel k over every row of plan p, writing out. Unit: the output and
+// every view step by 1 along the inner loop.
+template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(Out* out, const Kernel& k,
+                                                               const Table& t, const Plan& p,
+                                                               bool stream) {
+  using E = typename Kernel::value_type;
+  std::array<std::ptrdiff_t, Table::slots> step{};
+  if (p.depth > 0)
+    for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
+  for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
+                         std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+    const row<Table, Inner, Unit> r(t, off, step);
+    Out* o = out + off[0];
+    const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+      return fn::as<Out, E>(k.template packet<0, 0, M>(r, i));
+    };
+    if constexpr (Unit) {
+      write_row<L>(o, n, at, stream);
+    } else {
+      const std::ptrdiff_t os = step[0];
+      std::size_t i = 0;
+      for (; i + L <= n; i += L)
+        store_lanes<L>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<L>(i));
+      for (; i < n; ++i)
+        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<1>(i));
+    }
+  });
+  if (stream) stream_fence();
+}
+
+// (Cold and out of line.)
+template <class Dst>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_self_overlap(const Dst& dst) {
+  throw overlap_error("assign", "the destination " + to_string(dst.shape()) +
+                                    " reaches some element twice (a zero or overlapping "
+                                    "stride); write to a tensor or a view of distinct elements");
+}
+
+// dst = e for an element-wise e: the leaf table, the checks, the plan, the kernel.
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
+  using ev = evaluator_of<E>;
+  using kernel = typename ev::kernel;
+  using out_dims = typename Dst::dims;
+  using out_t = typename Dst::value_type;
+  using inner = inner_dim_t<out_dims>;
+  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views,
+                             ev::has_temporaries>;
+  constexpr std::size_t R = out_dims::size;
+  constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
+  constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
+  constexpr bool static_plan = [] {
+    if constexpr (owning) return Dst::is_static && ev::static_layout;
+    else return false;
+  }();
+
+  output_info<R> info{dst.data(), dst.strides()};
+  info.element_bytes = sizeof(out_t);
+  if constexpr (CheckOverlap) std::tie(info.lo, info.hi) = memory_span(dst);
+  if constexpr (!owning)
+    if (self_overlapping(dst.shape().extents(), dst.strides())) throw_self_overlap(dst);
+  if constexpr (static_plan) {
+    // Every stride and extent is a constant: so is the plan.
+    static constexpr auto plan = [] {
+      constexpr auto ext = typename Dst::shape_type{}.extents();
+      std::array<std::array<std::ptrdiff_t, R>, table_t::slots> strides{};
+      strides[0] = layout_strides<out_dims, out_dims>(ext);
+      [&]<std::size_t... Ls>(std::index_sequence<Ls...>) {
+        ((strides[1 + Ls] = layout_strides<out_dims, at_t<Ls, typename ev::layouts>>(ext)), ...);
+      }(std::make_index_sequence<table_t::layouts>{});
+      return make_loop_plan<R>(ext, strides);
+    }();
+    table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
+    const kernel k = ev::template build<0, 0>(e, table);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
+    run_kernel<lanes, true, inner>(dst.data(), k, table, plan, false);
+  } else {
+    table_t table(dst.shape().extents(), info, CheckOverlap);
+    const kernel k = ev::template build<0, 0>(e, table);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    const auto plan = make_loop_plan<R>(table.extents, table.strides);
+    if constexpr (!owning || kernel::views > 0) {
+      if (!table.unit_inner(plan)) {
+        run_kernel<L, false, inner>(dst.data(), k, table, plan, false);
+        return;
+      }
+    }
+    run_kernel<L, true, inner>(dst.data(), k, table, plan, streaming_worthwhile<out_t>(plan));
+  }
 }
 
 // (Cold and out of line: the message is built only when it is thrown.)
@@ -5952,79 +7468,60 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   }
 }
 
-// The layout of out = e when every stride and extent is static: strides, leaf sizes
-// in bytes, and the loop plan, all constants.
-template <class Dst, class E>
-struct static_assignment {
-  static constexpr std::size_t R = Dst::rank;
-  static constexpr std::size_t N = leaf_count_v<E> + 1;
-  struct layout {
-    std::array<std::array<std::ptrdiff_t, R>, N> strides{};
-    std::array<std::size_t, N> bytes{};
-    loop_plan<R, N> plan{};
-  };
-  static constexpr layout value = [] {
-    layout l;
-    static_strides<typename Dst::dims, 0, Dst>(l.strides, l.bytes);
-    static_strides<typename Dst::dims, 1, E>(l.strides, l.bytes);
-    constexpr auto ext = typename Dst::shape_type{}.extents();
-    l.plan = make_loop_plan<R>(ext, l.strides);
-    return l;
-  }();
-  static constexpr bool all_unit = [] {
-    if (value.plan.depth == 0) return true;
-    for (std::size_t op = 0; op < N; ++op)
-      if (value.plan.inner_stride(op) != 0 && value.plan.inner_stride(op) != 1) return false;
-    return true;
-  }();
+// dst = a reduction: accumulated into a fresh tensor (so dst may even share memory with
+// the input), then written to dst (divided by the count for a mean).
+// Error: max or min over no elements (shape_error), before anything is written.
+template <class Dst, class Op, class X, class... Rs>
+DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
+  using node = reduce_expr<Op, X, Rs...>;
+  using acc_t = typename Op::template acc<value_t<X>>;
+  using result_t = value_t<node>;
+  const auto& x = e.source();
+  if constexpr (Op::empty_is_error)
+    if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
+  auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return tensor<acc_t, Ds...>(shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
+  }(std::type_identity<typename node::dims>{});
+  constexpr acc_t identity = Op::template identity<acc_t>();
+  if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
+  accumulate<Op, acc_t>(acc, x);
+  if constexpr (std::is_same_v<Op, fn::mean_reduce>)
+    assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
+  else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
+  else assign_elementwise<false>(dst, cast<result_t>(acc));
+}
 
-  template <bool CheckOverlap>
-  DIMGRAPH_ALWAYS_INLINE static void run(typename Dst::value_type* out, const E& e) {
-    std::array<leaf_info<R>, N> infos{};
-    const auto cursor = build_cursor<typename Dst::dims, 1, true>(e, infos);
-    // Without CheckOverlap (a fresh destination) no check is emitted at all: even a dead
-    // throwing branch would make callers reload their registers around the kernel.
-    if constexpr (CheckOverlap) {
-      const char* o = reinterpret_cast<const char*>(out);
-      std::size_t bad = 0;  // the first offending operand (0: none)
-      for (std::size_t i = N; i-- > 1;) {
-        const char* p = static_cast<const char*>(infos[i].data);
-        if (p + value.bytes[i] <= o || o + value.bytes[0] <= p) continue;
-        if (p == o && value.strides[i] == value.strides[0]) continue;
-        bad = i;
-      }
-      if (opaque(bad != 0)) [[unlikely]]
-        throw_partial_overlap(bad);
-    }
-    run_plan<typename Dst::value_type, stride_kind::unit, all_unit>(out, cursor, value.plan);
+// New memory for an assignment that changes a tensor's extents, made and handed over out of
+// line (cold), so the steady-state assignment keeps no allocation or call in its body and the
+// kernel is compiled once for both.
+template <class Dst>
+struct fresh_tensor {
+  Dst* ptr = nullptr;
+  [[gnu::cold]] DIMGRAPH_NOINLINE void make(const typename Dst::shape_type& s) {
+    ptr = new Dst(tensor_internals::for_overwrite<Dst>(s));
+  }
+  [[gnu::cold]] DIMGRAPH_NOINLINE void move_to(Dst& out) {
+    out = std::move(*ptr);
+    discard();
+  }
+  [[gnu::cold]] DIMGRAPH_NOINLINE void discard() {
+    delete ptr;
+    ptr = nullptr;
+  }
+  fresh_tensor() = default;
+  fresh_tensor(const fresh_tensor&) = delete;
+  fresh_tensor& operator=(const fresh_tensor&) = delete;
+  ~fresh_tensor() {
+    if (ptr) [[unlikely]]
+      discard();  // (an exception left the assignment)
   }
 };
 
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
-  using dst_t = std::remove_const_t<Dst>;
-  if constexpr (is_reduce_v<E>) {
-    reduce_into(dst, e);
-  } else if constexpr (static_layout<dst_t>::value && static_layout<E>::value) {
-    static_assignment<dst_t, E>::template run<CheckOverlap>(dst.data(), e);
-  } else {
-    assignment<dst_t, E> a;
-    auto cursor = prepare(dst, e, a);
-    if constexpr (CheckOverlap) check_overlap(a.infos[0], a.infos);
-    a.run(dst.data(), cursor);
-  }
-}
-
-// out = e where out's extents change: e is evaluated into new memory first (e may read
-// out), which then replaces out's. Cold and out of line: allocating dominates it anyway,
-// and it keeps the allocation out of the kernel of a steady-state assignment.
-template <class Dst, class E>
-[[gnu::cold]] DIMGRAPH_NOINLINE void assign_resized(Dst& out, const E& e,
-                                                    const typename Dst::shape_type& s) {
-  Dst fresh(s);
-  assign_into<false>(fresh, e);
-  out = std::move(fresh);
+  if constexpr (is_reduce_v<E>) reduce_into(dst, e);
+  else assign_elementwise<CheckOverlap>(dst, e);
 }
 
 }  // namespace detail
@@ -6040,7 +7537,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>
 }
 
 // out = e for an owning tensor: takes the expression's extents (re-allocating when
-// they change, into new memory first, so an expression reading out stays valid).
+// they change, into new memory first, so an expression reading out stays valid). The kernel
+// is the same either way: it is compiled once.
 template <class T, class... Ds, expression E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e) {
   using dst = tensor<T, Ds...>;
@@ -6050,9 +7548,12 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& 
     } else {
       auto s = dst::shape_type::from_extents(
           detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      if (detail::opaque(s == out.shape())) [[likely]]
-        detail::assign_into(out, e);
-      else detail::assign_resized(out, e, s);
+      detail::fresh_tensor<dst> fresh;
+      if (!detail::opaque(s == out.shape())) [[unlikely]]
+        fresh.make(s);
+      detail::assign_into(fresh.ptr ? *fresh.ptr : out, e);
+      if (fresh.ptr) [[unlikely]]
+        fresh.move_to(out);
     }
   }
 }
@@ -6098,17 +7599,20 @@ auto eval(E&& e) {
   }(static_cast<dims_t<E>*>(nullptr));
 }
 
-// The loop plan of dst = e, as text (for tests and debugging).
+// The loop plan of dst = e, as text (for tests and debugging). Its operands are the
+// output ("out"), then each distinct layout of the owning tensors e reads, then each view.
 template <class Dst, expression E>
 std::string describe_plan(const Dst& dst, const E& e) {
-  detail::assignment<Dst, std::remove_cvref_t<E>> a;
-  (void)detail::prepare(dst, e, a);
-  return to_string(a.plan);
+  using ev = detail::evaluator_of<E>;
+  using kernel = typename ev::kernel;
+  using table_t = detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves,
+                                     kernel::views, ev::has_temporaries>;
+  table_t table(dst.shape().extents(), {dst.data(), dst.strides()}, false);
+  (void)ev::template build<0, 0>(e, table);
+  return to_string(detail::make_loop_plan<Dst::rank>(table.extents, table.strides));
 }
 
 }  // namespace dimgraph
-
-#undef DIMGRAPH_LOOP_INDEPENDENT
 // ---- end dimgraph/eval/assign.hpp
 // ---- begin dimgraph/eval/compound.hpp
 // Compound assignment: x += e means x = x + e, evaluated in place (exact aliasing).
@@ -6659,10 +8163,11 @@ constexpr bool numeric_over() {
   return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
          !std::is_same_v<value_t<X>, bool>;
 }
+
 // f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
 // extents, any strides): the pointers to the two elements there.
 template <class A, class B, class F>
-void for_each_position(const A& a, const B& b, F f) {
+DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, F f) {
   constexpr std::size_t rank = A::rank;
   if constexpr (rank == 0) {
     f(a.data(), b.data());
@@ -6691,63 +8196,169 @@ void for_each_position(const A& a, const B& b, F f) {
   }
 }
 
-// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os): the
-// max, exp(x - max) and its sum, then the division (or x - max - log(sum)); the element
-// functions of max, sub, exp, sum, div and log.
-template <bool Log, class T, class V>
+// Lanes M of a row of element type V read as T, at element i (stride s, or 1 when Unit).
+template <std::size_t M, bool Unit, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, M> row_lanes(const V* x, std::ptrdiff_t s,
+                                                          std::size_t i) {
+  if constexpr (Unit) return fn::as<T, V>(load_lanes<M>(x + i));
+  else return fn::as<T, V>(load_lanes<M>(x + static_cast<std::ptrdiff_t>(i) * s, s));
+}
+template <std::size_t M, bool Unit, class T>
+DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::size_t i,
+                                                 fn::lanes_t<T, M> v) {
+  if constexpr (Unit) store_lanes<M>(o + i, v);
+  else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
+}
+
+// fold(acc, lanes) over a row of n elements: L-lane vectors, then single lanes, then the
+// vector's lanes folded into the single-lane result.
+template <std::size_t L, class T, class Load, class Fold>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identity,
+                                                         const Load& load, const Fold& fold) {
+  auto acc = simd::splat<T, L>(identity);
+  std::size_t i = 0;
+  for (; i + L <= n; i += L) acc = fold(acc, load.template operator()<L>(i));
+  auto one = simd::splat<T, 1>(identity);
+  for (std::size_t l = 0; l < L; ++l) one = fold(one, simd::splat<T, 1>(acc[l]));
+  for (; i < n; ++i) one = fold(one, load.template operator()<1>(i));
+  return one;
+}
+
+// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os; by 1
+// when Unit): the max, exp(x - max) and its sum, then the scaling (or x - max - log(sum)).
+// As in PyTorch, a row holding +inf or only -inf gives NaN, and NaN propagates.
+template <bool Log, bool Unit, class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
                                                std::ptrdiff_t xs, std::size_t n) {
-  const auto at = [](std::size_t i, std::ptrdiff_t s) {
-    return static_cast<std::ptrdiff_t>(i) * s;
+  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
+  const auto in = [&]<std::size_t M>(std::size_t i)
+                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
+  const auto largest = [](auto a, auto b)
+                           DIMGRAPH_ALWAYS_INLINE { return fn::max_reduce::combine(a, b); };
+  const T m = fold_row<L>(n, fn::max_reduce::identity<T>(), in, largest)[0];
+  const auto shifted_exp = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    const auto d = in.template operator()<M>(i) - m;
+    const auto e = simd::exp(d);
+    put_row_lanes<M, Unit>(o, os, i, Log ? d : e);
+    return e;
   };
-  V m = fn::max_reduce::identity<V>();
-  for (std::size_t i = 0; i < n; ++i) m = fn::max_reduce::combine(m, x[at(i, xs)]);
-  T sum = T(0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const T d = fn::sub{}(static_cast<T>(x[at(i, xs)]), static_cast<T>(m));
-    const T e = fn::exp{}(d);
-    o[at(i, os)] = Log ? d : e;
-    sum = fn::sum_reduce::combine(sum, e);
-  }
+  const auto add = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
+  const T sum = fold_row<L>(n, T(0), shifted_exp, add)[0];
+  const auto out = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (Unit) return load_lanes<M>(o + i);
+    else return load_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * os, os);
+  };
   if constexpr (Log) {
-    const T log_sum = fn::log{}(sum);
-    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::sub{}(o[at(i, os)], log_sum);
+    const T log_sum = simd::log(simd::splat<T, 1>(sum))[0];
+    std::size_t i = 0;
+    for (; i + L <= n; i += L)
+      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) - log_sum);
+    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) - log_sum);
   } else {
-    for (std::size_t i = 0; i < n; ++i) o[at(i, os)] = fn::div{}(o[at(i, os)], sum);
+    const T scale = T(1) / sum;
+    std::size_t i = 0;
+    for (; i + L <= n; i += L)
+      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) * scale);
+    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) * scale);
   }
+}
+
+// A new tensor with x's dims and element type T whose elements the caller writes.
+template <class T, class X>
+auto uninitialized_like(const X& x) {
+  return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return tensor_internals::for_overwrite<tensor<T, Ds...>>(x.shape());
+  }(std::type_identity<typename X::dims>{});
 }
 
 // Softmax over D of a tensor or view, row by row: each row (all of D at one position of
 // the other dims) is read and written while it is in cache, in three short passes.
 template <class D, bool Log, class X>
-auto softmax_rows(const X& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   using V = typename X::value_type;
   using T = fn::float_of_t<V>;
-  auto out = [&]<class... Ds>(dim_list<Ds...>*) {
-    return tensor<T, Ds...>(x.shape());
-  }(static_cast<typename X::dims*>(nullptr));
+  auto out = uninitialized_like<T>(x);
   const std::size_t n = x.template extent<D>();
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], [&](const V* xr, T* o) {
-    if (xs == 1 && os == 1) softmax_row<Log>(o, 1, xr, 1, n);  // vectorisable
-    else softmax_row<Log>(o, os, xr, xs, n);
-  });
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)],
+                    [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      else softmax_row<Log, false>(o, os, xr, xs, n);
+                    });
   return out;
 }
 
-// positions along D: 0, 1, ..., extent - 1
-template <class D>
-tensor<std::int64_t, D> positions(std::size_t n) {
-  tensor<std::int64_t, D> p(extent<D>(n));
-  for (std::size_t i = 0; i < n; ++i) p.data()[i] = static_cast<std::int64_t>(i);
-  return p;
+// The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
+// NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
+template <bool Max, bool Unit, class V>
+DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrdiff_t xs,
+                                                           std::size_t n) {
+  using T = simd::lane_t<V>;
+  constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
+  const auto in = [&]<std::size_t M>(std::size_t i)
+                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
+  // Whether b (at a later position) replaces a.
+  const auto better = [](auto b, auto a) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (std::is_floating_point_v<T>) return (Max ? a < b : b < a) | ((b != b) & (a == a));
+    else return Max ? a < b : b < a;
+  };
+  std::size_t i = 0;
+  T best_value = x[0];
+  std::int64_t best_at = 0;
+  if (n >= L) {
+    auto best = in.template operator()<L>(0);
+    simd::vec<std::int64_t, L> at{}, iota{};
+    for (std::size_t l = 0; l < L; ++l) iota[l] = at[l] = static_cast<std::int64_t>(l);
+    for (i = L; i + L <= n; i += L) {
+      const auto v = in.template operator()<L>(i);
+      const auto take = better(v, best);
+      best = take ? v : best;
+      at = simd::convert<std::int64_t>(take) ? iota + static_cast<std::int64_t>(i) : at;
+    }
+    best_value = best[0];
+    best_at = at[0];
+    for (std::size_t l = 1; l < L; ++l) {
+      const auto b = simd::splat<T, 1>(best[l]), a = simd::splat<T, 1>(best_value);
+      const bool wins = better(b, a)[0] || (!better(a, b)[0] && at[l] < best_at);
+      if (wins) {
+        best_value = best[l];
+        best_at = at[l];
+      }
+    }
+  } else {
+    i = 1;
+  }
+  for (; i < n; ++i) {
+    const auto v = in.template operator()<1>(i);
+    if (better(v, simd::splat<T, 1>(best_value))[0]) {
+      best_value = v[0];
+      best_at = static_cast<std::int64_t>(i);
+    }
+  }
+  return best_at;
+}
+
+template <class D, bool Max, class X>
+DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
+  using V = typename X::value_type;
+  const auto first = x[dimgraph::at<D>(0)];
+  auto out = uninitialized_like<index<D>>(first);
+  const std::size_t n = x.template extent<D>();
+  if (out.size() == 0) return out;
+  const std::ptrdiff_t xs = x.template stride<D>();
+  for_each_position(first, out.view(), [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+    *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
+                          : arg_extreme_row<Max, false>(xr, xs, n));
+  });
+  return out;
 }
 }  // namespace detail
 
 // log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
-// near +-1000 stay finite. Shape rule: as sum. Result: a tensor of floating type; over
-// no elements (a reduced extent of 0) it is log(0) = -inf.
+// near +-1000 stay finite; an infinite m is taken as 0 (as PyTorch), so a row holding +inf
+// gives +inf and a row of only -inf gives -inf. Integers compute in float. Shape rule: as
+// sum. Over no elements (a reduced extent of 0) it is log(0) = -inf.
 // Error: a dim the tensor does not have; a bool or index operand.
 template <class... Rs, expression X>
 auto logsumexp(X&& x) {
@@ -6755,9 +8366,13 @@ auto logsumexp(X&& x) {
   static_assert(ok,
                 "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    const auto m =
-        detail::materialize(reduce_expr<detail::fn::running_max_reduce, operand_t<X&>, Rs...>(x));
-    return eval(m + log(sum<Rs...>(exp(x - m))));
+    using T = detail::fn::float_of_t<value_t<X>>;
+    const auto xf = eval(cast<T>(x));
+    const bool empty = ((x.template extent<Rs>() == 0) || ...);
+    if (empty) return eval(log(sum<Rs...>(exp(xf))));
+    const auto m = eval(max<Rs...>(xf));
+    const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
+    return eval(shift + log(sum<Rs...>(exp(xf - shift))));
   } else {
     return detail::invalid_expr{};
   }
@@ -6765,7 +8380,7 @@ auto logsumexp(X&& x) {
 
 // exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims.
 template <class D, expression X>
-auto softmax(X&& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
@@ -6779,7 +8394,7 @@ auto softmax(X&& x) {
 
 // x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
 template <class D, expression X>
-auto log_softmax(X&& x) {
+DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
@@ -6792,28 +8407,25 @@ auto log_softmax(X&& x) {
 }
 
 // The first position of the largest (argmax) or smallest (argmin) element along D, as
-// dg::index<D>. Shape rule: [x dims] -> [x dims without D].
+// dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
+// Shape rule: [x dims] -> [x dims without D].
 // Error (run time): D has extent 0, so there is no position (shape_error).
-#define DIMGRAPH_ARG_REDUCTION(NAME, EXTREME)                                                    \
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                        \
   template <class D, expression X>                                                               \
   auto NAME(X&& x) {                                                                             \
     constexpr bool ok = detail::numeric_over<X, D>();                                            \
     static_assert(                                                                               \
         ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
     if constexpr (ok) {                                                                          \
-      const std::size_t n = x.template extent<D>();                                              \
-      if (n == 0) detail::throw_empty_reduction<D>(#NAME, x);                                    \
-      const auto best = detail::materialize(EXTREME<D>(x));                                      \
-      const auto pos = detail::positions<D>(n);                                                  \
-      const auto first =                                                                         \
-          detail::materialize(min<D>(where(equal(x, best), pos, static_cast<std::int64_t>(n)))); \
-      return eval(cast<index<D>>(first));                                                        \
+      if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
+      if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme<D, MAX>(x);                 \
+      else return detail::arg_extreme<D, MAX>(detail::materialize(x));                           \
     } else {                                                                                     \
       return detail::invalid_expr{};                                                             \
     }                                                                                            \
   }
-DIMGRAPH_ARG_REDUCTION(argmax, max)
-DIMGRAPH_ARG_REDUCTION(argmin, min)
+DIMGRAPH_ARG_REDUCTION(argmax, true)
+DIMGRAPH_ARG_REDUCTION(argmin, false)
 #undef DIMGRAPH_ARG_REDUCTION
 
 }  // namespace dimgraph
@@ -6821,8 +8433,6 @@ DIMGRAPH_ARG_REDUCTION(argmin, min)
 // ---- begin dimgraph/eval/gemm.hpp
 // The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
 
-#include <cstring>
-#include <vector>
 
 
 namespace dimgraph::detail {
@@ -8332,7 +9942,6 @@ constexpr bool check_scan_body() {
 // The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
 // the body's arguments and result, and its stacked outputs.
 
-#include <optional>
 
 // ---- begin dimgraph/graph/region.hpp
 // Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.

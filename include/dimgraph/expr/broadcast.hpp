@@ -36,6 +36,7 @@ class broadcast_expr : public expr_node_base {
 
  private:
   using operand_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
+  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
   X x_;
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };

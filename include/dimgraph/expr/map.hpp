@@ -112,6 +112,9 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
     return best;
   }
   static constexpr std::array<std::size_t, sizeof...(Ds) + 1> nearest_{steps_to<Ds>().second..., 0};
+  // (Used here, so they are computed as the node's type is made, bottom-up; computed on first
+  // use at the top of a deep chain they would nest one instantiation per node.)
+  static_assert(nearest_[sizeof...(Ds)] == 0);
 
  public:
   template <class... Args>
@@ -135,6 +138,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
   // For each dim, how many nodes a query of its extent walks (0 for a tensor).
   static constexpr std::array<std::size_t, sizeof...(Ds) + 1> extent_steps{
       1 + steps_to<Ds>().first..., 0};
+  static_assert(extent_steps[sizeof...(Ds)] == 0);
 
   const F& fn() const { return f_; }
   template <std::size_t I>
@@ -146,6 +150,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
   // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
   // built, so that evaluating a deep chain never nests their instantiations.
   using operand_kernels = detail::type_list<typename detail::evaluator_of<Ops>::kernel...>;
+  static_assert(((sizeof(typename detail::evaluator_of<Ops>::kernel) > 0) && ...));
 
   // Whether two operands share a non-static dim (whose extents must then agree).
   template <class D>
@@ -173,6 +178,13 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
 
 namespace detail {
 
+// Whether its arguments have values (they always do: naming them in a static_assert makes the
+// compiler compute them there).
+template <class... Ts>
+constexpr bool known(Ts...) {
+  return true;
+}
+
 // F over the operands' lanes: one kernel node whose children are the operands' kernels.
 template <class F, class Dims, class... Ops>
 struct evaluator<map_expr<F, Dims, Ops...>> {
@@ -188,6 +200,9 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
   static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = (evaluator_of<Ops>::has_temporaries || ...);
+  // (Used here, so the facts are computed as the node's type is made, bottom-up, not all at
+  // once on first use at the top of a deep chain.)
+  static_assert(known(lane_bytes, static_layout, has_temporaries));
 
   template <std::size_t I, std::size_t V, class Table>
   DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {

@@ -134,6 +134,7 @@ class reduce_expr : public expr_node_base {
 
  private:
   using source_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
+  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
   X x_;
 };
 

@@ -1,0 +1,81 @@
+// Threads: set_num_threads / num_threads, and kernels whose results do not depend on them.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+
+namespace dg = dimgraph;
+
+namespace {
+struct B : dg::dim<"b"> {};
+struct F : dg::dim<"f"> {};
+struct N : dg::dim<"n"> {};
+using bf = dg::tensor<float, B, F>;
+
+bf make(std::size_t b, std::size_t f) {
+  bf x(dg::extent<B>(b), dg::extent<F>(f));
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = float(int(i % 13) - 6) * 0.25f;
+  return x;
+}
+
+// Restores the thread setting when a test ends.
+struct thread_setting {
+  std::size_t saved = dg::num_threads();
+  ~thread_setting() { dg::set_num_threads(saved); }
+};
+}  // namespace
+
+TEST_CASE("threads: num_threads reports the setting, 1 without OpenMP") {
+  const thread_setting keep;
+  dg::set_num_threads(3);
+#if defined(_OPENMP)
+  CHECK(dg::num_threads() == 3);
+#else
+  CHECK(dg::num_threads() == 1);
+#endif
+  dg::set_num_threads(1);
+  CHECK(dg::num_threads() == 1);
+}
+
+TEST_CASE("threads: element-wise results are the same for 1, 2 and 3 threads") {
+  const thread_setting keep;
+  // Many rows, one long row, and a tiny tensor (which never forks).
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{257, 67}, {1, 100003}, {2, 4}}) {
+    const bf x = make(rows, cols);
+    dg::tensor<float, F> bias(dg::extent<F>(cols));
+    for (std::size_t f = 0; f < cols; ++f) bias.data()[f] = float(f % 5);
+    bf want(dg::extent<B>(rows), dg::extent<F>(cols));
+    for (std::size_t b = 0; b < rows; ++b)
+      for (std::size_t f = 0; f < cols; ++f)
+        want.data()[b * cols + f] = x.data()[b * cols + f] * 2.0f + bias.data()[f];
+    for (std::size_t t : {1u, 2u, 3u}) {
+      dg::set_num_threads(t);
+      const bf got = x * 2.0f + bias;
+      CHECK(got == want);
+    }
+  }
+}
+
+TEST_CASE("threads: reductions and softmax are the same for 1 and 2 threads") {
+  const thread_setting keep;
+  const bf x = make(301, 129);
+  dg::set_num_threads(1);
+  const dg::tensor<float, B> s1 = dg::sum<F>(x);
+  const dg::tensor<float, F> c1 = dg::sum<B>(x);
+  const bf p1 = dg::softmax<F>(x);
+  dg::set_num_threads(2);
+  const dg::tensor<float, B> s2 = dg::sum<F>(x);
+  const dg::tensor<float, F> c2 = dg::sum<B>(x);
+  const bf p2 = dg::softmax<F>(x);
+  CHECK(s1 == s2);
+  CHECK(c1 == c2);
+  CHECK(p1 == p2);
+  // and they are right: a double-precision hand loop
+  for (std::size_t b = 0; b < 301; b += 50) {
+    double want = 0;
+    for (std::size_t f = 0; f < 129; ++f) want += x.data()[b * 129 + f];
+    CHECK(s2.data()[b] == doctest::Approx(want).epsilon(1e-6));
+  }
+}
