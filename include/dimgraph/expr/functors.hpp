@@ -105,8 +105,12 @@ struct extreme {
     using C = promote_t<A, B>;
     const auto a = as<C, A>(a_);
     const auto b = as<C, B>(b_);
-    if constexpr (std::is_floating_point_v<C>) return (Max ? a < b : b < a) | (b != b) ? b : a;
-    else return (Max ? a < b : b < a) ? b : a;
+    const auto take_b = [&] {
+      if constexpr (Max) return a < b;
+      else return b < a;
+    }();
+    if constexpr (std::is_floating_point_v<C>) return (take_b | (b != b)) ? b : a;
+    else return take_b ? b : a;
   }
 };
 using minimum = extreme<false>;
@@ -170,21 +174,29 @@ DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
 #undef DIMGRAPH_COMPARISON
 
 // Logical ops on bool lanes (masks: 0 or all ones).
-#define DIMGRAPH_LOGICAL(NAME, OPNAME, EXPR)                \
-  struct NAME {                                             \
-    static constexpr const char* name = OPNAME;             \
-    template <class... Es>                                  \
-    using result_t = bool;                                  \
-    template <class... Es, class... Vs>                     \
-    DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {     \
-      return [](auto a, auto... b) { return EXPR; }(vs...); \
-    }                                                       \
+#define DIMGRAPH_LOGICAL(NAME, OPNAME, OP)                \
+  struct NAME {                                           \
+    static constexpr const char* name = OPNAME;           \
+    template <class A, class B>                           \
+    using result_t = bool;                                \
+    template <class A, class B, class VA, class VB>       \
+    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+      return a OP b;                                      \
+    }                                                     \
   };
-DIMGRAPH_LOGICAL(logical_and, "logical_and", (a & ... & b))
-DIMGRAPH_LOGICAL(logical_or, "logical_or", (a | ... | b))
-DIMGRAPH_LOGICAL(logical_xor, "logical_xor", (a ^ ... ^ b))
-DIMGRAPH_LOGICAL(logical_not, "logical_not", ~a)
+DIMGRAPH_LOGICAL(logical_and, "logical_and", &)
+DIMGRAPH_LOGICAL(logical_or, "logical_or", |)
+DIMGRAPH_LOGICAL(logical_xor, "logical_xor", ^)
 #undef DIMGRAPH_LOGICAL
+struct logical_not {
+  static constexpr const char* name = "logical_not";
+  template <class A>
+  using result_t = bool;
+  template <class A, class V>
+  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
+    return ~a;
+  }
+};
 
 // Unary ops that keep the type.
 struct neg {
