@@ -10,7 +10,7 @@
 #include <limits>
 #include <vector>
 
-#include "dimgraph/detail/simd_math.hpp"
+#include <dimgraph.hpp>
 
 namespace {
 
