@@ -17,7 +17,7 @@ Generates, in a temporary directory, one source per case and N:
   w7_static   the same with B = 32 and T = 128 static.
   w7_eigen    the same chain in Eigen's Tensor module: TensorMap<Tensor<float, 3, RowMajor>>
               views of the 5 inputs and the output, `out = <chain>;` (default device).
-and compiles each with `<compiler> -std=c++20 -O<level> -c` for each compiler and level
+and compiles each with `<compiler> -std=c++20 -O<level> [--flags] -c` for each compiler and level
 (default g++ and clang++-16 when installed, -O2 and -O3). Each compile runs under a fresh
 wrapper process that reports its own children's peak resident memory (RUSAGE_CHILDREN), so
 every number belongs to one compile; a compile that runs past --timeout seconds is stopped
@@ -29,6 +29,7 @@ the growth of w7 from 100 to 1000.
     python3 bench/compile/run.py                          # everything but N = 1000
     python3 bench/compile/run.py --w7-sizes 25 50 100 200 1000 --cases w7 w7_eigen
     python3 bench/compile/run.py --with-1000 --compilers g++ --levels O2
+    python3 bench/compile/run.py --cases w7 w7_eigen --w7-sizes 100 1000 --flags=-ftemplate-depth=2000
     python3 bench/compile/run.py [--sizes 8 32 128] [--chain-sizes 25 50 100] [--keep]
 """
 
@@ -148,18 +149,20 @@ def source(kind, n):
             f"static_assert(std::is_same_v<S, dimgraph::{form}<{arguments}>>);\n")
 
 
-def measure(compiler, level, path, workdir, include_dirs, timeout):
-    command = [compiler, "-std=c++20", f"-{level}", "-c", *(f"-I{d}" for d in include_dirs),
-               str(path), "-o", str(workdir / (path.stem + ".o"))]
+def measure(compiler, level, path, workdir, include_dirs, flags, timeout):
+    command = [compiler, "-std=c++20", f"-{level}", *flags, "-c",
+               *(f"-I{d}" for d in include_dirs), str(path), "-o", str(workdir / (path.stem + ".o"))]
     run = subprocess.run([sys.executable, "-c", WRAPPER, str(timeout), *command],
                          capture_output=True, text=True, check=True)
     result = json.loads(run.stdout.strip().splitlines()[-1])
     if result["status"] == "timeout":
         return "TIMEOUT", result["seconds"], result["maxrss_kib"] / 1024.0
     if result["status"] != 0:
-        # Show why: compile again with diagnostics visible.
-        errors = subprocess.run(command, capture_output=True, text=True).stderr
-        print("\n".join(errors.splitlines()[:30]), file=sys.stderr)
+        # Show why: compile again, print its first errors (their lines cut: a type N ops deep
+        # spells out N nested types).
+        errors = subprocess.run(command, capture_output=True, text=True).stderr.splitlines()
+        first = [line for line in errors if "error" in line][:3] or errors[:3]
+        print("\n".join(line[:400] for line in first), file=sys.stderr)
         return "FAILED", result["seconds"], result["maxrss_kib"] / 1024.0
     return "ok", result["seconds"], result["maxrss_kib"] / 1024.0
 
@@ -187,6 +190,10 @@ def main():
     parser.add_argument("--compilers", nargs="+", default=["g++", "clang++-16"])
     parser.add_argument("--levels", nargs="+", default=["O2", "O3"],
                         help="optimisation levels, without the dash")
+    parser.add_argument("--flags", nargs="+", default=[], metavar="FLAG",
+                        help="more compiler flags for every compile, e.g. "
+                        "--flags=-ftemplate-depth=2000 (N = 1000 needs it with GCC's default "
+                        "limit of 900 when the chain's type nests N deep)")
     parser.add_argument("--eigen-include", default="/usr/include/eigen3",
                         help="where Eigen's headers are (w7_eigen is skipped without them)")
     parser.add_argument("--timeout", type=float, default=1200,
@@ -219,7 +226,7 @@ def main():
                         include_dirs = ([args.eigen_include] if kind == "w7_eigen"
                                         else [INCLUDE_DIR])
                         status, seconds, mib = measure(compiler, level, path, workdir,
-                                                       include_dirs, args.timeout)
+                                                       include_dirs, args.flags, args.timeout)
                         row = f"{compiler:<12} {level:<5} {kind:<10} {n:>5} "
                         if status == "ok":
                             results[(compiler, level, kind, n)] = (seconds, mib)
