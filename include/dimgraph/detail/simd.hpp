@@ -1,10 +1,12 @@
 // SIMD vectors: the target's vector width, fixed-lane vector types, loads, stores, casts.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "dimgraph/config.hpp"
 
@@ -90,6 +92,15 @@ struct int_of_size<8> {
 template <class T>
 using mask_lane_t = typename int_of_size<sizeof(T)>::type;
 
+// Reinterpret the bits of a vector as another of the same size.
+template <class To, class V>
+DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
+  static_assert(sizeof(To) == sizeof(V));
+  To r;
+  std::memcpy(&r, &v, sizeof(V));
+  return r;
+}
+
 // Lane-wise conversion between vectors of the same lane count (value conversion).
 template <class To, class V>
 DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> convert(V v) {
@@ -103,13 +114,107 @@ DIMGRAPH_ALWAYS_INLINE inline vec<T, L> splat(T x) {
   return vec<T, L>{} + x;
 }
 
-// Reinterpret the bits of a vector as another of the same size.
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+namespace mask_detail {
+using chunk = vec<long long, 2>;  // one 16-byte register
+
+// Chunks of lanes W bytes wide as chunks of lanes W / 2 bytes wide: chunks 2k and 2k + 1 packed
+// with saturation (exact on 0 and -1) into chunk k (the last one with itself when N is odd).
+template <std::size_t W, std::size_t N, std::size_t... K>
+DIMGRAPH_ALWAYS_INLINE inline std::array<chunk, (N + 1) / 2> narrow_step(
+    const std::array<chunk, N>& c, std::index_sequence<K...>) {
+  const auto pack = [](chunk a, chunk b) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (W == 8)  // the low half of each lane
+      return bits<chunk>(
+          __builtin_ia32_shufps(bits<vec<float, 4>>(a), bits<vec<float, 4>>(b), 0x88));
+    else if constexpr (W == 4)
+      return bits<chunk>(__builtin_ia32_packssdw128(bits<vec<int, 4>>(a), bits<vec<int, 4>>(b)));
+    else
+      return bits<chunk>(
+          __builtin_ia32_packsswb128(bits<vec<short, 8>>(a), bits<vec<short, 8>>(b)));
+  };
+  return {pack(c[2 * K], c[2 * K + 1 < N ? 2 * K + 1 : 2 * K])...};
+}
+template <std::size_t W, std::size_t To, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline auto narrow(const std::array<chunk, N>& c) {
+  if constexpr (W == To) return c;
+  else return narrow<W / 2, To>(narrow_step<W>(c, std::make_index_sequence<(N + 1) / 2>{}));
+}
+
+// Chunk a of lanes W bytes wide with each lane of its low (or high) half repeated: the lanes
+// of that half, twice as wide (punpckl / punpckh of a with itself).
+template <std::size_t W, bool High, std::size_t... I>
+DIMGRAPH_ALWAYS_INLINE inline chunk unpack_half(chunk a, std::index_sequence<I...>) {
+  using V = vec<typename int_of_size<W>::type, 16 / W>;
+  const V x = bits<V>(a);
+  return bits<chunk>(__builtin_shufflevector(x, x, (High ? 8 / W : 0) + I / 2 ...));
+}
+
+// Chunks of lanes W bytes wide as chunks of lanes 2 W bytes wide: chunk k becomes chunks 2k
+// (its low half) and 2k + 1.
+template <std::size_t W, std::size_t N, std::size_t... K>
+DIMGRAPH_ALWAYS_INLINE inline std::array<chunk, 2 * N> widen_step(const std::array<chunk, N>& c,
+                                                                  std::index_sequence<K...>) {
+  constexpr auto lanes = std::make_index_sequence<16 / W>{};
+  return {
+      (K % 2 ? unpack_half<W, true>(c[K / 2], lanes) : unpack_half<W, false>(c[K / 2], lanes))...};
+}
+template <std::size_t W, std::size_t To, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline auto widen(const std::array<chunk, N>& c) {
+  if constexpr (W == To) return c;
+  else return widen<W * 2, To>(widen_step<W>(c, std::make_index_sequence<2 * N>{}));
+}
+}  // namespace mask_detail
+#endif
+
+// A mask (every lane 0 or all ones) as a mask of To lanes (To a signed integer type), lane for
+// lane. __builtin_convertvector would do, but GCC 12 turns a narrowing conversion (a float
+// comparison's 32-bit mask to bool's 8 bits) into one lane at a time, and without SSE4.1 a
+// widening one too; on x86 the lanes are packed with saturation, two 16-byte registers into one,
+// or unpacked against themselves.
 template <class To, class V>
-DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
-  static_assert(sizeof(To) == sizeof(V));
-  To r;
-  std::memcpy(&r, &v, sizeof(V));
-  return r;
+DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> mask_cast(V m) {
+  using From = value_t<V>;
+  constexpr std::size_t L = lanes_v<V>;
+  static_assert(std::is_integral_v<To> && std::is_signed_v<To> && std::is_integral_v<From>);
+  if constexpr (sizeof(To) == sizeof(From)) {
+    return bits<vec<To, L>>(m);
+  } else {
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+    using mask_detail::chunk;
+    constexpr std::size_t in_chunks = (sizeof(V) + 15) / 16;
+#if defined(__SSE4_1__)
+    constexpr bool unpack = false;  // (pmovsx)
+#else
+    constexpr bool unpack = sizeof(To) > sizeof(From);
+#endif
+    if constexpr (sizeof(To) < sizeof(From) || unpack) {
+      std::array<chunk, in_chunks> c;
+      if constexpr (sizeof(V) < 16) {
+        // (In the low lanes of a zeroed register: a memcpy would go through the stack.)
+        using S = typename int_of_size<sizeof(V)>::type;
+        vec<S, 16 / sizeof(V)> low{};
+        low[0] = bits<S>(m);
+        c[0] = bits<chunk>(low);
+      } else {
+        std::memcpy(c.data(), &m, sizeof(V));
+      }
+      const auto r = [&] {
+        if constexpr (sizeof(To) < sizeof(From))
+          return mask_detail::narrow<sizeof(From), sizeof(To)>(c);
+        else return mask_detail::widen<sizeof(From), sizeof(To)>(c);
+      }();
+      vec<To, L> out;
+      static_assert(sizeof(r) >= sizeof(out));
+      std::memcpy(&out, r.data(), sizeof(out));
+      return out;
+    } else {
+      return __builtin_convertvector(m, vec<To, L>);
+    }
+#else
+    return __builtin_convertvector(m, vec<To, L>);
+#endif
+  }
 }
 
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.

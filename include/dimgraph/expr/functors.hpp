@@ -36,9 +36,11 @@ DIMGRAPH_ALWAYS_INLINE inline lanes_t<To, simd::lanes_v<V>> as(V v) {
   if constexpr (std::is_same_v<simd::lane_t<To>, simd::lane_t<From>>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    return simd::convert<std::int8_t>(v != simd::splat<simd::value_t<V>, L>(0));
+    return simd::mask_cast<std::int8_t>(v != simd::splat<simd::value_t<V>, L>(0));
   } else if constexpr (std::is_same_v<From, bool>) {
-    return simd::convert<simd::lane_t<To>>(v & simd::splat<std::int8_t, L>(1));
+    // The mask at To's width, then 1 for all ones (a conversion between lanes of one width).
+    using I = simd::mask_lane_t<simd::lane_t<To>>;
+    return simd::convert<simd::lane_t<To>>(simd::mask_cast<I>(v) & simd::splat<I, L>(1));
   } else {
     return simd::convert<simd::lane_t<To>>(v);
   }
@@ -47,7 +49,7 @@ DIMGRAPH_ALWAYS_INLINE inline lanes_t<To, simd::lanes_v<V>> as(V v) {
 // A comparison's mask (lanes of the operands' width) as bool lanes.
 template <class M>
 DIMGRAPH_ALWAYS_INLINE inline simd::vec<std::int8_t, simd::lanes_v<M>> to_bool(M m) {
-  return simd::convert<std::int8_t>(m);
+  return simd::mask_cast<std::int8_t>(m);
 }
 
 // Integer arithmetic in the unsigned type of the same width: wraps, never undefined.
@@ -290,7 +292,7 @@ struct select {
   template <class Cond, class A, class B, class VC, class VA, class VB>
   DIMGRAPH_ALWAYS_INLINE auto apply(VC c, VA a, VB b) const {
     using C = promote_t<A, B>;
-    const auto m = simd::convert<simd::mask_lane_t<simd::lane_t<C>>>(c);
+    const auto m = simd::mask_cast<simd::mask_lane_t<simd::lane_t<C>>>(c);
     return m ? as<C, A>(a) : as<C, B>(b);
   }
 };
