@@ -102,10 +102,31 @@ DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
 }
 
 // Lane-wise conversion between vectors of the same lane count (value conversion).
+// (GCC 12 converts 4 floats to 4 doubles as two halves, through a shuffle, and 2 floats from
+// memory one at a time: on x86 its conversion builtins take them directly.)
 template <class To, class V>
 DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> convert(V v) {
-  if constexpr (std::is_same_v<value_t<V>, To>) return v;
-  else return __builtin_convertvector(v, vec<To, lanes_v<V>>);
+  constexpr std::size_t L = lanes_v<V>;
+  if constexpr (std::is_same_v<value_t<V>, To>) {
+    return v;
+  } else if constexpr (std::is_same_v<value_t<V>, float> && std::is_same_v<To, double> &&
+                       (L == 2 || L == 4)) {
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(__clang__)  // (Clang's are fine)
+    if constexpr (L == 2) {
+      vec<long long, 2> low{};
+      std::memcpy(&low, &v, sizeof(v));
+      return __builtin_ia32_cvtps2pd(bits<vec<float, 4>>(low));
+    }
+#if defined(__AVX__)
+    else {
+      return __builtin_ia32_cvtps2pd256(v);
+    }
+#endif
+#endif
+    return __builtin_convertvector(v, vec<To, L>);
+  } else {
+    return __builtin_convertvector(v, vec<To, L>);
+  }
 }
 
 // All lanes equal to x.
