@@ -238,6 +238,31 @@ DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> mask_cast(V m) {
   }
 }
 
+// Whether every lane of the mask m (lanes 0 or all ones) is set.
+template <class M>
+DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(M) == 16) {
+    return __builtin_ia32_pmovmskb128(bits<vec<char, 16>>(m)) == 0xffff;
+  }
+#if defined(__AVX2__)
+  else if constexpr (sizeof(M) == 32) {
+    return __builtin_ia32_pmovmskb256(bits<vec<char, 32>>(m)) == -1;
+  }
+#endif
+  else if constexpr (sizeof(M) % 16 == 0) {
+    vec<char, 16> c[sizeof(M) / 16];
+    std::memcpy(c, &m, sizeof(M));
+    vec<char, 16> both = c[0];
+    for (std::size_t k = 1; k < sizeof(M) / 16; ++k) both &= c[k];
+    return __builtin_ia32_pmovmskb128(both) == 0xffff;
+  }
+#endif
+  bool all = true;
+  for (std::size_t l = 0; l < lanes_v<M>; ++l) all = all && m[l] != 0;
+  return all;
+}
+
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {

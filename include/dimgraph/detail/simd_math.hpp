@@ -141,11 +141,31 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_poly(V r) {
                   0x1.1f75aba0b1e2ep-29);
 }
 
-// exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
-// The power of two is applied in two halves so that a subnormal result is rounded once.
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo) {
+// exp(hi + lo) as exp_sum below, for lanes whose result is a normal number (|hi| below
+// normal_exp_limit): the power of two is added to the exponent field, the same value as
+// exp_sum's two products.
+template <class T>
+inline constexpr T normal_exp_limit = layout<T>::is_float ? T(86) : T(700);
+template <bool Lo, class V>
+DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
   using T = value_t<V>;
+  using L = layout<T>;
+  const auto k = round_to_int(hi * log2e<T>);
+  V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
+  if constexpr (Lo) r = r + lo;
+  const V e = T(1) + (r + r * r * expm1_poly(r));
+  return bits<V>(bits<int_t<V>>(e) + (k.integer << L::mantissa));
+}
+
+// exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
+// The power of two is applied in two halves so that a subnormal result is rounded once. A
+// vector whose lanes all have normal results (the common case) takes exp_sum_normal (Lo: lo
+// may be nonzero).
+template <class V, bool Lo = true>
+DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {}) {
+  using T = value_t<V>;
+  if (all_lanes(abs(hi) < normal_exp_limit<T>)) [[likely]]
+    return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
   const int_t<V> clamped = (hi < lowest) | (hi > highest);
@@ -446,7 +466,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp(V x) {
   if constexpr (sizeof(V) < 16) {
     return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return exp(v); }, x);
   } else {
-    return math::exp_sum(x, V{});
+    return math::exp_sum(x, V{}, std::false_type{});
   }
 }
 
