@@ -2669,11 +2669,41 @@ struct int_of_size<8> {
 template <class T>
 using mask_lane_t = typename int_of_size<sizeof(T)>::type;
 
+// Reinterpret the bits of a vector as another of the same size.
+template <class To, class V>
+DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
+  static_assert(sizeof(To) == sizeof(V));
+  To r;
+  std::memcpy(&r, &v, sizeof(V));
+  return r;
+}
+
 // Lane-wise conversion between vectors of the same lane count (value conversion).
+// (GCC 12 converts 4 floats to 4 doubles as two halves, through a shuffle, and 2 floats from
+// memory one at a time: on x86 its conversion builtins take them directly.)
 template <class To, class V>
 DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> convert(V v) {
-  if constexpr (std::is_same_v<value_t<V>, To>) return v;
-  else return __builtin_convertvector(v, vec<To, lanes_v<V>>);
+  constexpr std::size_t L = lanes_v<V>;
+  if constexpr (std::is_same_v<value_t<V>, To>) {
+    return v;
+  } else if constexpr (std::is_same_v<value_t<V>, float> && std::is_same_v<To, double> &&
+                       (L == 2 || L == 4)) {
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(__clang__)  // (Clang's are fine)
+    if constexpr (L == 2) {
+      vec<long long, 2> low{};
+      std::memcpy(&low, &v, sizeof(v));
+      return __builtin_ia32_cvtps2pd(bits<vec<float, 4>>(low));
+    }
+#if defined(__AVX__)
+    else {
+      return __builtin_ia32_cvtps2pd256(v);
+    }
+#endif
+#endif
+    return __builtin_convertvector(v, vec<To, L>);
+  } else {
+    return __builtin_convertvector(v, vec<To, L>);
+  }
 }
 
 // All lanes equal to x.
@@ -2682,13 +2712,132 @@ DIMGRAPH_ALWAYS_INLINE inline vec<T, L> splat(T x) {
   return vec<T, L>{} + x;
 }
 
-// Reinterpret the bits of a vector as another of the same size.
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+namespace mask_detail {
+using chunk = vec<long long, 2>;  // one 16-byte register
+
+// Chunks of lanes W bytes wide as chunks of lanes W / 2 bytes wide: chunks 2k and 2k + 1 packed
+// with saturation (exact on 0 and -1) into chunk k (the last one with itself when N is odd).
+template <std::size_t W, std::size_t N, std::size_t... K>
+DIMGRAPH_ALWAYS_INLINE inline std::array<chunk, (N + 1) / 2> narrow_step(
+    const std::array<chunk, N>& c, std::index_sequence<K...>) {
+  const auto pack = [](chunk a, chunk b) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (W == 8)  // the low half of each lane
+      return bits<chunk>(
+          __builtin_ia32_shufps(bits<vec<float, 4>>(a), bits<vec<float, 4>>(b), 0x88));
+    else if constexpr (W == 4)
+      return bits<chunk>(__builtin_ia32_packssdw128(bits<vec<int, 4>>(a), bits<vec<int, 4>>(b)));
+    else
+      return bits<chunk>(
+          __builtin_ia32_packsswb128(bits<vec<short, 8>>(a), bits<vec<short, 8>>(b)));
+  };
+  return {pack(c[2 * K], c[2 * K + 1 < N ? 2 * K + 1 : 2 * K])...};
+}
+template <std::size_t W, std::size_t To, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline auto narrow(const std::array<chunk, N>& c) {
+  if constexpr (W == To) return c;
+  else return narrow<W / 2, To>(narrow_step<W>(c, std::make_index_sequence<(N + 1) / 2>{}));
+}
+
+// Chunk a of lanes W bytes wide with each lane of its low (or high) half repeated: the lanes
+// of that half, twice as wide (punpckl / punpckh of a with itself).
+template <std::size_t W, bool High, std::size_t... I>
+DIMGRAPH_ALWAYS_INLINE inline chunk unpack_half(chunk a, std::index_sequence<I...>) {
+  using V = vec<typename int_of_size<W>::type, 16 / W>;
+  const V x = bits<V>(a);
+  return bits<chunk>(__builtin_shufflevector(x, x, (High ? 8 / W : 0) + I / 2 ...));
+}
+
+// Chunks of lanes W bytes wide as chunks of lanes 2 W bytes wide: chunk k becomes chunks 2k
+// (its low half) and 2k + 1.
+template <std::size_t W, std::size_t N, std::size_t... K>
+DIMGRAPH_ALWAYS_INLINE inline std::array<chunk, 2 * N> widen_step(const std::array<chunk, N>& c,
+                                                                  std::index_sequence<K...>) {
+  constexpr auto lanes = std::make_index_sequence<16 / W>{};
+  return {
+      (K % 2 ? unpack_half<W, true>(c[K / 2], lanes) : unpack_half<W, false>(c[K / 2], lanes))...};
+}
+template <std::size_t W, std::size_t To, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline auto widen(const std::array<chunk, N>& c) {
+  if constexpr (W == To) return c;
+  else return widen<W * 2, To>(widen_step<W>(c, std::make_index_sequence<2 * N>{}));
+}
+}  // namespace mask_detail
+#endif
+
+// A mask (every lane 0 or all ones) as a mask of To lanes (To a signed integer type), lane for
+// lane. __builtin_convertvector would do, but GCC 12 turns a narrowing conversion (a float
+// comparison's 32-bit mask to bool's 8 bits) into one lane at a time, and without SSE4.1 a
+// widening one too; on x86 the lanes are packed with saturation, two 16-byte registers into one,
+// or unpacked against themselves.
 template <class To, class V>
-DIMGRAPH_ALWAYS_INLINE inline To bits(V v) {
-  static_assert(sizeof(To) == sizeof(V));
-  To r;
-  std::memcpy(&r, &v, sizeof(V));
-  return r;
+DIMGRAPH_ALWAYS_INLINE inline vec<To, lanes_v<V>> mask_cast(V m) {
+  using From = value_t<V>;
+  constexpr std::size_t L = lanes_v<V>;
+  static_assert(std::is_integral_v<To> && std::is_signed_v<To> && std::is_integral_v<From>);
+  if constexpr (sizeof(To) == sizeof(From)) {
+    return bits<vec<To, L>>(m);
+  } else {
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+    using mask_detail::chunk;
+    constexpr std::size_t in_chunks = (sizeof(V) + 15) / 16;
+#if defined(__SSE4_1__)
+    constexpr bool unpack = false;  // (pmovsx)
+#else
+    constexpr bool unpack = sizeof(To) > sizeof(From);
+#endif
+    if constexpr (sizeof(To) < sizeof(From) || unpack) {
+      std::array<chunk, in_chunks> c;
+      if constexpr (sizeof(V) < 16) {
+        // (In the low lanes of a zeroed register: a memcpy would go through the stack.)
+        using S = typename int_of_size<sizeof(V)>::type;
+        vec<S, 16 / sizeof(V)> low{};
+        low[0] = bits<S>(m);
+        c[0] = bits<chunk>(low);
+      } else {
+        std::memcpy(c.data(), &m, sizeof(V));
+      }
+      const auto r = [&] {
+        if constexpr (sizeof(To) < sizeof(From))
+          return mask_detail::narrow<sizeof(From), sizeof(To)>(c);
+        else return mask_detail::widen<sizeof(From), sizeof(To)>(c);
+      }();
+      vec<To, L> out;
+      static_assert(sizeof(r) >= sizeof(out));
+      std::memcpy(&out, r.data(), sizeof(out));
+      return out;
+    } else {
+      return __builtin_convertvector(m, vec<To, L>);
+    }
+#else
+    return __builtin_convertvector(m, vec<To, L>);
+#endif
+  }
+}
+
+// Whether every lane of the mask m (lanes 0 or all ones) is set.
+template <class M>
+DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(M) == 16) {
+    return __builtin_ia32_pmovmskb128(bits<vec<char, 16>>(m)) == 0xffff;
+  }
+#if defined(__AVX2__)
+  else if constexpr (sizeof(M) == 32) {
+    return __builtin_ia32_pmovmskb256(bits<vec<char, 32>>(m)) == -1;
+  }
+#endif
+  else if constexpr (sizeof(M) % 16 == 0) {
+    vec<char, 16> c[sizeof(M) / 16];
+    std::memcpy(c, &m, sizeof(M));
+    vec<char, 16> both = c[0];
+    for (std::size_t k = 1; k < sizeof(M) / 16; ++k) both &= c[k];
+    return __builtin_ia32_pmovmskb128(both) == 0xffff;
+  }
+#endif
+  bool all = true;
+  for (std::size_t l = 0; l < lanes_v<M>; ++l) all = all && m[l] != 0;
+  return all;
 }
 
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
@@ -4057,9 +4206,10 @@ constexpr std::size_t containing_operand() {
 }  // namespace dimgraph
 // ---- end dimgraph/expr/node.hpp
 // ---- begin dimgraph/expr/evaluator.hpp
-// evaluator<E>: how each kind of expression is evaluated — its leaves, its per-lane kernel,
-// and the builder that fills the flat leaf table of an assignment.
+// evaluator<E>: how each kind of expression is evaluated — its program of per-lane
+// instructions, its leaves, and the walk that finds them at run time.
 
+#include <vector>
 
 // ---- begin dimgraph/expr/functors.hpp
 // The element functions of dimgraph's element-wise ops (what one lane of a vector computes).
@@ -4203,11 +4353,31 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_poly(V r) {
                   0x1.1f75aba0b1e2ep-29);
 }
 
-// exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
-// The power of two is applied in two halves so that a subnormal result is rounded once.
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo) {
+// exp(hi + lo) as exp_sum below, for lanes whose result is a normal number (|hi| below
+// normal_exp_limit): the power of two is added to the exponent field, the same value as
+// exp_sum's two products.
+template <class T>
+inline constexpr T normal_exp_limit = layout<T>::is_float ? T(86) : T(700);
+template <bool Lo, class V>
+DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
   using T = value_t<V>;
+  using L = layout<T>;
+  const auto k = round_to_int(hi * log2e<T>);
+  V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
+  if constexpr (Lo) r = r + lo;
+  const V e = T(1) + (r + r * r * expm1_poly(r));
+  return bits<V>(bits<int_t<V>>(e) + (k.integer << L::mantissa));
+}
+
+// exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
+// The power of two is applied in two halves so that a subnormal result is rounded once. A
+// vector whose lanes all have normal results (the common case) takes exp_sum_normal (Lo: lo
+// may be nonzero).
+template <class V, bool Lo = true>
+DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {}) {
+  using T = value_t<V>;
+  if (all_lanes(abs(hi) < normal_exp_limit<T>)) [[likely]]
+    return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
   const int_t<V> clamped = (hi < lowest) | (hi > highest);
@@ -4508,7 +4678,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp(V x) {
   if constexpr (sizeof(V) < 16) {
     return math::widened([](auto v) DIMGRAPH_ALWAYS_INLINE { return exp(v); }, x);
   } else {
-    return math::exp_sum(x, V{});
+    return math::exp_sum(x, V{}, std::false_type{});
   }
 }
 
@@ -4781,9 +4951,11 @@ DIMGRAPH_ALWAYS_INLINE inline lanes_t<To, simd::lanes_v<V>> as(V v) {
   if constexpr (std::is_same_v<simd::lane_t<To>, simd::lane_t<From>>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
-    return simd::convert<std::int8_t>(v != simd::splat<simd::value_t<V>, L>(0));
+    return simd::mask_cast<std::int8_t>(v != simd::splat<simd::value_t<V>, L>(0));
   } else if constexpr (std::is_same_v<From, bool>) {
-    return simd::convert<simd::lane_t<To>>(v & simd::splat<std::int8_t, L>(1));
+    // The mask at To's width, then 1 for all ones (a conversion between lanes of one width).
+    using I = simd::mask_lane_t<simd::lane_t<To>>;
+    return simd::convert<simd::lane_t<To>>(simd::mask_cast<I>(v) & simd::splat<I, L>(1));
   } else {
     return simd::convert<simd::lane_t<To>>(v);
   }
@@ -4792,7 +4964,7 @@ DIMGRAPH_ALWAYS_INLINE inline lanes_t<To, simd::lanes_v<V>> as(V v) {
 // A comparison's mask (lanes of the operands' width) as bool lanes.
 template <class M>
 DIMGRAPH_ALWAYS_INLINE inline simd::vec<std::int8_t, simd::lanes_v<M>> to_bool(M m) {
-  return simd::convert<std::int8_t>(m);
+  return simd::mask_cast<std::int8_t>(m);
 }
 
 // Integer arithmetic in the unsigned type of the same width: wraps, never undefined.
@@ -5035,7 +5207,7 @@ struct select {
   template <class Cond, class A, class B, class VC, class VA, class VB>
   DIMGRAPH_ALWAYS_INLINE auto apply(VC c, VA a, VB b) const {
     using C = promote_t<A, B>;
-    const auto m = simd::convert<simd::mask_lane_t<simd::lane_t<C>>>(c);
+    const auto m = simd::mask_cast<simd::mask_lane_t<simd::lane_t<C>>>(c);
     return m ? as<C, A>(a) : as<C, B>(b);
   }
 };
@@ -5096,10 +5268,12 @@ DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
 
 // An expression is evaluated against a flat description of its memory operands (its
 // "leaves": tensors, views and evaluated temporaries, numbered in visiting order) and a
-// kernel: a tree of small structs mirroring the expression that holds only functions and
-// scalar values, no pointers and no loop state. A kernel computes L lanes at position i of
-// the current row: packet<I, V, L>(row, i), where I is the number of leaves before it and V
-// the number of views before it; the row (eval/) knows where each leaf is.
+// program: the expression's nodes in post-order, each one instruction that reads a leaf, a
+// scalar, or applies a function to the results of earlier instructions. The program is a
+// type, built bottom-up as each node's type is made (a node's program is its operands'
+// programs followed by its own instruction), and it is run by one function whose body is one
+// statement per instruction: a chain of N ops is one flat function of N statements, with no
+// nesting of N functions or instantiations, however deep the expression.
 //
 // Owning tensors are row-major, and tensors with the same dims in one expression have the
 // same extents, so they have the same strides: the loop planner treats each distinct dim
@@ -5107,17 +5281,18 @@ DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
 // five tensors and a bias is a plan with three operands, whatever its length.
 //
 // Every node kind has one evaluator specialisation, holding together
-//   kernel            the kernel type
-//   leaves, views     how many leaves and views the node has
+//   program           the node's instructions (a type_list, post-order)
 //   layouts           the distinct dim lists of its owning leaves (a type_list)
-//   lane_bytes        the widest lane in the node's kernel (sets the vector length)
+//   lane_bytes        the widest lane in the node's program (sets the vector length)
 //   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
 //   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
 //                     of an element-wise op (a reduction, a contraction)
 //   has_temporaries   the node or one below it needs a temporary
-//   build<I, V>(e, table) -> kernel   records e's leaves in the table and makes the kernel.
+//   walk(e, w)        hands the walker the node's leaves and state (scalars, functions with
+//                     data), in program order.
 // A node's evaluator is instantiated when the node's type is (map_expr names its operands'
-// evaluators), so a chain of N ops never nests N instantiations.
+// evaluators), and it asks for its walk there, so that a chain of N ops never nests N
+// instantiations.
 namespace dimgraph::detail {
 
 template <class E>
@@ -5125,6 +5300,13 @@ struct evaluator;  // specialised next to each node kind
 
 template <class E>
 using evaluator_of = evaluator<std::remove_cvref_t<E>>;
+
+// Whether its arguments have values (they always do: naming them in a static_assert makes the
+// compiler compute them there).
+template <class... Ts>
+constexpr bool known(Ts...) {
+  return true;
+}
 
 // set_union_t<A, B>: A's elements, then those of B not in A (type_lists).
 template <class A, class B>
@@ -5144,118 +5326,314 @@ struct set_union_all<L, Ls...> {
   using type = set_union_t<L, typename set_union_all<Ls...>::type>;
 };
 
-// A memory leaf: loads from the current row of leaf I (view V when it is a view).
-template <class T, class Dims, bool View>
-struct leaf_kernel {
+// ---- Instructions ----------------------------------------------------------------------
+
+// Read leaf object X (a tensor, a view, or the tensor a temporary was evaluated into), of
+// element type T.
+template <class X, class T>
+struct leaf_op {
+  using object = X;
   using value_type = T;
-  static constexpr std::size_t leaves = 1;
-  static constexpr std::size_t views = View ? 1 : 0;
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row& row, std::size_t i) const {
-    return row.template load<I, V, T, Dims, View, L>(i);
+  using dims = typename X::dims;
+  using state = void;
+  static constexpr bool is_leaf = true;
+  static constexpr bool is_view = is_view_v<X>;
+  static constexpr bool stateful = false;
+};
+// A scalar: the same value in every lane (the value is state).
+template <class T>
+struct scalar_op {
+  using value_type = T;
+  using state = T;
+  static constexpr bool is_leaf = false;
+  static constexpr bool is_view = false;
+  static constexpr bool stateful = true;
+};
+// F applied to the results of the instructions Dist... places before this one, whose element
+// types are Args (a type_list). F is state when it holds data (a user's function with
+// captures).
+template <class F, class Value, class Args, std::size_t... Dist>
+struct apply_op {
+  using value_type = Value;
+  using state = F;
+  static constexpr bool is_leaf = false;
+  static constexpr bool is_view = false;
+  static constexpr bool stateful = !(std::is_empty_v<F> && std::is_default_constructible_v<F>);
+};
+
+// ---- Walking an expression -------------------------------------------------------------
+
+// An evaluated temporary kept alive for the duration of an assignment.
+struct kept_base {
+  virtual ~kept_base() = default;
+};
+template <class Tensor>
+struct kept final : kept_base {
+  Tensor value;
+  explicit kept(Tensor&& t) : value(std::move(t)) {}
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
+// own (declared here, defined with the assignment in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// What a walk records, in program order: a pointer to each leaf object and to each piece of
+// state, and the temporaries it evaluated.
+struct walker {
+  const void** leaf;
+  const void** state;
+  std::vector<std::unique_ptr<kept_base>>* temporaries = nullptr;
+
+  void add_leaf(const void* x) { *leaf++ = x; }
+  void add_state(const void* s) { *state++ = s; }
+  // e evaluated into a tensor that lives as long as the walk's owner.
+  template <class E>
+  const void* keep(const E& e) {
+    using tensor_t = decltype(materialize(e));
+    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
+    const void* p = &k->value;
+    temporaries->push_back(std::move(k));
+    return p;
   }
 };
 
-// The evaluator of memory of element type T with dims Dims.
-template <class T, class Dims, bool Static, bool View>
+// ---- Leaves and scalars ----------------------------------------------------------------
+
+// The evaluator of memory: an object X of element type T.
+template <class X, class T, bool Static>
 struct leaf_evaluator {
-  using kernel = leaf_kernel<T, Dims, View>;
-  using layouts = std::conditional_t<View, type_list<>, type_list<Dims>>;
+  using program = type_list<leaf_op<X, T>>;
+  using layouts = std::conditional_t<is_view_v<X>, type_list<>, type_list<typename X::dims>>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
-  static constexpr bool static_layout = Static && !View;
+  static constexpr bool static_layout = Static && !is_view_v<X>;
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = false;
-  template <std::size_t I, std::size_t V, class X, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const X& x, Table& table) {
-    if constexpr (View) table.template add_view<I, V>(x);
-    else table.template add_leaf<I, Dims>(x.data());
-    return {};
-  }
+  static void walk(const X& x, walker& w) { w.add_leaf(&x); }
 };
 template <class T, class... Ds>
 struct evaluator<tensor<T, Ds...>>
-    : leaf_evaluator<T, dim_list<Ds...>, tensor<T, Ds...>::is_static, false> {};
+    : leaf_evaluator<tensor<T, Ds...>, T, tensor<T, Ds...>::is_static> {};
 template <class T, class... Ds>
 struct evaluator<tensor_view<T, Ds...>>
-    : leaf_evaluator<std::remove_const_t<T>, dim_list<Ds...>, false, true> {};
+    : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
 
-// A node evaluated into a tensor of its own first (needs_temporary): a leaf of the result.
+// The tensor of element type T and dims Dims.
+template <class T, class Dims>
+struct tensor_of;
+template <class T, class... Ds>
+struct tensor_of<T, dim_list<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+
+// A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
 template <class E>
-struct temporary_evaluator
-    : leaf_evaluator<typename E::value_type, typename E::dims, false, false> {
+struct temporary_evaluator {
+  using object = typename tensor_of<typename E::value_type, typename E::dims>::type;
+  using program = type_list<leaf_op<object, typename E::value_type>>;
+  using layouts = type_list<typename E::dims>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);
   static constexpr bool static_layout = false;
   static constexpr bool needs_temporary = true;
   static constexpr bool has_temporaries = true;
-  template <std::size_t I, std::size_t V, class Table>
-  static leaf_kernel<typename E::value_type, typename E::dims, false> build(const E& e,
-                                                                            Table& table) {
-    table.template add_leaf<I, typename E::dims>(table.keep(e).data());
-    return {};
-  }
-};
-
-// A scalar operand: the same value in every lane.
-template <class T>
-struct scalar_kernel {
-  using value_type = T;
-  static constexpr std::size_t leaves = 0;
-  static constexpr std::size_t views = 0;
-  simd::lane_t<T> value;
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row&, std::size_t) const {
-    return simd::splat<simd::lane_t<T>, L>(value);
-  }
+  static void walk(const E& e, walker& w) { w.add_leaf(w.keep(e)); }
 };
 
 template <class T>
 struct evaluator<scalar_expr<T>> {
-  using kernel = scalar_kernel<T>;
+  using program = type_list<scalar_op<T>>;
   using layouts = type_list<>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
   static constexpr bool static_layout = true;
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = false;
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const scalar_expr<T>& e, Table&) {
-    return {fn::lane_of(e.value)};
-  }
+  static void walk(const scalar_expr<T>& e, walker& w) { w.add_state(&e.value); }
 };
 
-// Exclusive prefix sums: {0, c0, c0 + c1, ...}.
+// ---- Running a program -----------------------------------------------------------------
+
+template <class I>
+struct is_leaf_op : std::bool_constant<I::is_leaf> {};
+template <class I>
+struct is_stateful_op : std::bool_constant<I::stateful> {};
+template <class List>
+struct state_types_of;
+template <class... Is>
+struct state_types_of<type_list<Is...>> {
+  using type = type_list<typename Is::state...>;
+};
+
+// Exclusive prefix sums of flags: {0, f0, f0 + f1, ...}.
 template <std::size_t N>
-constexpr std::array<std::size_t, N + 1> prefix_sums(const std::array<std::size_t, N>& c) {
+constexpr std::array<std::size_t, N + 1> prefix_counts(const std::array<bool, N + 1>& f) {
   std::array<std::size_t, N + 1> r{};
-  for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + c[k];
+  for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + std::size_t{f[k]};
   return r;
 }
 
-// F over the children's lanes. Child K's leaves start at I + leaf_at[K], its views at
-// V + view_at[K].
-template <std::size_t K, class Kernel>
-struct kernel_slot {
-  Kernel kernel;
+// A base holding one value.
+template <std::size_t K, class V>
+struct reg_slot {
+  V v;
 };
-template <class F, class Value, class Is, class... Ks>
-struct map_kernel_impl;
-template <class F, class Value, std::size_t... Ks, class... Kernels>
-struct map_kernel_impl<F, Value, std::index_sequence<Ks...>, Kernels...>
-    : kernel_slot<Ks, Kernels>... {
-  using value_type = Value;
-  static constexpr auto leaf_at = prefix_sums<sizeof...(Ks)>({Kernels::leaves...});
-  static constexpr auto view_at = prefix_sums<sizeof...(Ks)>({Kernels::views...});
-  static constexpr std::size_t leaves = leaf_at[sizeof...(Ks)];
-  static constexpr std::size_t views = view_at[sizeof...(Ks)];
-  [[no_unique_address]] F f;
 
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  fn::lanes_t<Value, L> packet(const Row& row, std::size_t i) const {
-    return f.template apply<typename Kernels::value_type...>(
-        static_cast<const kernel_slot<Ks, Kernels>&>(*this)
-            .kernel.template packet<I + leaf_at[Ks], V + view_at[Ks], L>(row, i)...);
+// Registers are kept in one array per kind of lane (float, double, signed and unsigned
+// integers of 1, 2, 4 and 8 bytes): instruction K's value is element reg_at[K] of the array
+// of its kind. (One struct member per instruction would make every access a lookup among N
+// members, quadratic in the program's length.)
+template <class T>
+constexpr std::size_t reg_kind() {
+  using U = simd::lane_t<T>;
+  static_assert(std::is_arithmetic_v<U> && sizeof(U) <= 8 && (sizeof(U) & (sizeof(U) - 1)) == 0,
+                "dimgraph: a lane is a number of 1, 2, 4 or 8 bytes");
+  constexpr std::size_t log = sizeof(U) == 1 ? 0 : sizeof(U) == 2 ? 1 : sizeof(U) == 4 ? 2 : 3;
+  if constexpr (std::is_floating_point_v<U>) return sizeof(U) == 4 ? 0 : 1;
+  else if constexpr (std::is_signed_v<U>) return 2 + log;
+  else return 6 + log;
+}
+template <class T>
+inline constexpr std::size_t reg_kind_v = reg_kind<T>();
+inline constexpr std::size_t reg_kinds = 10;
+template <std::size_t Kind>
+using reg_lane_t =
+    at_t<Kind, type_list<float, double, std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                         std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>>;
+
+// Facts::registers (the count of each kind of register) as an index_sequence. (Not a template
+// on the array itself: GCC 12 misreads the elements of a std::array template argument.)
+template <class Facts, class Kinds = std::make_index_sequence<reg_kinds>>
+struct register_counts;
+template <class Facts, std::size_t... Kinds>
+struct register_counts<Facts, std::index_sequence<Kinds...>> {
+  using type = std::index_sequence<Facts::registers[Kinds]...>;
+};
+
+// What a program reads: for instruction K, its leaf number leaf_at[K] (among leaves), view
+// number view_at[K], state number state_at[K] and register reg_at[K] (among those of its
+// kind); the leaf instructions, and the state types.
+template <class Program>
+struct program_facts;
+template <class... Is>
+struct program_facts<type_list<Is...>> {
+  static constexpr std::size_t size = sizeof...(Is);
+  static constexpr auto leaf_at = prefix_counts<size>({Is::is_leaf..., false});
+  static constexpr auto view_at = prefix_counts<size>({Is::is_view..., false});
+  static constexpr auto state_at = prefix_counts<size>({Is::stateful..., false});
+  static constexpr std::size_t leaves = leaf_at[size];
+  static constexpr std::size_t views = view_at[size];
+  static constexpr std::size_t states = state_at[size];
+  static constexpr std::array<std::size_t, size + 1> reg_kind{
+      reg_kind_v<typename Is::value_type>..., 0};
+  static constexpr auto registers = [] {
+    std::array<std::size_t, reg_kinds> n{};
+    for (std::size_t k = 0; k < size; ++k) ++n[reg_kind[k]];
+    return n;
+  }();
+  static constexpr auto reg_at = [] {
+    std::array<std::size_t, reg_kinds> n{};
+    std::array<std::size_t, size + 1> at{};
+    for (std::size_t k = 0; k < size; ++k) at[k] = n[reg_kind[k]]++;
+    return at;
+  }();
+  using leaf_ops = filter_t<is_leaf_op, type_list<Is...>>;
+  using state_types = typename state_types_of<filter_t<is_stateful_op, type_list<Is...>>>::type;
+};
+
+// The registers of a program with N[k] values of kind k, L lanes each.
+template <std::size_t L, class N, class Kinds = std::make_index_sequence<reg_kinds>>
+struct register_file;
+template <std::size_t L, std::size_t... N, std::size_t... Kinds>
+struct register_file<L, std::index_sequence<N...>, std::index_sequence<Kinds...>>
+    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {};
+
+// The program's state, copied from where the walk found it.
+template <std::size_t S, class T>
+struct state_slot {
+  T value;
+};
+template <class Ss, class... Ts>
+struct state_pack_impl;
+template <std::size_t... Ss, class... Ts>
+struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_slot<Ss, Ts>... {
+  explicit state_pack_impl([[maybe_unused]] const void* const* from)
+      : state_slot<Ss, Ts>{*static_cast<const Ts*>(from[Ss])}... {}
+};
+template <class List>
+struct state_pack;
+template <class... Ts>
+struct state_pack<type_list<Ts...>> {
+  using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+};
+
+// The kernel of a program: its state, and packet<L>(row, i), the L lanes of the result at
+// position i of the current row (the row, in eval/, knows where each leaf is).
+template <class Program>
+struct program_kernel : state_pack<typename program_facts<Program>::state_types>::type {
+  using facts = program_facts<Program>;
+  using value_type = typename back_t<Program>::value_type;
+  static constexpr std::size_t leaves = facts::leaves;
+  static constexpr std::size_t views = facts::views;
+  using state_base = typename state_pack<typename facts::state_types>::type;
+  using state_base::state_base;
+
+  template <std::size_t L, class Row>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<value_type, L> packet(const Row& row, std::size_t i) const {
+    return run<L>(row, i, std::make_index_sequence<facts::size>{}, Program{});
+  }
+
+ private:
+  template <std::size_t L, class Row, std::size_t... Ks, class... Is>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<value_type, L> run(const Row& row, std::size_t i,
+                                                        std::index_sequence<Ks...>,
+                                                        type_list<Is...>) const {
+    register_file<L, typename register_counts<facts>::type> r;
+    // (A braced list runs its elements in order, and does not nest like a fold.)
+    const int order[] = {(step<Ks, L>(r, row, i, static_cast<Is*>(nullptr)), 0)...};
+    (void)order;
+    return reg<facts::size - 1, value_type, L>(r);
+  }
+
+  // Instruction K's register (of element type T).
+  template <std::size_t K, class T, std::size_t L, class Regs>
+  DIMGRAPH_ALWAYS_INLINE static fn::lanes_t<T, L> reg(const Regs& r) {
+    constexpr std::size_t kind = reg_kind_v<T>;
+    using R = simd::vec<reg_lane_t<kind>, L>;
+    const R& v =
+        static_cast<const reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
+    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) return v;
+    else return simd::bits<fn::lanes_t<T, L>>(v);
+  }
+  template <std::size_t K, class T, std::size_t L, class Regs>
+  DIMGRAPH_ALWAYS_INLINE static void set(Regs& r, fn::lanes_t<T, L> value) {
+    constexpr std::size_t kind = reg_kind_v<T>;
+    using R = simd::vec<reg_lane_t<kind>, L>;
+    R& v = static_cast<reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
+    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) v = value;
+    else v = simd::bits<R>(value);
+  }
+  template <std::size_t K, class T>
+  DIMGRAPH_ALWAYS_INLINE const T& state() const {
+    return static_cast<const state_slot<facts::state_at[K], T>&>(*this).value;
+  }
+
+  template <std::size_t K, std::size_t L, class Regs, class Row, class X, class T>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row& row, std::size_t i, leaf_op<X, T>*) const {
+    set<K, T, L>(r, row.template load<facts::leaf_at[K], facts::view_at[K], T, typename X::dims,
+                                      is_view_v<X>, L>(i));
+  }
+  template <std::size_t K, std::size_t L, class Regs, class Row, class T>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t, scalar_op<T>*) const {
+    set<K, T, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(state<K, T>())));
+  }
+  template <std::size_t K, std::size_t L, class Regs, class Row, class F, class V, class... As,
+            std::size_t... Dist>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t,
+                                   apply_op<F, V, type_list<As...>, Dist...>*) const {
+    if constexpr (apply_op<F, V, type_list<As...>, Dist...>::stateful)
+      set<K, V, L>(r, state<K, F>().template apply<As...>(reg<K - Dist, As, L>(r)...));
+    else set<K, V, L>(r, F{}.template apply<As...>(reg<K - Dist, As, L>(r)...));
   }
 };
-template <class F, class Value, class... Kernels>
-using map_kernel = map_kernel_impl<F, Value, std::index_sequence_for<Kernels...>, Kernels...>;
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/expr/evaluator.hpp
@@ -5402,8 +5780,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  private:
   // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
   // built, so that evaluating a deep chain never nests their instantiations.
-  using operand_kernels = detail::type_list<typename detail::evaluator_of<Ops>::kernel...>;
-  static_assert(((sizeof(typename detail::evaluator_of<Ops>::kernel) > 0) && ...));
+  static_assert(((detail::evaluator_of<Ops>::program::size > 0) && ...));
 
   // Whether two operands share a non-static dim (whose extents must then agree).
   template <class D>
@@ -5431,19 +5808,30 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
 
 namespace detail {
 
-// Whether its arguments have values (they always do: naming them in a static_assert makes the
-// compiler compute them there).
-template <class... Ts>
-constexpr bool known(Ts...) {
-  return true;
-}
+// The instruction of a map node whose operands' programs have sizes Ns...: operand J's result
+// is 1 + (the sizes of the operands after J) places before it.
+template <class F, class V, class Args, class Js, std::size_t... Ns>
+struct map_instruction;
+template <class F, class V, class Args, std::size_t... Js, std::size_t... Ns>
+struct map_instruction<F, V, Args, std::index_sequence<Js...>, Ns...> {
+  static constexpr std::array<std::size_t, sizeof...(Ns)> sizes{Ns...};
+  static constexpr std::size_t distance(std::size_t j) {
+    std::size_t d = 1;
+    for (std::size_t k = j + 1; k < sizes.size(); ++k) d += sizes[k];
+    return d;
+  }
+  using type = apply_op<F, V, Args, distance(Js)...>;
+};
 
-// F over the operands' lanes: one kernel node whose children are the operands' kernels.
+// F over the operands' results: the operands' programs, then one instruction.
 template <class F, class Dims, class... Ops>
 struct evaluator<map_expr<F, Dims, Ops...>> {
   using node = map_expr<F, Dims, Ops...>;
   using value_type = typename node::value_type;
-  using kernel = map_kernel<F, value_type, typename evaluator_of<Ops>::kernel...>;
+  using instruction = typename map_instruction<F, value_type, type_list<value_t<Ops>...>,
+                                               std::index_sequence_for<Ops...>,
+                                               evaluator_of<Ops>::program::size...>::type;
+  using program = concat_t<typename evaluator_of<Ops>::program..., type_list<instruction>>;
   using layouts = typename set_union_all<typename evaluator_of<Ops>::layouts...>::type;
   static constexpr std::size_t lane_bytes = [] {
     std::size_t m = sizeof(simd::lane_t<value_type>);
@@ -5453,23 +5841,19 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
   static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = (evaluator_of<Ops>::has_temporaries || ...);
-  // (Used here, so the facts are computed as the node's type is made, bottom-up, not all at
-  // once on first use at the top of a deep chain.)
-  static_assert(known(lane_bytes, static_layout, has_temporaries));
 
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {
-    return build_children<I, V>(e, table, std::index_sequence_for<Ops...>{});
+  static void walk(const node& e, walker& w) {
+    walk_operands(e, w, std::index_sequence_for<Ops...>{});
+    if constexpr (instruction::stateful) w.add_state(&e.fn());
   }
+  // (Used here, so the facts and the walk are made as the node's type is, bottom-up, not all
+  // at once, nested, on first use at the top of a deep chain.)
+  static_assert(known(program::size, lane_bytes, static_layout, has_temporaries, &walk));
 
  private:
-  template <std::size_t I, std::size_t V, class Table, std::size_t... Ks>
-  DIMGRAPH_ALWAYS_INLINE static kernel build_children(const node& e, Table& table,
-                                                      std::index_sequence<Ks...>) {
-    return kernel{
-        {evaluator_of<Ops>::template build<I + kernel::leaf_at[Ks], V + kernel::view_at[Ks]>(
-            e.template operand<Ks>(), table)}...,
-        e.fn()};
+  template <std::size_t... Ks>
+  static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
+    (evaluator_of<Ops>::walk(e.template operand<Ks>(), w), ...);
   }
 };
 
@@ -5786,22 +6170,20 @@ class broadcast_expr : public expr_node_base {
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:
-  using operand_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
-  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
+  static_assert(detail::evaluator_of<X>::program::size > 0);  // (instantiated now)
   X x_;
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
 
 namespace detail {
-// The operand's kernel: its leaves simply do not step along the new dims.
+// The operand's program: its leaves simply do not step along the new dims.
 template <class X, class... Ds>
 struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static typename evaluator_of<X>::kernel build(
-      const broadcast_expr<X, Ds...>& e, Table& table) {
-    return evaluator_of<X>::template build<I, V>(e.operand(), table);
+  static void walk(const broadcast_expr<X, Ds...>& e, walker& w) {
+    evaluator_of<X>::walk(e.operand(), w);
   }
   static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
+  static_assert(known(static_layout, &walk));
 };
 }  // namespace detail
 
@@ -6398,8 +6780,7 @@ class reduce_expr : public expr_node_base {
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
 
  private:
-  using source_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
-  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
+  static_assert(detail::evaluator_of<X>::program::size > 0);  // (instantiated now)
   X x_;
 };
 
@@ -6796,25 +7177,9 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&&
 // ---- begin dimgraph/eval/table.hpp
 // leaf_table and row: the flat description of an expression's memory that kernels read.
 
-#include <vector>
 
 
 namespace dimgraph::detail {
-
-// An evaluated temporary kept alive for the duration of an assignment.
-struct kept_base {
-  virtual ~kept_base() = default;
-};
-template <class Tensor>
-struct kept final : kept_base {
-  Tensor value;
-  explicit kept(Tensor&& t) : value(std::move(t)) {}
-};
-
-// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
-// own (declared here, defined with the assignment in eval/assign.hpp).
-template <class E>
-auto materialize(const E& e);
 
 // The strides of x along Dims (0 where x lacks the dim).
 template <class Dims, class X>
@@ -6912,26 +7277,52 @@ bool self_overlapping(const std::array<std::size_t, R>& ext,
 
 // The leaves of an expression evaluated over OutDims: their base pointers, the strides of
 // each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
-// view) along OutDims, and the temporaries the expression needed. Filled by the
-// expression's evaluator (build), which also checks each leaf against the output: a leaf
-// whose memory overlaps the output must be the output itself, element for element
-// (in-place element-wise work).
-template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views, bool Temporaries>
+// view) along OutDims, and the temporaries the expression needed. Filled from the
+// expression's walk (make_kernel), checking each leaf against the output: a leaf whose
+// memory overlaps the output must be the output itself, element for element (in-place
+// element-wise work).
+template <class OutDims, class Layouts, class LeafOps, bool Temporaries>
 struct leaf_table {
   static constexpr std::size_t rank = OutDims::size;
   static constexpr std::size_t layouts = Layouts::size;
+  static constexpr std::size_t Leaves = LeafOps::size;
+  static constexpr auto view_at = []<class... Ops>(type_list<Ops...>) {
+    return prefix_counts<sizeof...(Ops)>({Ops::is_view..., false});
+  }(LeafOps{});
+  static constexpr std::size_t Views = view_at[Leaves];
   static constexpr std::size_t slots = 1 + layouts + Views;
 
+  template <class Dims>
+  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
+  template <std::size_t V>
+  static constexpr std::size_t slot_of_view = 1 + layouts + V;
+
   static constexpr std::size_t leaf_count = Leaves;
-  std::array<const void*, Leaves + 1> base{};  // (+1: never empty)
-  std::array<std::size_t, Leaves + 1> leaf_slot{};
-  std::array<std::size_t, Leaves + 1> leaf_bytes{};
+  using bases_type = std::array<const void*, Leaves + 1>;  // (+1: never empty)
+  // Leaf J's plan operand, and the size of its elements.
+  static constexpr std::array<std::size_t, Leaves + 1> leaf_slot =
+      []<class... Ops, std::size_t... Js>(type_list<Ops...>, std::index_sequence<Js...>) {
+        return std::array<std::size_t, Leaves + 1>{[] {
+                                                     if constexpr (Ops::is_view)
+                                                       return slot_of_view<view_at[Js]>;
+                                                     else return slot_of_layout<typename Ops::dims>;
+                                                   }()...,
+                                                   0};
+      }(LeafOps{}, std::make_index_sequence<Leaves>{});
+  static constexpr std::array<std::size_t, Leaves + 1> leaf_bytes =
+      []<class... Ops>(type_list<Ops...>) {
+        return std::array<std::size_t, Leaves + 1>{sizeof(typename Ops::value_type)..., 0};
+      }(LeafOps{});
+
+  bases_type base{};
   std::array<std::array<std::ptrdiff_t, rank>, slots> strides{};
   std::array<std::size_t, rank> extents{};
   output_info<rank> out{};
   bool check_overlap = false;
   std::size_t bad_leaf = 0;  // 1 + the first leaf that partially overlaps the output
-  std::array<bool, Views + 1> view_steps{};  // view V has the output's last dim
+  std::array<bool, Views + 1> view_steps{};      // view V has the output's last dim
+  std::array<const char*, Views + 1> view_lo{};  // the bytes view V spans (when checked)
+  std::array<const char*, Views + 1> view_hi{};
   [[no_unique_address]] std::conditional_t<Temporaries, std::vector<std::unique_ptr<kept_base>>,
                                            std::tuple<>>
       temporaries;
@@ -6943,52 +7334,28 @@ struct leaf_table {
     set_layouts(std::make_index_sequence<layouts>{});
   }
 
-  template <class Dims>
-  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
-  template <std::size_t V>
-  static constexpr std::size_t slot_of_view = 1 + layouts + V;
-
-  // Leaf I at the row whose operands start at off.
+  // Leaf I (based at b) at the row whose operands start at off.
   template <std::size_t I>
-  DIMGRAPH_ALWAYS_INLINE const void* leaf_at(const std::array<std::ptrdiff_t, slots>& off) const {
-    return static_cast<const char*>(base[I]) +
+  DIMGRAPH_ALWAYS_INLINE static const void* leaf_at(const void* b,
+                                                    const std::array<std::ptrdiff_t, slots>& off) {
+    return static_cast<const char*>(b) +
            off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
   }
 
-  template <std::size_t I, class Dims, class T>
-  DIMGRAPH_ALWAYS_INLINE void add_leaf(const T* p) {
-    base[I] = p;
-    leaf_slot[I] = slot_of_layout<Dims>;
-    leaf_bytes[I] = sizeof(T);
-    if (check_overlap) {
-      constexpr std::size_t slot = slot_of_layout<Dims>;
-      const char* lo = reinterpret_cast<const char*>(p);
-      const char* hi = lo + layout_size<OutDims, Dims>(extents) * sizeof(T);
-      note(I, lo, hi, p, strides[slot], sizeof(T));
-    }
-  }
-  template <std::size_t I, std::size_t V, class X>
+  template <std::size_t V, class X>
   DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
-    base[I] = x.data();
-    leaf_slot[I] = slot_of_view<V>;
-    leaf_bytes[I] = sizeof(*x.data());
     strides[slot_of_view<V>] = strides_along<OutDims>(x);
     if constexpr (rank > 0)
       view_steps[V] = list_contains_v<typename X::dims, back_t<types_of_t<OutDims>>>;
-    if (check_overlap) {
-      const auto [lo, hi] = memory_span(x);
-      note(I, lo, hi, x.data(), strides[slot_of_view<V>], sizeof(*x.data()));
-    }
+    if (check_overlap) std::tie(view_lo[V], view_hi[V]) = memory_span(x);
   }
-  // e evaluated into a tensor that lives as long as the table.
-  template <class E>
-    requires Temporaries
-  const auto& keep(const E& e) {
-    using tensor_t = decltype(materialize(e));
-    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
-    const tensor_t& t = k->value;
-    temporaries.push_back(std::move(k));
-    return t;
+  // The leaves a walk found (objects[J] is leaf J, an object of type LeafOps[J]::object):
+  // their base pointers go to bases (which the caller keeps to itself, so the compiler sees
+  // that leaves of one tensor share them) and to the table.
+  DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases) {
+    add_leaves(objects, bases, LeafOps{}, std::make_index_sequence<Leaves>{});
+    base = bases;
+    if (check_overlap) check_leaves();
   }
 
   // Whether every view that steps along the inner loop of p (and, with out_steps, the
@@ -7003,6 +7370,40 @@ struct leaf_table {
   }
 
  private:
+  template <class... Ops, std::size_t... Js>
+  DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
+                                         type_list<Ops...>, std::index_sequence<Js...>) {
+    const int order[] = {(add_object<Js, Ops>(objects[Js], bases), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t J, class Op>
+  DIMGRAPH_ALWAYS_INLINE void add_object(const void* object, bases_type& bases) {
+    const auto& x = *static_cast<const typename Op::object*>(object);
+    bases[J] = x.data();
+    if constexpr (Op::is_view) add_view<view_at[J]>(x);
+  }
+  // Every leaf against the output (one loop: a long expression's leaves do not each carry
+  // their own copy of the test).
+  DIMGRAPH_ALWAYS_INLINE void check_leaves() {
+    std::array<std::size_t, layouts + 1> elements{};
+    set_elements(elements, std::make_index_sequence<layouts>{});
+    for (std::size_t k = 0; k < Leaves; ++k) {
+      const std::size_t slot = leaf_slot[k];
+      const char* lo = static_cast<const char*>(base[k]);
+      const char* hi = lo;
+      if (slot > layouts) {
+        lo = view_lo[slot - 1 - layouts];
+        hi = view_hi[slot - 1 - layouts];
+      } else {
+        hi += elements[slot - 1] * leaf_bytes[k];
+      }
+      note(k, lo, hi, base[k], strides[slot], leaf_bytes[k]);
+    }
+  }
+  template <std::size_t... Ls>
+  void set_elements(std::array<std::size_t, layouts + 1>& elements, std::index_sequence<Ls...>) {
+    ((elements[Ls] = layout_size<OutDims, at_t<Ls, Layouts>>(extents)), ...);
+  }
   template <std::size_t... Ls>
   void set_layouts(std::index_sequence<Ls...>) {
     ((strides[1 + Ls] = layout_strides<OutDims, at_t<Ls, Layouts>>(extents)), ...);
@@ -7045,6 +7446,77 @@ struct leaf_table {
   }
 };
 
+// The kernel of e over a table: walks e, recording its leaves in the table (which checks them
+// against the output) and evaluating its temporaries, and copies its state.
+template <class E, class Table>
+DIMGRAPH_ALWAYS_INLINE inline program_kernel<typename evaluator_of<E>::program> make_kernel(
+    const E& e, Table& table, typename Table::bases_type& bases) {
+  using program = typename evaluator_of<E>::program;
+  using facts = program_facts<program>;
+  std::array<const void*, facts::leaves + 1> objects{};
+  std::array<const void*, facts::states + 1> states{};
+  walker w{objects.data(), states.data()};
+  if constexpr (evaluator_of<E>::has_temporaries) w.temporaries = &table.temporaries;
+  evaluator_of<E>::walk(e, w);
+  table.add_leaves(objects.data(), bases);
+  return program_kernel<program>(states.data());
+}
+
+// The table of the leaves of an expression E evaluated over OutDims.
+template <class OutDims, class E>
+using table_for = leaf_table<OutDims, typename evaluator_of<E>::layouts,
+                             typename program_facts<typename evaluator_of<E>::program>::leaf_ops,
+                             evaluator_of<E>::has_temporaries>;
+
+// The step of each leaf of a Table along the inner loop whose operands step by `step`.
+template <class Table>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_steps(
+    const std::array<std::ptrdiff_t, Table::slots>& step) {
+  std::array<std::ptrdiff_t, Table::leaf_count + 1> s{};
+  for (std::size_t k = 0; k < Table::leaf_count; ++k) s[k] = step[Table::leaf_slot[k]];
+  return s;
+}
+
+// The bytes a row keeps per leaf for a piece of fewer than L lanes.
+template <std::size_t L>
+inline constexpr std::size_t piece_bytes = L * 8;
+
+// The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
+// leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
+// is copied to its own piece of scratch, its first element repeated after the n-th (a value
+// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
+// not), and padded[k] points there; a leaf that does not step keeps its pointer.
+inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
+                       std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
+                       unsigned char* scratch, const void** padded) {
+  for (std::size_t k = 0; k < leaves; ++k) {
+    padded[k] = at[k];
+    if (step[k] == 0) continue;
+    const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
+    const char* src =
+        static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
+    unsigned char* dst = scratch + k * lanes * 8;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
+      switch (b) {  // (fixed sizes: no call to memcpy)
+        case 1:
+          std::memcpy(dst + l, from, 1);
+          break;
+        case 2:
+          std::memcpy(dst + 2 * l, from, 2);
+          break;
+        case 4:
+          std::memcpy(dst + 4 * l, from, 4);
+          break;
+        default:
+          std::memcpy(dst + 8 * l, from, 8);
+          break;
+      }
+    }
+    padded[k] = dst;
+  }
+}
+
 // Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
@@ -7079,14 +7551,27 @@ DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes
 // an output pointer can alias, so the compiler keeps them in registers).
 template <class Table, class Inner, bool Unit>
 struct row {
+  static constexpr std::size_t leaves = Table::leaf_count;
   std::array<const void*, Table::leaf_count + 1> at{};
   std::array<std::ptrdiff_t, Table::slots> step{};
 
-  DIMGRAPH_ALWAYS_INLINE row(const Table& table,
+  DIMGRAPH_ALWAYS_INLINE row(const typename Table::bases_type& bases,
                              const std::array<std::ptrdiff_t, Table::slots>& off,
                              const std::array<std::ptrdiff_t, Table::slots>& inner_step)
       : step(inner_step) {
-    place(table, off, std::make_index_sequence<Table::leaf_count>{});
+    place(bases, off, std::make_index_sequence<Table::leaf_count>{});
+  }
+
+  // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
+  // (piece_bytes<L> per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  template <std::size_t L>
+  DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
+                                  const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
+                                  unsigned char* scratch) {
+    std::array<const void*, Table::leaf_count + 1> p{};
+    pad_leaves(r.at.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    take(p, std::make_index_sequence<Table::leaf_count>{});
+    for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
 
   template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
@@ -7109,17 +7594,24 @@ struct row {
     else return Table::template slot_of_layout<Dims>;
   }
   template <std::size_t... Is>
-  DIMGRAPH_ALWAYS_INLINE void place(const Table& table,
+  DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
-    ((at[Is] = table.template leaf_at<Is>(off)), ...);
+    const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void take(const std::array<const void*, Table::leaf_count + 1>& p,
+                                   std::index_sequence<Is...>) {
+    const int order[] = {(at[Is] = p[Is], 0)..., 0};
+    (void)order;
   }
 };
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/table.hpp
 // ---- begin dimgraph/eval/store.hpp
-// Writing a row of kernel results: vectors, a one-lane remainder, and streaming stores.
+// Writing a row of kernel results: pieces of a row, partial stores, and streaming stores.
 
 
 
@@ -7175,37 +7667,51 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 #endif
 }
 
-// o[0, n) = at<M>(i) for M lanes at i: vectors of L lanes, then single lanes; with stream,
-// single lanes up to the first vector-aligned element, then streaming vectors. The kernel
-// (at) appears once per lane count, whichever stores are used: a long chain is compiled
-// twice, not once per kind of store.
-template <std::size_t L, class Out, class At>
-DIMGRAPH_ALWAYS_INLINE inline void write_row(Out* o, std::size_t n, const At& at,
-                                             [[maybe_unused]] bool stream) {
-  std::size_t head = 0;  // single lanes before the vectors
-  if constexpr (can_stream_v<L, Out>) {
-    constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
-    if (stream) {
-      const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
-      if (misaligned % sizeof(Out) == 0 && misaligned != 0)
-        head = std::min(n, (align - misaligned) / sizeof(Out));
-      if (misaligned % sizeof(Out) != 0) stream = false;
-    }
+// With streaming stores: how many elements of a row at o come before the first one aligned to
+// a vector of L lanes of Out (a piece of their own); stream becomes false when no element is.
+template <std::size_t L, class Out>
+DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t n, bool& stream) {
+  constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
+  if (misaligned % sizeof(Out) != 0) {
+    stream = false;
+    return 0;
   }
-  const std::size_t tail = head + (n - head) / L * L;  // single lanes from here
-  for (std::size_t i = head; i < tail; i += L) {
-    const auto v = at.template operator()<L>(i);
-    if constexpr (can_stream_v<L, Out>) {
-      if (stream) {
-        stream_lanes<L>(o + i, v);
-        continue;
-      }
+  return misaligned == 0 ? 0 : std::min(n, (align - misaligned) / sizeof(Out));
+}
+
+// The first m lanes of v stored to p, s elements apart.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v,
+                                               std::size_t m) {
+  for (std::size_t l = 0; l < m; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// piece(c, at, i, m) for the pieces of a row r of n elements, vectors of L lanes: elements
+// [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
+// at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
+// the stack), at 0. piece is called in one place, so its kernel is compiled once per row
+// loop, vectors and remainder alike.
+template <std::size_t L, class Row, class Piece>
+DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
+                                                  const std::ptrdiff_t* leaf_step,
+                                                  const std::size_t* leaf_bytes, Piece&& piece) {
+  alignas(64) unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+  Row c = r;
+  std::size_t i = 0;
+  std::size_t m = head != 0 ? head : std::min(n, L);
+  while (i < n) {
+    std::size_t at = i;
+    if (m < L) [[unlikely]] {
+      c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
+      at = 0;
     }
-    store_lanes<L>(o + i, v);
-  }
-  for (std::size_t k = 0, singles = head + (n - tail); k < singles; ++k) {
-    const std::size_t i = k < head ? k : tail + (k - head);
-    store_lanes<1>(o + i, at.template operator()<1>(i));
+    piece(static_cast<const Row&>(c), at, i, m);
+    if (m < L) [[unlikely]]
+      c = r;
+    i += m;
+    m = std::min(n - i, L);
   }
 }
 
@@ -7242,11 +7748,10 @@ template <class... Rs, class X>
 template <class Op, class Acc, class X, class AccTensor>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
   using ev = evaluator_of<X>;
-  using kernel = typename ev::kernel;
+  using kernel = program_kernel<typename ev::program>;
   using xdims = dims_t<X>;
   using E = typename kernel::value_type;
-  using table_t =
-      leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views, ev::has_temporaries>;
+  using table_t = table_for<xdims, X>;
   using inner = back_t<types_of_t<xdims>>;
   constexpr std::size_t R = xdims::size;
   constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
@@ -7255,34 +7760,54 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
   }(std::type_identity<xdims>{});
   table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
-  const kernel k = ev::template build<0, 0>(x, table);
+  typename table_t::bases_type bases;
+  const kernel k = make_kernel(x, table, bases);
   const auto plan = make_loop_plan<R>(ext, table.strides);
   std::array<std::ptrdiff_t, table_t::slots> step{};
   if (plan.depth > 0)
     for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
+  const auto leaf_step = leaf_steps<table_t>(step);
 
   const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
+    using row_t = row<table_t, inner, Unit>;
     for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
                                      std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-      const row<table_t, inner, Unit> r(table, off, step);
+      const row_t r(bases, off, step);
       Acc* o = acc.data() + off[0];
-      const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-        return fn::as<Acc, E>(k.template packet<0, 0, M>(r, i));
-      };
-      std::size_t i = 0;
-      if (step[0] == 0) {
-        auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
-        for (; i + L <= n; i += L) lanes = Op::combine(lanes, at.template operator()<L>(i));
-        auto one = load_lanes<1>(o);
+      // Along a row where acc does not step, L lane accumulators, folded into o at the end
+      // (a piece of m < L elements adds its first m lanes after them); otherwise each
+      // element of o takes the matching input element.
+      const bool across = step[0] == 0;
+      auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
+      auto rest = load_lanes<1>(o);
+      std::size_t rest_from = 0, rest_count = 0;
+      fn::lanes_t<Acc, L> last{};
+      for_each_piece<L>(r, n, 0, leaf_step.data(), table.leaf_bytes.data(),
+                        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                            DIMGRAPH_ALWAYS_INLINE {
+                              const auto v = fn::as<Acc, E>(k.template packet<L>(c, at));
+                              if (m != L) [[unlikely]] {
+                                last = v;
+                                rest_from = i;
+                                rest_count = m;
+                              } else if (across) {
+                                lanes = Op::combine(lanes, v);
+                              } else {
+                                store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), v));
+                              }
+                            });
+      if (across) {
         for (std::size_t l = 0; l < L; ++l)
-          one = Op::combine(one, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
-        for (; i < n; ++i) one = Op::combine(one, at.template operator()<1>(i));
-        store_lanes<1>(o, one);
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
+        for (std::size_t l = 0; l < rest_count; ++l)
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(last[l]));
+        store_lanes<1>(o, rest);
       } else {
-        for (; i + L <= n; i += L)
-          store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), at.template operator()<L>(i)));
-        for (; i < n; ++i)
-          store_lanes<1>(o + i, Op::combine(load_lanes<1>(o + i), at.template operator()<1>(i)));
+        for (std::size_t l = 0; l < rest_count; ++l) {
+          Acc* p = o + rest_from + l;
+          store_lanes<1>(p,
+                         Op::combine(load_lanes<1>(p), simd::splat<simd::lane_t<Acc>, 1>(last[l])));
+        }
       }
     });
   };
@@ -7361,30 +7886,44 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
 template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
-DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(Out* out, const Kernel& k,
-                                                               const Table& t, const Plan& p,
-                                                               bool stream) {
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
+    Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
+    const Plan& p, bool stream) {
   using E = typename Kernel::value_type;
+  using row_t = row<Table, Inner, Unit>;
   std::array<std::ptrdiff_t, Table::slots> step{};
   if (p.depth > 0)
     for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
+  const auto leaf_step = leaf_steps<Table>(step);
   for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
                          std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-    const row<Table, Inner, Unit> r(t, off, step);
+    const row_t r(bases, off, step);
     Out* o = out + off[0];
-    const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-      return fn::as<Out, E>(k.template packet<0, 0, M>(r, i));
-    };
-    if constexpr (Unit) {
-      write_row<L>(o, n, at, stream);
-    } else {
-      const std::ptrdiff_t os = step[0];
-      std::size_t i = 0;
-      for (; i + L <= n; i += L)
-        store_lanes<L>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<L>(i));
-      for (; i < n; ++i)
-        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<1>(i));
+    const std::ptrdiff_t os = Unit ? 1 : step[0];
+    bool streaming = false;
+    std::size_t head = 0;
+    if constexpr (Unit && can_stream_v<L, Out>) {
+      streaming = stream;
+      if (streaming) head = stream_head<L>(o, n, streaming);
     }
+    for_each_piece<L>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+                      [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                          DIMGRAPH_ALWAYS_INLINE {
+                            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+                            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                            if (m != L) [[unlikely]] {
+                              store_first<L>(to, os, v, m);
+                            } else if constexpr (Unit) {
+                              if constexpr (can_stream_v<L, Out>)
+                                if (streaming) {
+                                  stream_lanes<L>(to, v);
+                                  return;
+                                }
+                              store_lanes<L>(to, v);
+                            } else {
+                              store_lanes<L>(to, os, v);
+                            }
+                          });
   });
   if (stream) stream_fence();
 }
@@ -7401,12 +7940,11 @@ template <class Dst>
 template <bool CheckOverlap, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using ev = evaluator_of<E>;
-  using kernel = typename ev::kernel;
+  using kernel = program_kernel<typename ev::program>;
   using out_dims = typename Dst::dims;
   using out_t = typename Dst::value_type;
   using inner = inner_dim_t<out_dims>;
-  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views,
-                             ev::has_temporaries>;
+  using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
@@ -7432,26 +7970,29 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       return make_loop_plan<R>(ext, strides);
     }();
     table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
-    const kernel k = ev::template build<0, 0>(e, table);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
     if constexpr (CheckOverlap)
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
-    run_kernel<lanes, true, inner>(dst.data(), k, table, plan, false);
+    run_kernel<lanes, true, inner>(dst.data(), k, table, bases, plan, false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
-    const kernel k = ev::template build<0, 0>(e, table);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
     if constexpr (CheckOverlap)
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     const auto plan = make_loop_plan<R>(table.extents, table.strides);
     if constexpr (!owning || kernel::views > 0) {
       if (!table.unit_inner(plan)) {
-        run_kernel<L, false, inner>(dst.data(), k, table, plan, false);
+        run_kernel<L, false, inner>(dst.data(), k, table, bases, plan, false);
         return;
       }
     }
-    run_kernel<L, true, inner>(dst.data(), k, table, plan, streaming_worthwhile<out_t>(plan));
+    run_kernel<L, true, inner>(dst.data(), k, table, bases, plan,
+                               streaming_worthwhile<out_t>(plan));
   }
 }
 
@@ -7529,10 +8070,22 @@ struct fresh_tensor {
   }
 };
 
+// A long expression's evaluation is a function of its own: the optimiser's cost grows faster
+// than linearly with a function's length, and the expression's construction (its nodes, their
+// extent checks) and its evaluation are each as long as the expression. A short one is
+// inlined where it is assigned (a call would cost as much as a tiny tensor's loop).
+inline constexpr std::size_t outline_above = 32;
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
+  assign_elementwise<CheckOverlap>(dst, e);
+}
+
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   if constexpr (is_reduce_v<E>) reduce_into(dst, e);
+  else if constexpr (evaluator_of<E>::program::size > outline_above)
+    assign_outlined<CheckOverlap>(dst, e);
   else assign_elementwise<CheckOverlap>(dst, e);
 }
 
@@ -7615,12 +8168,10 @@ auto eval(E&& e) {
 // output ("out"), then each distinct layout of the owning tensors e reads, then each view.
 template <class Dst, expression E>
 std::string describe_plan(const Dst& dst, const E& e) {
-  using ev = detail::evaluator_of<E>;
-  using kernel = typename ev::kernel;
-  using table_t = detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves,
-                                     kernel::views, ev::has_temporaries>;
+  using table_t = detail::table_for<typename Dst::dims, E>;
   table_t table(dst.shape().extents(), {dst.data(), dst.strides()}, false);
-  (void)ev::template build<0, 0>(e, table);
+  typename table_t::bases_type bases;
+  (void)detail::make_kernel(e, table, bases);
   return to_string(detail::make_loop_plan<Dst::rank>(table.extents, table.strides));
 }
 

@@ -80,30 +80,44 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
 template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
-DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(Out* out, const Kernel& k,
-                                                               const Table& t, const Plan& p,
-                                                               bool stream) {
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
+    Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
+    const Plan& p, bool stream) {
   using E = typename Kernel::value_type;
+  using row_t = row<Table, Inner, Unit>;
   std::array<std::ptrdiff_t, Table::slots> step{};
   if (p.depth > 0)
     for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
+  const auto leaf_step = leaf_steps<Table>(step);
   for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
                          std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-    const row<Table, Inner, Unit> r(t, off, step);
+    const row_t r(bases, off, step);
     Out* o = out + off[0];
-    const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-      return fn::as<Out, E>(k.template packet<0, 0, M>(r, i));
-    };
-    if constexpr (Unit) {
-      write_row<L>(o, n, at, stream);
-    } else {
-      const std::ptrdiff_t os = step[0];
-      std::size_t i = 0;
-      for (; i + L <= n; i += L)
-        store_lanes<L>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<L>(i));
-      for (; i < n; ++i)
-        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i) * os, os, at.template operator()<1>(i));
+    const std::ptrdiff_t os = Unit ? 1 : step[0];
+    bool streaming = false;
+    std::size_t head = 0;
+    if constexpr (Unit && can_stream_v<L, Out>) {
+      streaming = stream;
+      if (streaming) head = stream_head<L>(o, n, streaming);
     }
+    for_each_piece<L>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+                      [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                          DIMGRAPH_ALWAYS_INLINE {
+                            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+                            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                            if (m != L) [[unlikely]] {
+                              store_first<L>(to, os, v, m);
+                            } else if constexpr (Unit) {
+                              if constexpr (can_stream_v<L, Out>)
+                                if (streaming) {
+                                  stream_lanes<L>(to, v);
+                                  return;
+                                }
+                              store_lanes<L>(to, v);
+                            } else {
+                              store_lanes<L>(to, os, v);
+                            }
+                          });
   });
   if (stream) stream_fence();
 }
@@ -120,12 +134,11 @@ template <class Dst>
 template <bool CheckOverlap, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using ev = evaluator_of<E>;
-  using kernel = typename ev::kernel;
+  using kernel = program_kernel<typename ev::program>;
   using out_dims = typename Dst::dims;
   using out_t = typename Dst::value_type;
   using inner = inner_dim_t<out_dims>;
-  using table_t = leaf_table<out_dims, typename ev::layouts, kernel::leaves, kernel::views,
-                             ev::has_temporaries>;
+  using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
@@ -151,26 +164,29 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       return make_loop_plan<R>(ext, strides);
     }();
     table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
-    const kernel k = ev::template build<0, 0>(e, table);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
     if constexpr (CheckOverlap)
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
-    run_kernel<lanes, true, inner>(dst.data(), k, table, plan, false);
+    run_kernel<lanes, true, inner>(dst.data(), k, table, bases, plan, false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
-    const kernel k = ev::template build<0, 0>(e, table);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
     if constexpr (CheckOverlap)
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     const auto plan = make_loop_plan<R>(table.extents, table.strides);
     if constexpr (!owning || kernel::views > 0) {
       if (!table.unit_inner(plan)) {
-        run_kernel<L, false, inner>(dst.data(), k, table, plan, false);
+        run_kernel<L, false, inner>(dst.data(), k, table, bases, plan, false);
         return;
       }
     }
-    run_kernel<L, true, inner>(dst.data(), k, table, plan, streaming_worthwhile<out_t>(plan));
+    run_kernel<L, true, inner>(dst.data(), k, table, bases, plan,
+                               streaming_worthwhile<out_t>(plan));
   }
 }
 
@@ -248,10 +264,22 @@ struct fresh_tensor {
   }
 };
 
+// A long expression's evaluation is a function of its own: the optimiser's cost grows faster
+// than linearly with a function's length, and the expression's construction (its nodes, their
+// extent checks) and its evaluation are each as long as the expression. A short one is
+// inlined where it is assigned (a call would cost as much as a tiny tensor's loop).
+inline constexpr std::size_t outline_above = 32;
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
+  assign_elementwise<CheckOverlap>(dst, e);
+}
+
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   if constexpr (is_reduce_v<E>) reduce_into(dst, e);
+  else if constexpr (evaluator_of<E>::program::size > outline_above)
+    assign_outlined<CheckOverlap>(dst, e);
   else assign_elementwise<CheckOverlap>(dst, e);
 }
 
@@ -334,12 +362,10 @@ auto eval(E&& e) {
 // output ("out"), then each distinct layout of the owning tensors e reads, then each view.
 template <class Dst, expression E>
 std::string describe_plan(const Dst& dst, const E& e) {
-  using ev = detail::evaluator_of<E>;
-  using kernel = typename ev::kernel;
-  using table_t = detail::leaf_table<typename Dst::dims, typename ev::layouts, kernel::leaves,
-                                     kernel::views, ev::has_temporaries>;
+  using table_t = detail::table_for<typename Dst::dims, E>;
   table_t table(dst.shape().extents(), {dst.data(), dst.strides()}, false);
-  (void)ev::template build<0, 0>(e, table);
+  typename table_t::bases_type bases;
+  (void)detail::make_kernel(e, table, bases);
   return to_string(detail::make_loop_plan<Dst::rank>(table.extents, table.strides));
 }
 

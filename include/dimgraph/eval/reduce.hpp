@@ -9,6 +9,7 @@
 
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/expr/reduce.hpp"
 
@@ -38,11 +39,10 @@ template <class... Rs, class X>
 template <class Op, class Acc, class X, class AccTensor>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
   using ev = evaluator_of<X>;
-  using kernel = typename ev::kernel;
+  using kernel = program_kernel<typename ev::program>;
   using xdims = dims_t<X>;
   using E = typename kernel::value_type;
-  using table_t =
-      leaf_table<xdims, typename ev::layouts, kernel::leaves, kernel::views, ev::has_temporaries>;
+  using table_t = table_for<xdims, X>;
   using inner = back_t<types_of_t<xdims>>;
   constexpr std::size_t R = xdims::size;
   constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
@@ -51,34 +51,54 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
   }(std::type_identity<xdims>{});
   table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
-  const kernel k = ev::template build<0, 0>(x, table);
+  typename table_t::bases_type bases;
+  const kernel k = make_kernel(x, table, bases);
   const auto plan = make_loop_plan<R>(ext, table.strides);
   std::array<std::ptrdiff_t, table_t::slots> step{};
   if (plan.depth > 0)
     for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
+  const auto leaf_step = leaf_steps<table_t>(step);
 
   const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
+    using row_t = row<table_t, inner, Unit>;
     for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
                                      std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-      const row<table_t, inner, Unit> r(table, off, step);
+      const row_t r(bases, off, step);
       Acc* o = acc.data() + off[0];
-      const auto at = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-        return fn::as<Acc, E>(k.template packet<0, 0, M>(r, i));
-      };
-      std::size_t i = 0;
-      if (step[0] == 0) {
-        auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
-        for (; i + L <= n; i += L) lanes = Op::combine(lanes, at.template operator()<L>(i));
-        auto one = load_lanes<1>(o);
+      // Along a row where acc does not step, L lane accumulators, folded into o at the end
+      // (a piece of m < L elements adds its first m lanes after them); otherwise each
+      // element of o takes the matching input element.
+      const bool across = step[0] == 0;
+      auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
+      auto rest = load_lanes<1>(o);
+      std::size_t rest_from = 0, rest_count = 0;
+      fn::lanes_t<Acc, L> last{};
+      for_each_piece<L>(r, n, 0, leaf_step.data(), table.leaf_bytes.data(),
+                        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                            DIMGRAPH_ALWAYS_INLINE {
+                              const auto v = fn::as<Acc, E>(k.template packet<L>(c, at));
+                              if (m != L) [[unlikely]] {
+                                last = v;
+                                rest_from = i;
+                                rest_count = m;
+                              } else if (across) {
+                                lanes = Op::combine(lanes, v);
+                              } else {
+                                store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), v));
+                              }
+                            });
+      if (across) {
         for (std::size_t l = 0; l < L; ++l)
-          one = Op::combine(one, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
-        for (; i < n; ++i) one = Op::combine(one, at.template operator()<1>(i));
-        store_lanes<1>(o, one);
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
+        for (std::size_t l = 0; l < rest_count; ++l)
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(last[l]));
+        store_lanes<1>(o, rest);
       } else {
-        for (; i + L <= n; i += L)
-          store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), at.template operator()<L>(i)));
-        for (; i < n; ++i)
-          store_lanes<1>(o + i, Op::combine(load_lanes<1>(o + i), at.template operator()<1>(i)));
+        for (std::size_t l = 0; l < rest_count; ++l) {
+          Acc* p = o + rest_from + l;
+          store_lanes<1>(p,
+                         Op::combine(load_lanes<1>(p), simd::splat<simd::lane_t<Acc>, 1>(last[l])));
+        }
       }
     });
   };

@@ -1,4 +1,4 @@
-// Writing a row of kernel results: vectors, a one-lane remainder, and streaming stores.
+// Writing a row of kernel results: pieces of a row, partial stores, and streaming stores.
 #pragma once
 
 #include <cstddef>
@@ -62,37 +62,51 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 #endif
 }
 
-// o[0, n) = at<M>(i) for M lanes at i: vectors of L lanes, then single lanes; with stream,
-// single lanes up to the first vector-aligned element, then streaming vectors. The kernel
-// (at) appears once per lane count, whichever stores are used: a long chain is compiled
-// twice, not once per kind of store.
-template <std::size_t L, class Out, class At>
-DIMGRAPH_ALWAYS_INLINE inline void write_row(Out* o, std::size_t n, const At& at,
-                                             [[maybe_unused]] bool stream) {
-  std::size_t head = 0;  // single lanes before the vectors
-  if constexpr (can_stream_v<L, Out>) {
-    constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
-    if (stream) {
-      const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
-      if (misaligned % sizeof(Out) == 0 && misaligned != 0)
-        head = std::min(n, (align - misaligned) / sizeof(Out));
-      if (misaligned % sizeof(Out) != 0) stream = false;
-    }
+// With streaming stores: how many elements of a row at o come before the first one aligned to
+// a vector of L lanes of Out (a piece of their own); stream becomes false when no element is.
+template <std::size_t L, class Out>
+DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t n, bool& stream) {
+  constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
+  if (misaligned % sizeof(Out) != 0) {
+    stream = false;
+    return 0;
   }
-  const std::size_t tail = head + (n - head) / L * L;  // single lanes from here
-  for (std::size_t i = head; i < tail; i += L) {
-    const auto v = at.template operator()<L>(i);
-    if constexpr (can_stream_v<L, Out>) {
-      if (stream) {
-        stream_lanes<L>(o + i, v);
-        continue;
-      }
+  return misaligned == 0 ? 0 : std::min(n, (align - misaligned) / sizeof(Out));
+}
+
+// The first m lanes of v stored to p, s elements apart.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v,
+                                               std::size_t m) {
+  for (std::size_t l = 0; l < m; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// piece(c, at, i, m) for the pieces of a row r of n elements, vectors of L lanes: elements
+// [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
+// at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
+// the stack), at 0. piece is called in one place, so its kernel is compiled once per row
+// loop, vectors and remainder alike.
+template <std::size_t L, class Row, class Piece>
+DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
+                                                  const std::ptrdiff_t* leaf_step,
+                                                  const std::size_t* leaf_bytes, Piece&& piece) {
+  alignas(64) unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+  Row c = r;
+  std::size_t i = 0;
+  std::size_t m = head != 0 ? head : std::min(n, L);
+  while (i < n) {
+    std::size_t at = i;
+    if (m < L) [[unlikely]] {
+      c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
+      at = 0;
     }
-    store_lanes<L>(o + i, v);
-  }
-  for (std::size_t k = 0, singles = head + (n - tail); k < singles; ++k) {
-    const std::size_t i = k < head ? k : tail + (k - head);
-    store_lanes<1>(o + i, at.template operator()<1>(i));
+    piece(static_cast<const Row&>(c), at, i, m);
+    if (m < L) [[unlikely]]
+      c = r;
+    i += m;
+    m = std::min(n - i, L);
   }
 }
 

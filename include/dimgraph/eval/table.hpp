@@ -18,21 +18,6 @@
 
 namespace dimgraph::detail {
 
-// An evaluated temporary kept alive for the duration of an assignment.
-struct kept_base {
-  virtual ~kept_base() = default;
-};
-template <class Tensor>
-struct kept final : kept_base {
-  Tensor value;
-  explicit kept(Tensor&& t) : value(std::move(t)) {}
-};
-
-// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
-// own (declared here, defined with the assignment in eval/assign.hpp).
-template <class E>
-auto materialize(const E& e);
-
 // The strides of x along Dims (0 where x lacks the dim).
 template <class Dims, class X>
 DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Dims::size> strides_along(const X& x) {
@@ -129,26 +114,52 @@ bool self_overlapping(const std::array<std::size_t, R>& ext,
 
 // The leaves of an expression evaluated over OutDims: their base pointers, the strides of
 // each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
-// view) along OutDims, and the temporaries the expression needed. Filled by the
-// expression's evaluator (build), which also checks each leaf against the output: a leaf
-// whose memory overlaps the output must be the output itself, element for element
-// (in-place element-wise work).
-template <class OutDims, class Layouts, std::size_t Leaves, std::size_t Views, bool Temporaries>
+// view) along OutDims, and the temporaries the expression needed. Filled from the
+// expression's walk (make_kernel), checking each leaf against the output: a leaf whose
+// memory overlaps the output must be the output itself, element for element (in-place
+// element-wise work).
+template <class OutDims, class Layouts, class LeafOps, bool Temporaries>
 struct leaf_table {
   static constexpr std::size_t rank = OutDims::size;
   static constexpr std::size_t layouts = Layouts::size;
+  static constexpr std::size_t Leaves = LeafOps::size;
+  static constexpr auto view_at = []<class... Ops>(type_list<Ops...>) {
+    return prefix_counts<sizeof...(Ops)>({Ops::is_view..., false});
+  }(LeafOps{});
+  static constexpr std::size_t Views = view_at[Leaves];
   static constexpr std::size_t slots = 1 + layouts + Views;
 
+  template <class Dims>
+  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
+  template <std::size_t V>
+  static constexpr std::size_t slot_of_view = 1 + layouts + V;
+
   static constexpr std::size_t leaf_count = Leaves;
-  std::array<const void*, Leaves + 1> base{};  // (+1: never empty)
-  std::array<std::size_t, Leaves + 1> leaf_slot{};
-  std::array<std::size_t, Leaves + 1> leaf_bytes{};
+  using bases_type = std::array<const void*, Leaves + 1>;  // (+1: never empty)
+  // Leaf J's plan operand, and the size of its elements.
+  static constexpr std::array<std::size_t, Leaves + 1> leaf_slot =
+      []<class... Ops, std::size_t... Js>(type_list<Ops...>, std::index_sequence<Js...>) {
+        return std::array<std::size_t, Leaves + 1>{[] {
+                                                     if constexpr (Ops::is_view)
+                                                       return slot_of_view<view_at[Js]>;
+                                                     else return slot_of_layout<typename Ops::dims>;
+                                                   }()...,
+                                                   0};
+      }(LeafOps{}, std::make_index_sequence<Leaves>{});
+  static constexpr std::array<std::size_t, Leaves + 1> leaf_bytes =
+      []<class... Ops>(type_list<Ops...>) {
+        return std::array<std::size_t, Leaves + 1>{sizeof(typename Ops::value_type)..., 0};
+      }(LeafOps{});
+
+  bases_type base{};
   std::array<std::array<std::ptrdiff_t, rank>, slots> strides{};
   std::array<std::size_t, rank> extents{};
   output_info<rank> out{};
   bool check_overlap = false;
   std::size_t bad_leaf = 0;  // 1 + the first leaf that partially overlaps the output
-  std::array<bool, Views + 1> view_steps{};  // view V has the output's last dim
+  std::array<bool, Views + 1> view_steps{};      // view V has the output's last dim
+  std::array<const char*, Views + 1> view_lo{};  // the bytes view V spans (when checked)
+  std::array<const char*, Views + 1> view_hi{};
   [[no_unique_address]] std::conditional_t<Temporaries, std::vector<std::unique_ptr<kept_base>>,
                                            std::tuple<>>
       temporaries;
@@ -160,52 +171,28 @@ struct leaf_table {
     set_layouts(std::make_index_sequence<layouts>{});
   }
 
-  template <class Dims>
-  static constexpr std::size_t slot_of_layout = 1 + index_of_v<Dims, Layouts>;
-  template <std::size_t V>
-  static constexpr std::size_t slot_of_view = 1 + layouts + V;
-
-  // Leaf I at the row whose operands start at off.
+  // Leaf I (based at b) at the row whose operands start at off.
   template <std::size_t I>
-  DIMGRAPH_ALWAYS_INLINE const void* leaf_at(const std::array<std::ptrdiff_t, slots>& off) const {
-    return static_cast<const char*>(base[I]) +
+  DIMGRAPH_ALWAYS_INLINE static const void* leaf_at(const void* b,
+                                                    const std::array<std::ptrdiff_t, slots>& off) {
+    return static_cast<const char*>(b) +
            off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
   }
 
-  template <std::size_t I, class Dims, class T>
-  DIMGRAPH_ALWAYS_INLINE void add_leaf(const T* p) {
-    base[I] = p;
-    leaf_slot[I] = slot_of_layout<Dims>;
-    leaf_bytes[I] = sizeof(T);
-    if (check_overlap) {
-      constexpr std::size_t slot = slot_of_layout<Dims>;
-      const char* lo = reinterpret_cast<const char*>(p);
-      const char* hi = lo + layout_size<OutDims, Dims>(extents) * sizeof(T);
-      note(I, lo, hi, p, strides[slot], sizeof(T));
-    }
-  }
-  template <std::size_t I, std::size_t V, class X>
+  template <std::size_t V, class X>
   DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
-    base[I] = x.data();
-    leaf_slot[I] = slot_of_view<V>;
-    leaf_bytes[I] = sizeof(*x.data());
     strides[slot_of_view<V>] = strides_along<OutDims>(x);
     if constexpr (rank > 0)
       view_steps[V] = list_contains_v<typename X::dims, back_t<types_of_t<OutDims>>>;
-    if (check_overlap) {
-      const auto [lo, hi] = memory_span(x);
-      note(I, lo, hi, x.data(), strides[slot_of_view<V>], sizeof(*x.data()));
-    }
+    if (check_overlap) std::tie(view_lo[V], view_hi[V]) = memory_span(x);
   }
-  // e evaluated into a tensor that lives as long as the table.
-  template <class E>
-    requires Temporaries
-  const auto& keep(const E& e) {
-    using tensor_t = decltype(materialize(e));
-    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
-    const tensor_t& t = k->value;
-    temporaries.push_back(std::move(k));
-    return t;
+  // The leaves a walk found (objects[J] is leaf J, an object of type LeafOps[J]::object):
+  // their base pointers go to bases (which the caller keeps to itself, so the compiler sees
+  // that leaves of one tensor share them) and to the table.
+  DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases) {
+    add_leaves(objects, bases, LeafOps{}, std::make_index_sequence<Leaves>{});
+    base = bases;
+    if (check_overlap) check_leaves();
   }
 
   // Whether every view that steps along the inner loop of p (and, with out_steps, the
@@ -220,6 +207,40 @@ struct leaf_table {
   }
 
  private:
+  template <class... Ops, std::size_t... Js>
+  DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
+                                         type_list<Ops...>, std::index_sequence<Js...>) {
+    const int order[] = {(add_object<Js, Ops>(objects[Js], bases), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t J, class Op>
+  DIMGRAPH_ALWAYS_INLINE void add_object(const void* object, bases_type& bases) {
+    const auto& x = *static_cast<const typename Op::object*>(object);
+    bases[J] = x.data();
+    if constexpr (Op::is_view) add_view<view_at[J]>(x);
+  }
+  // Every leaf against the output (one loop: a long expression's leaves do not each carry
+  // their own copy of the test).
+  DIMGRAPH_ALWAYS_INLINE void check_leaves() {
+    std::array<std::size_t, layouts + 1> elements{};
+    set_elements(elements, std::make_index_sequence<layouts>{});
+    for (std::size_t k = 0; k < Leaves; ++k) {
+      const std::size_t slot = leaf_slot[k];
+      const char* lo = static_cast<const char*>(base[k]);
+      const char* hi = lo;
+      if (slot > layouts) {
+        lo = view_lo[slot - 1 - layouts];
+        hi = view_hi[slot - 1 - layouts];
+      } else {
+        hi += elements[slot - 1] * leaf_bytes[k];
+      }
+      note(k, lo, hi, base[k], strides[slot], leaf_bytes[k]);
+    }
+  }
+  template <std::size_t... Ls>
+  void set_elements(std::array<std::size_t, layouts + 1>& elements, std::index_sequence<Ls...>) {
+    ((elements[Ls] = layout_size<OutDims, at_t<Ls, Layouts>>(extents)), ...);
+  }
   template <std::size_t... Ls>
   void set_layouts(std::index_sequence<Ls...>) {
     ((strides[1 + Ls] = layout_strides<OutDims, at_t<Ls, Layouts>>(extents)), ...);
@@ -262,6 +283,77 @@ struct leaf_table {
   }
 };
 
+// The kernel of e over a table: walks e, recording its leaves in the table (which checks them
+// against the output) and evaluating its temporaries, and copies its state.
+template <class E, class Table>
+DIMGRAPH_ALWAYS_INLINE inline program_kernel<typename evaluator_of<E>::program> make_kernel(
+    const E& e, Table& table, typename Table::bases_type& bases) {
+  using program = typename evaluator_of<E>::program;
+  using facts = program_facts<program>;
+  std::array<const void*, facts::leaves + 1> objects{};
+  std::array<const void*, facts::states + 1> states{};
+  walker w{objects.data(), states.data()};
+  if constexpr (evaluator_of<E>::has_temporaries) w.temporaries = &table.temporaries;
+  evaluator_of<E>::walk(e, w);
+  table.add_leaves(objects.data(), bases);
+  return program_kernel<program>(states.data());
+}
+
+// The table of the leaves of an expression E evaluated over OutDims.
+template <class OutDims, class E>
+using table_for = leaf_table<OutDims, typename evaluator_of<E>::layouts,
+                             typename program_facts<typename evaluator_of<E>::program>::leaf_ops,
+                             evaluator_of<E>::has_temporaries>;
+
+// The step of each leaf of a Table along the inner loop whose operands step by `step`.
+template <class Table>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_steps(
+    const std::array<std::ptrdiff_t, Table::slots>& step) {
+  std::array<std::ptrdiff_t, Table::leaf_count + 1> s{};
+  for (std::size_t k = 0; k < Table::leaf_count; ++k) s[k] = step[Table::leaf_slot[k]];
+  return s;
+}
+
+// The bytes a row keeps per leaf for a piece of fewer than L lanes.
+template <std::size_t L>
+inline constexpr std::size_t piece_bytes = L * 8;
+
+// The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
+// leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
+// is copied to its own piece of scratch, its first element repeated after the n-th (a value
+// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
+// not), and padded[k] points there; a leaf that does not step keeps its pointer.
+inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
+                       std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
+                       unsigned char* scratch, const void** padded) {
+  for (std::size_t k = 0; k < leaves; ++k) {
+    padded[k] = at[k];
+    if (step[k] == 0) continue;
+    const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
+    const char* src =
+        static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
+    unsigned char* dst = scratch + k * lanes * 8;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
+      switch (b) {  // (fixed sizes: no call to memcpy)
+        case 1:
+          std::memcpy(dst + l, from, 1);
+          break;
+        case 2:
+          std::memcpy(dst + 2 * l, from, 2);
+          break;
+        case 4:
+          std::memcpy(dst + 4 * l, from, 4);
+          break;
+        default:
+          std::memcpy(dst + 8 * l, from, 8);
+          break;
+      }
+    }
+    padded[k] = dst;
+  }
+}
+
 // Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
@@ -296,14 +388,27 @@ DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes
 // an output pointer can alias, so the compiler keeps them in registers).
 template <class Table, class Inner, bool Unit>
 struct row {
+  static constexpr std::size_t leaves = Table::leaf_count;
   std::array<const void*, Table::leaf_count + 1> at{};
   std::array<std::ptrdiff_t, Table::slots> step{};
 
-  DIMGRAPH_ALWAYS_INLINE row(const Table& table,
+  DIMGRAPH_ALWAYS_INLINE row(const typename Table::bases_type& bases,
                              const std::array<std::ptrdiff_t, Table::slots>& off,
                              const std::array<std::ptrdiff_t, Table::slots>& inner_step)
       : step(inner_step) {
-    place(table, off, std::make_index_sequence<Table::leaf_count>{});
+    place(bases, off, std::make_index_sequence<Table::leaf_count>{});
+  }
+
+  // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
+  // (piece_bytes<L> per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  template <std::size_t L>
+  DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
+                                  const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
+                                  unsigned char* scratch) {
+    std::array<const void*, Table::leaf_count + 1> p{};
+    pad_leaves(r.at.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    take(p, std::make_index_sequence<Table::leaf_count>{});
+    for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
 
   template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
@@ -326,10 +431,17 @@ struct row {
     else return Table::template slot_of_layout<Dims>;
   }
   template <std::size_t... Is>
-  DIMGRAPH_ALWAYS_INLINE void place(const Table& table,
+  DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
-    ((at[Is] = table.template leaf_at<Is>(off)), ...);
+    const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void take(const std::array<const void*, Table::leaf_count + 1>& p,
+                                   std::index_sequence<Is...>) {
+    const int order[] = {(at[Is] = p[Is], 0)..., 0};
+    (void)order;
   }
 };
 

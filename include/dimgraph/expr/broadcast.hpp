@@ -35,22 +35,20 @@ class broadcast_expr : public expr_node_base {
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:
-  using operand_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
-  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
+  static_assert(detail::evaluator_of<X>::program::size > 0);  // (instantiated now)
   X x_;
   std::array<std::size_t, sizeof...(Ds)> extents_;
 };
 
 namespace detail {
-// The operand's kernel: its leaves simply do not step along the new dims.
+// The operand's program: its leaves simply do not step along the new dims.
 template <class X, class... Ds>
 struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static typename evaluator_of<X>::kernel build(
-      const broadcast_expr<X, Ds...>& e, Table& table) {
-    return evaluator_of<X>::template build<I, V>(e.operand(), table);
+  static void walk(const broadcast_expr<X, Ds...>& e, walker& w) {
+    evaluator_of<X>::walk(e.operand(), w);
   }
   static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
+  static_assert(known(static_layout, &walk));
 };
 }  // namespace detail
 

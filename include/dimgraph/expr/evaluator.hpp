@@ -1,11 +1,14 @@
-// evaluator<E>: how each kind of expression is evaluated — its leaves, its per-lane kernel,
-// and the builder that fills the flat leaf table of an assignment.
+// evaluator<E>: how each kind of expression is evaluated — its program of per-lane
+// instructions, its leaves, and the walk that finds them at run time.
 #pragma once
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/detail/type_list.hpp"
@@ -15,10 +18,12 @@
 
 // An expression is evaluated against a flat description of its memory operands (its
 // "leaves": tensors, views and evaluated temporaries, numbered in visiting order) and a
-// kernel: a tree of small structs mirroring the expression that holds only functions and
-// scalar values, no pointers and no loop state. A kernel computes L lanes at position i of
-// the current row: packet<I, V, L>(row, i), where I is the number of leaves before it and V
-// the number of views before it; the row (eval/) knows where each leaf is.
+// program: the expression's nodes in post-order, each one instruction that reads a leaf, a
+// scalar, or applies a function to the results of earlier instructions. The program is a
+// type, built bottom-up as each node's type is made (a node's program is its operands'
+// programs followed by its own instruction), and it is run by one function whose body is one
+// statement per instruction: a chain of N ops is one flat function of N statements, with no
+// nesting of N functions or instantiations, however deep the expression.
 //
 // Owning tensors are row-major, and tensors with the same dims in one expression have the
 // same extents, so they have the same strides: the loop planner treats each distinct dim
@@ -26,17 +31,18 @@
 // five tensors and a bias is a plan with three operands, whatever its length.
 //
 // Every node kind has one evaluator specialisation, holding together
-//   kernel            the kernel type
-//   leaves, views     how many leaves and views the node has
+//   program           the node's instructions (a type_list, post-order)
 //   layouts           the distinct dim lists of its owning leaves (a type_list)
-//   lane_bytes        the widest lane in the node's kernel (sets the vector length)
+//   lane_bytes        the widest lane in the node's program (sets the vector length)
 //   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
 //   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
 //                     of an element-wise op (a reduction, a contraction)
 //   has_temporaries   the node or one below it needs a temporary
-//   build<I, V>(e, table) -> kernel   records e's leaves in the table and makes the kernel.
+//   walk(e, w)        hands the walker the node's leaves and state (scalars, functions with
+//                     data), in program order.
 // A node's evaluator is instantiated when the node's type is (map_expr names its operands'
-// evaluators), so a chain of N ops never nests N instantiations.
+// evaluators), and it asks for its walk there, so that a chain of N ops never nests N
+// instantiations.
 namespace dimgraph::detail {
 
 template <class E>
@@ -44,6 +50,13 @@ struct evaluator;  // specialised next to each node kind
 
 template <class E>
 using evaluator_of = evaluator<std::remove_cvref_t<E>>;
+
+// Whether its arguments have values (they always do: naming them in a static_assert makes the
+// compiler compute them there).
+template <class... Ts>
+constexpr bool known(Ts...) {
+  return true;
+}
 
 // set_union_t<A, B>: A's elements, then those of B not in A (type_lists).
 template <class A, class B>
@@ -63,117 +76,313 @@ struct set_union_all<L, Ls...> {
   using type = set_union_t<L, typename set_union_all<Ls...>::type>;
 };
 
-// A memory leaf: loads from the current row of leaf I (view V when it is a view).
-template <class T, class Dims, bool View>
-struct leaf_kernel {
+// ---- Instructions ----------------------------------------------------------------------
+
+// Read leaf object X (a tensor, a view, or the tensor a temporary was evaluated into), of
+// element type T.
+template <class X, class T>
+struct leaf_op {
+  using object = X;
   using value_type = T;
-  static constexpr std::size_t leaves = 1;
-  static constexpr std::size_t views = View ? 1 : 0;
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row& row, std::size_t i) const {
-    return row.template load<I, V, T, Dims, View, L>(i);
+  using dims = typename X::dims;
+  using state = void;
+  static constexpr bool is_leaf = true;
+  static constexpr bool is_view = is_view_v<X>;
+  static constexpr bool stateful = false;
+};
+// A scalar: the same value in every lane (the value is state).
+template <class T>
+struct scalar_op {
+  using value_type = T;
+  using state = T;
+  static constexpr bool is_leaf = false;
+  static constexpr bool is_view = false;
+  static constexpr bool stateful = true;
+};
+// F applied to the results of the instructions Dist... places before this one, whose element
+// types are Args (a type_list). F is state when it holds data (a user's function with
+// captures).
+template <class F, class Value, class Args, std::size_t... Dist>
+struct apply_op {
+  using value_type = Value;
+  using state = F;
+  static constexpr bool is_leaf = false;
+  static constexpr bool is_view = false;
+  static constexpr bool stateful = !(std::is_empty_v<F> && std::is_default_constructible_v<F>);
+};
+
+// ---- Walking an expression -------------------------------------------------------------
+
+// An evaluated temporary kept alive for the duration of an assignment.
+struct kept_base {
+  virtual ~kept_base() = default;
+};
+template <class Tensor>
+struct kept final : kept_base {
+  Tensor value;
+  explicit kept(Tensor&& t) : value(std::move(t)) {}
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
+// own (declared here, defined with the assignment in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// What a walk records, in program order: a pointer to each leaf object and to each piece of
+// state, and the temporaries it evaluated.
+struct walker {
+  const void** leaf;
+  const void** state;
+  std::vector<std::unique_ptr<kept_base>>* temporaries = nullptr;
+
+  void add_leaf(const void* x) { *leaf++ = x; }
+  void add_state(const void* s) { *state++ = s; }
+  // e evaluated into a tensor that lives as long as the walk's owner.
+  template <class E>
+  const void* keep(const E& e) {
+    using tensor_t = decltype(materialize(e));
+    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
+    const void* p = &k->value;
+    temporaries->push_back(std::move(k));
+    return p;
   }
 };
 
-// The evaluator of memory of element type T with dims Dims.
-template <class T, class Dims, bool Static, bool View>
+// ---- Leaves and scalars ----------------------------------------------------------------
+
+// The evaluator of memory: an object X of element type T.
+template <class X, class T, bool Static>
 struct leaf_evaluator {
-  using kernel = leaf_kernel<T, Dims, View>;
-  using layouts = std::conditional_t<View, type_list<>, type_list<Dims>>;
+  using program = type_list<leaf_op<X, T>>;
+  using layouts = std::conditional_t<is_view_v<X>, type_list<>, type_list<typename X::dims>>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
-  static constexpr bool static_layout = Static && !View;
+  static constexpr bool static_layout = Static && !is_view_v<X>;
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = false;
-  template <std::size_t I, std::size_t V, class X, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const X& x, Table& table) {
-    if constexpr (View) table.template add_view<I, V>(x);
-    else table.template add_leaf<I, Dims>(x.data());
-    return {};
-  }
+  static void walk(const X& x, walker& w) { w.add_leaf(&x); }
 };
 template <class T, class... Ds>
 struct evaluator<tensor<T, Ds...>>
-    : leaf_evaluator<T, dim_list<Ds...>, tensor<T, Ds...>::is_static, false> {};
+    : leaf_evaluator<tensor<T, Ds...>, T, tensor<T, Ds...>::is_static> {};
 template <class T, class... Ds>
 struct evaluator<tensor_view<T, Ds...>>
-    : leaf_evaluator<std::remove_const_t<T>, dim_list<Ds...>, false, true> {};
+    : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
 
-// A node evaluated into a tensor of its own first (needs_temporary): a leaf of the result.
+// The tensor of element type T and dims Dims.
+template <class T, class Dims>
+struct tensor_of;
+template <class T, class... Ds>
+struct tensor_of<T, dim_list<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+
+// A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
 template <class E>
-struct temporary_evaluator
-    : leaf_evaluator<typename E::value_type, typename E::dims, false, false> {
+struct temporary_evaluator {
+  using object = typename tensor_of<typename E::value_type, typename E::dims>::type;
+  using program = type_list<leaf_op<object, typename E::value_type>>;
+  using layouts = type_list<typename E::dims>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);
   static constexpr bool static_layout = false;
   static constexpr bool needs_temporary = true;
   static constexpr bool has_temporaries = true;
-  template <std::size_t I, std::size_t V, class Table>
-  static leaf_kernel<typename E::value_type, typename E::dims, false> build(const E& e,
-                                                                            Table& table) {
-    table.template add_leaf<I, typename E::dims>(table.keep(e).data());
-    return {};
-  }
-};
-
-// A scalar operand: the same value in every lane.
-template <class T>
-struct scalar_kernel {
-  using value_type = T;
-  static constexpr std::size_t leaves = 0;
-  static constexpr std::size_t views = 0;
-  simd::lane_t<T> value;
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> packet(const Row&, std::size_t) const {
-    return simd::splat<simd::lane_t<T>, L>(value);
-  }
+  static void walk(const E& e, walker& w) { w.add_leaf(w.keep(e)); }
 };
 
 template <class T>
 struct evaluator<scalar_expr<T>> {
-  using kernel = scalar_kernel<T>;
+  using program = type_list<scalar_op<T>>;
   using layouts = type_list<>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
   static constexpr bool static_layout = true;
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = false;
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const scalar_expr<T>& e, Table&) {
-    return {fn::lane_of(e.value)};
-  }
+  static void walk(const scalar_expr<T>& e, walker& w) { w.add_state(&e.value); }
 };
 
-// Exclusive prefix sums: {0, c0, c0 + c1, ...}.
+// ---- Running a program -----------------------------------------------------------------
+
+template <class I>
+struct is_leaf_op : std::bool_constant<I::is_leaf> {};
+template <class I>
+struct is_stateful_op : std::bool_constant<I::stateful> {};
+template <class List>
+struct state_types_of;
+template <class... Is>
+struct state_types_of<type_list<Is...>> {
+  using type = type_list<typename Is::state...>;
+};
+
+// Exclusive prefix sums of flags: {0, f0, f0 + f1, ...}.
 template <std::size_t N>
-constexpr std::array<std::size_t, N + 1> prefix_sums(const std::array<std::size_t, N>& c) {
+constexpr std::array<std::size_t, N + 1> prefix_counts(const std::array<bool, N + 1>& f) {
   std::array<std::size_t, N + 1> r{};
-  for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + c[k];
+  for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + std::size_t{f[k]};
   return r;
 }
 
-// F over the children's lanes. Child K's leaves start at I + leaf_at[K], its views at
-// V + view_at[K].
-template <std::size_t K, class Kernel>
-struct kernel_slot {
-  Kernel kernel;
+// A base holding one value.
+template <std::size_t K, class V>
+struct reg_slot {
+  V v;
 };
-template <class F, class Value, class Is, class... Ks>
-struct map_kernel_impl;
-template <class F, class Value, std::size_t... Ks, class... Kernels>
-struct map_kernel_impl<F, Value, std::index_sequence<Ks...>, Kernels...>
-    : kernel_slot<Ks, Kernels>... {
-  using value_type = Value;
-  static constexpr auto leaf_at = prefix_sums<sizeof...(Ks)>({Kernels::leaves...});
-  static constexpr auto view_at = prefix_sums<sizeof...(Ks)>({Kernels::views...});
-  static constexpr std::size_t leaves = leaf_at[sizeof...(Ks)];
-  static constexpr std::size_t views = view_at[sizeof...(Ks)];
-  [[no_unique_address]] F f;
 
-  template <std::size_t I, std::size_t V, std::size_t L, class Row>
-  fn::lanes_t<Value, L> packet(const Row& row, std::size_t i) const {
-    return f.template apply<typename Kernels::value_type...>(
-        static_cast<const kernel_slot<Ks, Kernels>&>(*this)
-            .kernel.template packet<I + leaf_at[Ks], V + view_at[Ks], L>(row, i)...);
+// Registers are kept in one array per kind of lane (float, double, signed and unsigned
+// integers of 1, 2, 4 and 8 bytes): instruction K's value is element reg_at[K] of the array
+// of its kind. (One struct member per instruction would make every access a lookup among N
+// members, quadratic in the program's length.)
+template <class T>
+constexpr std::size_t reg_kind() {
+  using U = simd::lane_t<T>;
+  static_assert(std::is_arithmetic_v<U> && sizeof(U) <= 8 && (sizeof(U) & (sizeof(U) - 1)) == 0,
+                "dimgraph: a lane is a number of 1, 2, 4 or 8 bytes");
+  constexpr std::size_t log = sizeof(U) == 1 ? 0 : sizeof(U) == 2 ? 1 : sizeof(U) == 4 ? 2 : 3;
+  if constexpr (std::is_floating_point_v<U>) return sizeof(U) == 4 ? 0 : 1;
+  else if constexpr (std::is_signed_v<U>) return 2 + log;
+  else return 6 + log;
+}
+template <class T>
+inline constexpr std::size_t reg_kind_v = reg_kind<T>();
+inline constexpr std::size_t reg_kinds = 10;
+template <std::size_t Kind>
+using reg_lane_t =
+    at_t<Kind, type_list<float, double, std::int8_t, std::int16_t, std::int32_t, std::int64_t,
+                         std::uint8_t, std::uint16_t, std::uint32_t, std::uint64_t>>;
+
+// Facts::registers (the count of each kind of register) as an index_sequence. (Not a template
+// on the array itself: GCC 12 misreads the elements of a std::array template argument.)
+template <class Facts, class Kinds = std::make_index_sequence<reg_kinds>>
+struct register_counts;
+template <class Facts, std::size_t... Kinds>
+struct register_counts<Facts, std::index_sequence<Kinds...>> {
+  using type = std::index_sequence<Facts::registers[Kinds]...>;
+};
+
+// What a program reads: for instruction K, its leaf number leaf_at[K] (among leaves), view
+// number view_at[K], state number state_at[K] and register reg_at[K] (among those of its
+// kind); the leaf instructions, and the state types.
+template <class Program>
+struct program_facts;
+template <class... Is>
+struct program_facts<type_list<Is...>> {
+  static constexpr std::size_t size = sizeof...(Is);
+  static constexpr auto leaf_at = prefix_counts<size>({Is::is_leaf..., false});
+  static constexpr auto view_at = prefix_counts<size>({Is::is_view..., false});
+  static constexpr auto state_at = prefix_counts<size>({Is::stateful..., false});
+  static constexpr std::size_t leaves = leaf_at[size];
+  static constexpr std::size_t views = view_at[size];
+  static constexpr std::size_t states = state_at[size];
+  static constexpr std::array<std::size_t, size + 1> reg_kind{
+      reg_kind_v<typename Is::value_type>..., 0};
+  static constexpr auto registers = [] {
+    std::array<std::size_t, reg_kinds> n{};
+    for (std::size_t k = 0; k < size; ++k) ++n[reg_kind[k]];
+    return n;
+  }();
+  static constexpr auto reg_at = [] {
+    std::array<std::size_t, reg_kinds> n{};
+    std::array<std::size_t, size + 1> at{};
+    for (std::size_t k = 0; k < size; ++k) at[k] = n[reg_kind[k]]++;
+    return at;
+  }();
+  using leaf_ops = filter_t<is_leaf_op, type_list<Is...>>;
+  using state_types = typename state_types_of<filter_t<is_stateful_op, type_list<Is...>>>::type;
+};
+
+// The registers of a program with N[k] values of kind k, L lanes each.
+template <std::size_t L, class N, class Kinds = std::make_index_sequence<reg_kinds>>
+struct register_file;
+template <std::size_t L, std::size_t... N, std::size_t... Kinds>
+struct register_file<L, std::index_sequence<N...>, std::index_sequence<Kinds...>>
+    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {};
+
+// The program's state, copied from where the walk found it.
+template <std::size_t S, class T>
+struct state_slot {
+  T value;
+};
+template <class Ss, class... Ts>
+struct state_pack_impl;
+template <std::size_t... Ss, class... Ts>
+struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_slot<Ss, Ts>... {
+  explicit state_pack_impl([[maybe_unused]] const void* const* from)
+      : state_slot<Ss, Ts>{*static_cast<const Ts*>(from[Ss])}... {}
+};
+template <class List>
+struct state_pack;
+template <class... Ts>
+struct state_pack<type_list<Ts...>> {
+  using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+};
+
+// The kernel of a program: its state, and packet<L>(row, i), the L lanes of the result at
+// position i of the current row (the row, in eval/, knows where each leaf is).
+template <class Program>
+struct program_kernel : state_pack<typename program_facts<Program>::state_types>::type {
+  using facts = program_facts<Program>;
+  using value_type = typename back_t<Program>::value_type;
+  static constexpr std::size_t leaves = facts::leaves;
+  static constexpr std::size_t views = facts::views;
+  using state_base = typename state_pack<typename facts::state_types>::type;
+  using state_base::state_base;
+
+  template <std::size_t L, class Row>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<value_type, L> packet(const Row& row, std::size_t i) const {
+    return run<L>(row, i, std::make_index_sequence<facts::size>{}, Program{});
+  }
+
+ private:
+  template <std::size_t L, class Row, std::size_t... Ks, class... Is>
+  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<value_type, L> run(const Row& row, std::size_t i,
+                                                        std::index_sequence<Ks...>,
+                                                        type_list<Is...>) const {
+    register_file<L, typename register_counts<facts>::type> r;
+    // (A braced list runs its elements in order, and does not nest like a fold.)
+    const int order[] = {(step<Ks, L>(r, row, i, static_cast<Is*>(nullptr)), 0)...};
+    (void)order;
+    return reg<facts::size - 1, value_type, L>(r);
+  }
+
+  // Instruction K's register (of element type T).
+  template <std::size_t K, class T, std::size_t L, class Regs>
+  DIMGRAPH_ALWAYS_INLINE static fn::lanes_t<T, L> reg(const Regs& r) {
+    constexpr std::size_t kind = reg_kind_v<T>;
+    using R = simd::vec<reg_lane_t<kind>, L>;
+    const R& v =
+        static_cast<const reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
+    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) return v;
+    else return simd::bits<fn::lanes_t<T, L>>(v);
+  }
+  template <std::size_t K, class T, std::size_t L, class Regs>
+  DIMGRAPH_ALWAYS_INLINE static void set(Regs& r, fn::lanes_t<T, L> value) {
+    constexpr std::size_t kind = reg_kind_v<T>;
+    using R = simd::vec<reg_lane_t<kind>, L>;
+    R& v = static_cast<reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
+    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) v = value;
+    else v = simd::bits<R>(value);
+  }
+  template <std::size_t K, class T>
+  DIMGRAPH_ALWAYS_INLINE const T& state() const {
+    return static_cast<const state_slot<facts::state_at[K], T>&>(*this).value;
+  }
+
+  template <std::size_t K, std::size_t L, class Regs, class Row, class X, class T>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row& row, std::size_t i, leaf_op<X, T>*) const {
+    set<K, T, L>(r, row.template load<facts::leaf_at[K], facts::view_at[K], T, typename X::dims,
+                                      is_view_v<X>, L>(i));
+  }
+  template <std::size_t K, std::size_t L, class Regs, class Row, class T>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t, scalar_op<T>*) const {
+    set<K, T, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(state<K, T>())));
+  }
+  template <std::size_t K, std::size_t L, class Regs, class Row, class F, class V, class... As,
+            std::size_t... Dist>
+  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t,
+                                   apply_op<F, V, type_list<As...>, Dist...>*) const {
+    if constexpr (apply_op<F, V, type_list<As...>, Dist...>::stateful)
+      set<K, V, L>(r, state<K, F>().template apply<As...>(reg<K - Dist, As, L>(r)...));
+    else set<K, V, L>(r, F{}.template apply<As...>(reg<K - Dist, As, L>(r)...));
   }
 };
-template <class F, class Value, class... Kernels>
-using map_kernel = map_kernel_impl<F, Value, std::index_sequence_for<Kernels...>, Kernels...>;
 
 }  // namespace dimgraph::detail

@@ -149,8 +149,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  private:
   // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
   // built, so that evaluating a deep chain never nests their instantiations.
-  using operand_kernels = detail::type_list<typename detail::evaluator_of<Ops>::kernel...>;
-  static_assert(((sizeof(typename detail::evaluator_of<Ops>::kernel) > 0) && ...));
+  static_assert(((detail::evaluator_of<Ops>::program::size > 0) && ...));
 
   // Whether two operands share a non-static dim (whose extents must then agree).
   template <class D>
@@ -178,19 +177,30 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
 
 namespace detail {
 
-// Whether its arguments have values (they always do: naming them in a static_assert makes the
-// compiler compute them there).
-template <class... Ts>
-constexpr bool known(Ts...) {
-  return true;
-}
+// The instruction of a map node whose operands' programs have sizes Ns...: operand J's result
+// is 1 + (the sizes of the operands after J) places before it.
+template <class F, class V, class Args, class Js, std::size_t... Ns>
+struct map_instruction;
+template <class F, class V, class Args, std::size_t... Js, std::size_t... Ns>
+struct map_instruction<F, V, Args, std::index_sequence<Js...>, Ns...> {
+  static constexpr std::array<std::size_t, sizeof...(Ns)> sizes{Ns...};
+  static constexpr std::size_t distance(std::size_t j) {
+    std::size_t d = 1;
+    for (std::size_t k = j + 1; k < sizes.size(); ++k) d += sizes[k];
+    return d;
+  }
+  using type = apply_op<F, V, Args, distance(Js)...>;
+};
 
-// F over the operands' lanes: one kernel node whose children are the operands' kernels.
+// F over the operands' results: the operands' programs, then one instruction.
 template <class F, class Dims, class... Ops>
 struct evaluator<map_expr<F, Dims, Ops...>> {
   using node = map_expr<F, Dims, Ops...>;
   using value_type = typename node::value_type;
-  using kernel = map_kernel<F, value_type, typename evaluator_of<Ops>::kernel...>;
+  using instruction = typename map_instruction<F, value_type, type_list<value_t<Ops>...>,
+                                               std::index_sequence_for<Ops...>,
+                                               evaluator_of<Ops>::program::size...>::type;
+  using program = concat_t<typename evaluator_of<Ops>::program..., type_list<instruction>>;
   using layouts = typename set_union_all<typename evaluator_of<Ops>::layouts...>::type;
   static constexpr std::size_t lane_bytes = [] {
     std::size_t m = sizeof(simd::lane_t<value_type>);
@@ -200,23 +210,19 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
   static constexpr bool static_layout = (evaluator_of<Ops>::static_layout && ...);
   static constexpr bool needs_temporary = false;
   static constexpr bool has_temporaries = (evaluator_of<Ops>::has_temporaries || ...);
-  // (Used here, so the facts are computed as the node's type is made, bottom-up, not all at
-  // once on first use at the top of a deep chain.)
-  static_assert(known(lane_bytes, static_layout, has_temporaries));
 
-  template <std::size_t I, std::size_t V, class Table>
-  DIMGRAPH_ALWAYS_INLINE static kernel build(const node& e, Table& table) {
-    return build_children<I, V>(e, table, std::index_sequence_for<Ops...>{});
+  static void walk(const node& e, walker& w) {
+    walk_operands(e, w, std::index_sequence_for<Ops...>{});
+    if constexpr (instruction::stateful) w.add_state(&e.fn());
   }
+  // (Used here, so the facts and the walk are made as the node's type is, bottom-up, not all
+  // at once, nested, on first use at the top of a deep chain.)
+  static_assert(known(program::size, lane_bytes, static_layout, has_temporaries, &walk));
 
  private:
-  template <std::size_t I, std::size_t V, class Table, std::size_t... Ks>
-  DIMGRAPH_ALWAYS_INLINE static kernel build_children(const node& e, Table& table,
-                                                      std::index_sequence<Ks...>) {
-    return kernel{
-        {evaluator_of<Ops>::template build<I + kernel::leaf_at[Ks], V + kernel::view_at[Ks]>(
-            e.template operand<Ks>(), table)}...,
-        e.fn()};
+  template <std::size_t... Ks>
+  static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
+    (evaluator_of<Ops>::walk(e.template operand<Ks>(), w), ...);
   }
 };
 

@@ -133,8 +133,7 @@ class reduce_expr : public expr_node_base {
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
 
  private:
-  using source_kernel = typename detail::evaluator_of<X>::kernel;  // (instantiated now)
-  static_assert(sizeof(typename detail::evaluator_of<X>::kernel) > 0);
+  static_assert(detail::evaluator_of<X>::program::size > 0);  // (instantiated now)
   X x_;
 };
 

@@ -206,7 +206,7 @@ TEST_CASE("reduce: reads an element-wise expression directly, without a temporar
   // The node keeps the element-wise expression; its kernel reads the three leaves.
   using source = std::remove_cvref_t<decltype(e.source())>;
   static_assert(!dg::detail::is_tensor_v<source> &&
-                dg::detail::evaluator_of<source>::kernel::leaves == 3);
+                dg::detail::program_facts<dg::detail::evaluator_of<source>::program>::leaves == 3);
   const dg::tensor<float, B, F> s = e;
   const auto at = [&](auto i, auto t, auto f) {
     return double(a(i, t, f) * b(i, t, f) + c(i, t, f));
