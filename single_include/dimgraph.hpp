@@ -5236,7 +5236,7 @@ DIMGRAPH_ALWAYS_INLINE inline simd::lane_t<E> lane_of(E e) {
   else return e;
 }
 
-// A user function: dg::map(f, xs...), called once per element. (Functors of the library
+// A user function: dg::map(f, xs...), called lane by lane. (Functors of the library
 // itself have result_t and apply and are used as they are.)
 template <class F>
 struct user {
@@ -6128,7 +6128,10 @@ auto cast(X&& x) {
 }
 
 // map(f, xs...): a user function applied element by element (fused like any other op).
-// Shape rule: as for where. Error: no operand contains the others' dims.
+// f must be a pure function of its arguments: it is called for every element, and, where a
+// row ends in less than a whole vector, also for padding lanes (copies of a real element)
+// whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
+// dims.
 template <class F, expression... Xs>
 auto map(F f, Xs&&... xs) {
   constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;

@@ -321,7 +321,7 @@ DIMGRAPH_ALWAYS_INLINE inline simd::lane_t<E> lane_of(E e) {
   else return e;
 }
 
-// A user function: dg::map(f, xs...), called once per element. (Functors of the library
+// A user function: dg::map(f, xs...), called lane by lane. (Functors of the library
 // itself have result_t and apply and are used as they are.)
 template <class F>
 struct user {

@@ -249,7 +249,10 @@ auto cast(X&& x) {
 }
 
 // map(f, xs...): a user function applied element by element (fused like any other op).
-// Shape rule: as for where. Error: no operand contains the others' dims.
+// f must be a pure function of its arguments: it is called for every element, and, where a
+// row ends in less than a whole vector, also for padding lanes (copies of a real element)
+// whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
+// dims.
 template <class F, expression... Xs>
 auto map(F f, Xs&&... xs) {
   constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
