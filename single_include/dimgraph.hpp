@@ -7571,8 +7571,11 @@ struct row {
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
                                   unsigned char* scratch) {
-    std::array<const void*, Table::leaf_count + 1> p{};
-    pad_leaves(r.at.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    // (Through copies: the rows themselves never have their address taken, so that they stay
+    // in registers.)
+    std::array<const void*, Table::leaf_count + 1> from{}, p{};
+    give(from, r, std::make_index_sequence<Table::leaf_count>{});
+    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
     take(p, std::make_index_sequence<Table::leaf_count>{});
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
@@ -7601,6 +7604,12 @@ struct row {
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
     const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE static void give(std::array<const void*, Table::leaf_count + 1>& to,
+                                          const row& r, std::index_sequence<Is...>) {
+    const int order[] = {(to[Is] = r.at[Is], 0)..., 0};
     (void)order;
   }
   template <std::size_t... Is>
@@ -7683,10 +7692,26 @@ DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t 
   return misaligned == 0 ? 0 : std::min(n, (align - misaligned) / sizeof(Out));
 }
 
-// The first m lanes of v stored to p, s elements apart.
+// The first m (< L) lanes of v stored to p, s elements apart. (Contiguous: in fixed-size
+// parts, one per bit of m, which the compiler does not turn into a call to memcpy.)
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v,
                                                std::size_t m) {
+  if (s == 1 && sizeof(simd::lane_t<T>) == sizeof(T)) {
+    if constexpr (std::is_same_v<T, bool>) v &= 1;
+    unsigned char bytes[sizeof(v)];
+    std::memcpy(bytes, &v, sizeof(v));
+    std::size_t at = 0;
+    [&]<std::size_t... Bs>(std::index_sequence<Bs...>) {
+      ((m & (std::size_t{L} >> (Bs + 1))
+            ? void((std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at,
+                                (L >> (Bs + 1)) * sizeof(T)),
+                    at += (L >> (Bs + 1)) * sizeof(T)))
+            : void()),
+       ...);
+    }(std::make_index_sequence<std::bit_width(L) - 1>{});
+    return;
+  }
   for (std::size_t l = 0; l < m; ++l)
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
@@ -7695,26 +7720,29 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
 // [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
 // at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
 // the stack), at 0. piece is called in one place, so its kernel is compiled once per row
-// loop, vectors and remainder alike.
-template <std::size_t L, class Row, class Piece>
+// loop, vectors and remainder alike; the loop over whole vectors tests nothing but its end.
+// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only.
+template <std::size_t L, bool Pad = true, class Row, class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
                                                   const std::ptrdiff_t* leaf_step,
                                                   const std::size_t* leaf_bytes, Piece&& piece) {
-  alignas(64) unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
-  Row c = r;
-  std::size_t i = 0;
-  std::size_t m = head != 0 ? head : std::min(n, L);
-  while (i < n) {
-    std::size_t at = i;
-    if (m < L) [[unlikely]] {
-      c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
-      at = 0;
+  if constexpr (!Pad) {
+    for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
+  } else {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+    const std::size_t body_end = head + (n - head) / L * L;
+    // The segments [0, head), [head, body_end) and [body_end, n).
+    for (int s = 0; s < 3; ++s) {
+      const std::size_t from = s == 0 ? 0 : s == 1 ? head : body_end;
+      const std::size_t to = s == 0 ? head : s == 1 ? body_end : n;
+      if (from == to) continue;
+      const bool part = s != 1;
+      Row c = r;
+      if (part) c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
+      const std::size_t m = part ? to - from : L;
+      for (std::size_t i = from; i < to; i += m)
+        piece(static_cast<const Row&>(c), part ? 0 : i, i, m);
     }
-    piece(static_cast<const Row&>(c), at, i, m);
-    if (m < L) [[unlikely]]
-      c = r;
-    i += m;
-    m = std::min(n - i, L);
   }
 }
 
@@ -7888,7 +7916,8 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
-template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
+template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
+          class Table, class Plan>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
     Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
     const Plan& p, bool stream) {
@@ -7909,24 +7938,24 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
       streaming = stream;
       if (streaming) head = stream_head<L>(o, n, streaming);
     }
-    for_each_piece<L>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-                      [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-                          DIMGRAPH_ALWAYS_INLINE {
-                            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-                            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                            if (m != L) [[unlikely]] {
-                              store_first<L>(to, os, v, m);
-                            } else if constexpr (Unit) {
-                              if constexpr (can_stream_v<L, Out>)
-                                if (streaming) {
-                                  stream_lanes<L>(to, v);
-                                  return;
-                                }
-                              store_lanes<L>(to, v);
-                            } else {
-                              store_lanes<L>(to, os, v);
-                            }
-                          });
+    for_each_piece<L, Pad>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+                           [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                               DIMGRAPH_ALWAYS_INLINE {
+                                 const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+                                 Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                                 if (m != L) [[unlikely]] {
+                                   store_first<L>(to, os, v, m);
+                                 } else if constexpr (Unit) {
+                                   if constexpr (can_stream_v<L, Out>)
+                                     if (streaming) {
+                                       stream_lanes<L>(to, v);
+                                       return;
+                                     }
+                                   store_lanes<L>(to, v);
+                                 } else {
+                                   store_lanes<L>(to, os, v);
+                                 }
+                               });
   });
   if (stream) stream_fence();
 }
@@ -7979,7 +8008,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
-    run_kernel<lanes, true, inner>(dst.data(), k, table, bases, plan, false);
+    // (A row that is whole vectors needs no padding.)
+    constexpr bool pad = plan.depth == 0 ? lanes != 1 : plan.inner_extent() % lanes != 0;
+    run_kernel<lanes, true, inner, pad>(dst.data(), k, table, bases, plan, false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
     typename table_t::bases_type bases;
@@ -11240,8 +11271,8 @@ constexpr bool branches_match() {
 
 // A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
 template <class Outs, class R>
-auto materialize_branch(R&& r) {
-  return [&]<class... Os>(type_list<Os...>) {
+DIMGRAPH_ALWAYS_INLINE inline auto materialize_branch(R&& r) {
+  return [&]<class... Os>(type_list<Os...>) DIMGRAPH_ALWAYS_INLINE {
     if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
       return front_t<Outs>(std::forward<R>(r));
     } else {
@@ -11394,7 +11425,7 @@ class if_fn {
       : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
 
   template <class... Xs>
-  auto operator()(const Xs&... xs) const {
+  DIMGRAPH_ALWAYS_INLINE auto operator()(const Xs&... xs) const {
     if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);

@@ -79,7 +79,8 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
-template <std::size_t L, bool Unit, class Inner, class Out, class Kernel, class Table, class Plan>
+template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
+          class Table, class Plan>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
     Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
     const Plan& p, bool stream) {
@@ -100,24 +101,24 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
       streaming = stream;
       if (streaming) head = stream_head<L>(o, n, streaming);
     }
-    for_each_piece<L>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-                      [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-                          DIMGRAPH_ALWAYS_INLINE {
-                            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-                            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                            if (m != L) [[unlikely]] {
-                              store_first<L>(to, os, v, m);
-                            } else if constexpr (Unit) {
-                              if constexpr (can_stream_v<L, Out>)
-                                if (streaming) {
-                                  stream_lanes<L>(to, v);
-                                  return;
-                                }
-                              store_lanes<L>(to, v);
-                            } else {
-                              store_lanes<L>(to, os, v);
-                            }
-                          });
+    for_each_piece<L, Pad>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+                           [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                               DIMGRAPH_ALWAYS_INLINE {
+                                 const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+                                 Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                                 if (m != L) [[unlikely]] {
+                                   store_first<L>(to, os, v, m);
+                                 } else if constexpr (Unit) {
+                                   if constexpr (can_stream_v<L, Out>)
+                                     if (streaming) {
+                                       stream_lanes<L>(to, v);
+                                       return;
+                                     }
+                                   store_lanes<L>(to, v);
+                                 } else {
+                                   store_lanes<L>(to, os, v);
+                                 }
+                               });
   });
   if (stream) stream_fence();
 }
@@ -170,7 +171,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
-    run_kernel<lanes, true, inner>(dst.data(), k, table, bases, plan, false);
+    // (A row that is whole vectors needs no padding.)
+    constexpr bool pad = plan.depth == 0 ? lanes != 1 : plan.inner_extent() % lanes != 0;
+    run_kernel<lanes, true, inner, pad>(dst.data(), k, table, bases, plan, false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
     typename table_t::bases_type bases;

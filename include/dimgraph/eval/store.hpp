@@ -4,6 +4,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <algorithm>
+#include <bit>
+#include <cstring>
+#include <utility>
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/simd.hpp"
@@ -75,10 +78,26 @@ DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t 
   return misaligned == 0 ? 0 : std::min(n, (align - misaligned) / sizeof(Out));
 }
 
-// The first m lanes of v stored to p, s elements apart.
+// The first m (< L) lanes of v stored to p, s elements apart. (Contiguous: in fixed-size
+// parts, one per bit of m, which the compiler does not turn into a call to memcpy.)
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v,
                                                std::size_t m) {
+  if (s == 1 && sizeof(simd::lane_t<T>) == sizeof(T)) {
+    if constexpr (std::is_same_v<T, bool>) v &= 1;
+    unsigned char bytes[sizeof(v)];
+    std::memcpy(bytes, &v, sizeof(v));
+    std::size_t at = 0;
+    [&]<std::size_t... Bs>(std::index_sequence<Bs...>) {
+      ((m & (std::size_t{L} >> (Bs + 1))
+            ? void((std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at,
+                                (L >> (Bs + 1)) * sizeof(T)),
+                    at += (L >> (Bs + 1)) * sizeof(T)))
+            : void()),
+       ...);
+    }(std::make_index_sequence<std::bit_width(L) - 1>{});
+    return;
+  }
   for (std::size_t l = 0; l < m; ++l)
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
@@ -87,26 +106,29 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
 // [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
 // at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
 // the stack), at 0. piece is called in one place, so its kernel is compiled once per row
-// loop, vectors and remainder alike.
-template <std::size_t L, class Row, class Piece>
+// loop, vectors and remainder alike; the loop over whole vectors tests nothing but its end.
+// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only.
+template <std::size_t L, bool Pad = true, class Row, class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
                                                   const std::ptrdiff_t* leaf_step,
                                                   const std::size_t* leaf_bytes, Piece&& piece) {
-  alignas(64) unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
-  Row c = r;
-  std::size_t i = 0;
-  std::size_t m = head != 0 ? head : std::min(n, L);
-  while (i < n) {
-    std::size_t at = i;
-    if (m < L) [[unlikely]] {
-      c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
-      at = 0;
+  if constexpr (!Pad) {
+    for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
+  } else {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+    const std::size_t body_end = head + (n - head) / L * L;
+    // The segments [0, head), [head, body_end) and [body_end, n).
+    for (int s = 0; s < 3; ++s) {
+      const std::size_t from = s == 0 ? 0 : s == 1 ? head : body_end;
+      const std::size_t to = s == 0 ? head : s == 1 ? body_end : n;
+      if (from == to) continue;
+      const bool part = s != 1;
+      Row c = r;
+      if (part) c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
+      const std::size_t m = part ? to - from : L;
+      for (std::size_t i = from; i < to; i += m)
+        piece(static_cast<const Row&>(c), part ? 0 : i, i, m);
     }
-    piece(static_cast<const Row&>(c), at, i, m);
-    if (m < L) [[unlikely]]
-      c = r;
-    i += m;
-    m = std::min(n - i, L);
   }
 }
 

@@ -405,8 +405,11 @@ struct row {
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
                                   unsigned char* scratch) {
-    std::array<const void*, Table::leaf_count + 1> p{};
-    pad_leaves(r.at.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    // (Through copies: the rows themselves never have their address taken, so that they stay
+    // in registers.)
+    std::array<const void*, Table::leaf_count + 1> from{}, p{};
+    give(from, r, std::make_index_sequence<Table::leaf_count>{});
+    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
     take(p, std::make_index_sequence<Table::leaf_count>{});
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
@@ -435,6 +438,12 @@ struct row {
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
     const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE static void give(std::array<const void*, Table::leaf_count + 1>& to,
+                                          const row& r, std::index_sequence<Is...>) {
+    const int order[] = {(to[Is] = r.at[Is], 0)..., 0};
     (void)order;
   }
   template <std::size_t... Is>

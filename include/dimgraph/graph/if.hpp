@@ -99,8 +99,8 @@ constexpr bool branches_match() {
 
 // A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
 template <class Outs, class R>
-auto materialize_branch(R&& r) {
-  return [&]<class... Os>(type_list<Os...>) {
+DIMGRAPH_ALWAYS_INLINE inline auto materialize_branch(R&& r) {
+  return [&]<class... Os>(type_list<Os...>) DIMGRAPH_ALWAYS_INLINE {
     if constexpr (!branch_outputs<std::remove_cvref_t<R>>::several) {
       return front_t<Outs>(std::forward<R>(r));
     } else {
@@ -253,7 +253,7 @@ class if_fn {
       : cond_(cond), then_(std::move(then_fn)), else_(std::move(else_fn)) {}
 
   template <class... Xs>
-  auto operator()(const Xs&... xs) const {
+  DIMGRAPH_ALWAYS_INLINE auto operator()(const Xs&... xs) const {
     if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
