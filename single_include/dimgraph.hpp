@@ -4177,6 +4177,17 @@ using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::r
 
 namespace detail {
 
+// tensor_of_list_t<T, L<Ds...>>: the tensor of elements T with the dims in L (a dim_list or a
+// type_list).
+template <class T, class List>
+struct tensor_of_list;
+template <class T, template <class...> class L, class... Ds>
+struct tensor_of_list<T, L<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+template <class T, class List>
+using tensor_of_list_t = typename tensor_of_list<T, List>::type;
+
 // The stand-in result of an op whose mistake was already reported: every op on it
 // quietly gives it again, so one mistake gives one message.
 struct invalid_expr {};
@@ -5418,18 +5429,10 @@ template <class T, class... Ds>
 struct evaluator<tensor_view<T, Ds...>>
     : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
 
-// The tensor of element type T and dims Dims.
-template <class T, class Dims>
-struct tensor_of;
-template <class T, class... Ds>
-struct tensor_of<T, dim_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-
 // A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
 template <class E>
 struct temporary_evaluator {
-  using object = typename tensor_of<typename E::value_type, typename E::dims>::type;
+  using object = tensor_of_list_t<typename E::value_type, typename E::dims>;
   using program = type_list<leaf_op<object, typename E::value_type>>;
   using layouts = type_list<typename E::dims>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);
@@ -6273,16 +6276,6 @@ struct view_of_list<P, type_list<Ds...>> {
 // The view of elements P (possibly const) with the dims in List.
 template <class P, class List>
 using view_of_list_t = typename view_of_list<P, List>::type;
-
-template <class T, class List>
-struct tensor_of_list;
-template <class T, class... Ds>
-struct tensor_of_list<T, type_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-// The tensor of elements T with the dims in List.
-template <class T, class List>
-using tensor_of_list_t = typename tensor_of_list<T, List>::type;
 
 // The element type a view of x has (const for a const tensor).
 template <class X>

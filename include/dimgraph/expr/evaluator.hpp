@@ -168,18 +168,10 @@ template <class T, class... Ds>
 struct evaluator<tensor_view<T, Ds...>>
     : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
 
-// The tensor of element type T and dims Dims.
-template <class T, class Dims>
-struct tensor_of;
-template <class T, class... Ds>
-struct tensor_of<T, dim_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-
 // A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
 template <class E>
 struct temporary_evaluator {
-  using object = typename tensor_of<typename E::value_type, typename E::dims>::type;
+  using object = tensor_of_list_t<typename E::value_type, typename E::dims>;
   using program = type_list<leaf_op<object, typename E::value_type>>;
   using layouts = type_list<typename E::dims>;
   static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);

@@ -59,6 +59,17 @@ using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::r
 
 namespace detail {
 
+// tensor_of_list_t<T, L<Ds...>>: the tensor of elements T with the dims in L (a dim_list or a
+// type_list).
+template <class T, class List>
+struct tensor_of_list;
+template <class T, template <class...> class L, class... Ds>
+struct tensor_of_list<T, L<Ds...>> {
+  using type = tensor<T, Ds...>;
+};
+template <class T, class List>
+using tensor_of_list_t = typename tensor_of_list<T, List>::type;
+
 // The stand-in result of an op whose mistake was already reported: every op on it
 // quietly gives it again, so one mistake gives one message.
 struct invalid_expr {};

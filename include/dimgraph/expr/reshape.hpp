@@ -28,16 +28,6 @@ struct view_of_list<P, type_list<Ds...>> {
 template <class P, class List>
 using view_of_list_t = typename view_of_list<P, List>::type;
 
-template <class T, class List>
-struct tensor_of_list;
-template <class T, class... Ds>
-struct tensor_of_list<T, type_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-// The tensor of elements T with the dims in List.
-template <class T, class List>
-using tensor_of_list_t = typename tensor_of_list<T, List>::type;
-
 // The element type a view of x has (const for a const tensor).
 template <class X>
 using view_element_t = std::remove_pointer_t<decltype(std::declval<X&>().data())>;
