@@ -7473,9 +7473,11 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> 
   return s;
 }
 
-// The bytes a row keeps per leaf for a piece of fewer than L lanes.
-template <std::size_t L>
-inline constexpr std::size_t piece_bytes = L * 8;
+// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
+// an array bound in the caller's scratch, a stride in pad_leaves.
+constexpr std::size_t piece_bytes(std::size_t lanes) {
+  return lanes * 8;
+}
 
 // The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
 // leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
@@ -7491,7 +7493,7 @@ inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const 
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
     const char* src =
         static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
-    unsigned char* dst = scratch + k * lanes * 8;
+    unsigned char* dst = scratch + k * piece_bytes(lanes);
     for (std::size_t l = 0; l < lanes; ++l) {
       const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
       switch (b) {  // (fixed sizes: no call to memcpy)
@@ -7559,7 +7561,7 @@ struct row {
   }
 
   // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
-  // (piece_bytes<L> per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
   template <std::size_t L>
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
@@ -7722,7 +7724,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
   } else {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
     // The segments [0, head), [head, body_end) and [body_end, n).
     for (int s = 0; s < 3; ++s) {

@@ -115,7 +115,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
   } else {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes<L>];
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
     // The segments [0, head), [head, body_end) and [body_end, n).
     for (int s = 0; s < 3; ++s) {

@@ -314,9 +314,11 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> 
   return s;
 }
 
-// The bytes a row keeps per leaf for a piece of fewer than L lanes.
-template <std::size_t L>
-inline constexpr std::size_t piece_bytes = L * 8;
+// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
+// an array bound in the caller's scratch, a stride in pad_leaves.
+constexpr std::size_t piece_bytes(std::size_t lanes) {
+  return lanes * 8;
+}
 
 // The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
 // leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
@@ -332,7 +334,7 @@ inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const 
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
     const char* src =
         static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
-    unsigned char* dst = scratch + k * lanes * 8;
+    unsigned char* dst = scratch + k * piece_bytes(lanes);
     for (std::size_t l = 0; l < lanes; ++l) {
       const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
       switch (b) {  // (fixed sizes: no call to memcpy)
@@ -400,7 +402,7 @@ struct row {
   }
 
   // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
-  // (piece_bytes<L> per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
   template <std::size_t L>
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
