@@ -41,6 +41,7 @@
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/eval/store.hpp"
+#include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/compound.hpp"

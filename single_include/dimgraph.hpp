@@ -7743,138 +7743,14 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/store.hpp
-// ---- begin dimgraph/eval/reduce.hpp
-// Evaluation of reductions: one pass over the input (fused with its element-wise ops).
+// ---- begin dimgraph/eval/elementwise.hpp
+// Element-wise evaluation into a tensor or a view: the leaf table, the overlap checks, the plan
+// and the fused SIMD loop.
 
-
-
-namespace dimgraph::detail {
-
-template <class E>
-inline constexpr bool is_reduce_v = false;
-template <class Op, class X, class... Rs>
-inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
-
-// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
-template <class... Rs, class X>
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
-  std::string what;
-  ((x.template extent<Rs>() == 0
-        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
-        : void()),
-   ...);
-  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
-}
-
-// acc (row-major over the result's dims) combined with Op over every element of x. The loop
-// nest runs over x's dims; acc steps with stride 0 along the reduced dims. A row along which
-// acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
-// one element; otherwise each acc element takes the matching input element (a vertical
-// reduction, as vectorised as an element-wise op).
-template <class Op, class Acc, class X, class AccTensor>
-DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
-  using ev = evaluator_of<X>;
-  using kernel = program_kernel<typename ev::program>;
-  using xdims = dims_t<X>;
-  using E = typename kernel::value_type;
-  using table_t = table_for<xdims, X>;
-  using inner = back_t<types_of_t<xdims>>;
-  constexpr std::size_t R = xdims::size;
-  constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
-
-  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
-    return std::array<std::size_t, R>{x.template extent<Ds>()...};
-  }(std::type_identity<xdims>{});
-  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
-  typename table_t::bases_type bases;
-  const kernel k = make_kernel(x, table, bases);
-  const auto plan = make_loop_plan<R>(ext, table.strides);
-  std::array<std::ptrdiff_t, table_t::slots> step{};
-  if (plan.depth > 0)
-    for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
-  const auto leaf_step = leaf_steps<table_t>(step);
-
-  const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
-    using row_t = row<table_t, inner, Unit>;
-    for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
-                                     std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-      const row_t r(bases, off, step);
-      Acc* o = acc.data() + off[0];
-      // Along a row where acc does not step, L lane accumulators, folded into o at the end
-      // (a piece of m < L elements adds its first m lanes after them); otherwise each
-      // element of o takes the matching input element.
-      const bool across = step[0] == 0;
-      auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
-      auto rest = load_lanes<1>(o);
-      std::size_t rest_from = 0, rest_count = 0;
-      fn::lanes_t<Acc, L> last{};
-      for_each_piece<L>(r, n, 0, leaf_step.data(), table.leaf_bytes.data(),
-                        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-                            DIMGRAPH_ALWAYS_INLINE {
-                              const auto v = fn::as<Acc, E>(k.template packet<L>(c, at));
-                              if (m != L) [[unlikely]] {
-                                last = v;
-                                rest_from = i;
-                                rest_count = m;
-                              } else if (across) {
-                                lanes = Op::combine(lanes, v);
-                              } else {
-                                store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), v));
-                              }
-                            });
-      if (across) {
-        for (std::size_t l = 0; l < L; ++l)
-          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
-        for (std::size_t l = 0; l < rest_count; ++l)
-          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(last[l]));
-        store_lanes<1>(o, rest);
-      } else {
-        for (std::size_t l = 0; l < rest_count; ++l) {
-          Acc* p = o + rest_from + l;
-          store_lanes<1>(p,
-                         Op::combine(load_lanes<1>(p), simd::splat<simd::lane_t<Acc>, 1>(last[l])));
-        }
-      }
-    });
-  };
-  if (table.unit_inner(plan, false)) run(std::true_type{});
-  else if constexpr (kernel::views > 0) run(std::false_type{});
-}
-
-}  // namespace dimgraph::detail
-// ---- end dimgraph/eval/reduce.hpp
-// ---- begin dimgraph/eval/assign.hpp
-// Assignment of an expression to a tensor or view: checks, plan, and the fused SIMD loop.
-
-#include <optional>
 
 
 namespace dimgraph {
 namespace detail {
-
-template <class Dst, class E>
-constexpr bool assign_dims_match() {
-  return list_same_set_v<typename Dst::dims, dims_t<E>>;
-}
-
-// Compile-time checks of out = e, at the entry point (one message per mistake).
-template <class Dst, class E>
-constexpr bool check_assign() {
-  constexpr bool dims_ok = assign_dims_match<Dst, E>();
-  static_assert(dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims");
-  constexpr bool narrowing = dims_ok && is_narrowing_v<value_t<E>, typename Dst::value_type>;
-  static_assert(!narrowing,
-                "dimgraph: assign: the expression's element type would narrow to the "
-                "destination's; use dg::cast<T>");
-  return dims_ok && !narrowing;
-}
-
-// The expression's extents in the destination's dim order.
-template <class... Ds, class E>
-DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
-    dim_list<Ds...>*, const E& e) {
-  return {e.template extent<Ds>()...};
-}
 
 // b, hidden from the optimiser: a branch on it cannot be threaded, so the cold code behind
 // it stays in one place (GCC moves it to <function>.cold instead of copying the call into the
@@ -8025,6 +7901,152 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   }
 }
 
+// A long expression's evaluation is a function of its own: the optimiser's cost grows faster
+// than linearly with a function's length, and the expression's construction (its nodes, their
+// extent checks) and its evaluation are each as long as the expression. A short one is
+// inlined where it is assigned (a call would cost as much as a tiny tensor's loop).
+inline constexpr std::size_t outline_above = 32;
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
+  assign_elementwise<CheckOverlap>(dst, e);
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/eval/elementwise.hpp
+// ---- begin dimgraph/eval/reduce.hpp
+// Evaluation of reductions: one pass over the input (fused with its element-wise ops).
+
+
+
+namespace dimgraph::detail {
+
+template <class E>
+inline constexpr bool is_reduce_v = false;
+template <class Op, class X, class... Rs>
+inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
+
+// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
+template <class... Rs, class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
+  std::string what;
+  ((x.template extent<Rs>() == 0
+        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
+        : void()),
+   ...);
+  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
+}
+
+// acc (row-major over the result's dims) combined with Op over every element of x. The loop
+// nest runs over x's dims; acc steps with stride 0 along the reduced dims. A row along which
+// acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
+// one element; otherwise each acc element takes the matching input element (a vertical
+// reduction, as vectorised as an element-wise op).
+template <class Op, class Acc, class X, class AccTensor>
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
+  using ev = evaluator_of<X>;
+  using kernel = program_kernel<typename ev::program>;
+  using xdims = dims_t<X>;
+  using E = typename kernel::value_type;
+  using table_t = table_for<xdims, X>;
+  using inner = back_t<types_of_t<xdims>>;
+  constexpr std::size_t R = xdims::size;
+  constexpr std::size_t L = simd::lanes_for(std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
+
+  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return std::array<std::size_t, R>{x.template extent<Ds>()...};
+  }(std::type_identity<xdims>{});
+  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
+  typename table_t::bases_type bases;
+  const kernel k = make_kernel(x, table, bases);
+  const auto plan = make_loop_plan<R>(ext, table.strides);
+  std::array<std::ptrdiff_t, table_t::slots> step{};
+  if (plan.depth > 0)
+    for (std::size_t op = 0; op < table_t::slots; ++op) step[op] = plan.inner_stride(op);
+  const auto leaf_step = leaf_steps<table_t>(step);
+
+  const auto run = [&]<bool Unit>(std::bool_constant<Unit>) {
+    using row_t = row<table_t, inner, Unit>;
+    for_each_row<1, false>(plan, [&](const std::array<std::ptrdiff_t, table_t::slots>& off,
+                                     std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+      const row_t r(bases, off, step);
+      Acc* o = acc.data() + off[0];
+      // Along a row where acc does not step, L lane accumulators, folded into o at the end
+      // (a piece of m < L elements adds its first m lanes after them); otherwise each
+      // element of o takes the matching input element.
+      const bool across = step[0] == 0;
+      auto lanes = simd::splat<simd::lane_t<Acc>, L>(fn::lane_of(Op::template identity<Acc>()));
+      auto rest = load_lanes<1>(o);
+      std::size_t rest_from = 0, rest_count = 0;
+      fn::lanes_t<Acc, L> last{};
+      for_each_piece<L>(r, n, 0, leaf_step.data(), table.leaf_bytes.data(),
+                        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                            DIMGRAPH_ALWAYS_INLINE {
+                              const auto v = fn::as<Acc, E>(k.template packet<L>(c, at));
+                              if (m != L) [[unlikely]] {
+                                last = v;
+                                rest_from = i;
+                                rest_count = m;
+                              } else if (across) {
+                                lanes = Op::combine(lanes, v);
+                              } else {
+                                store_lanes<L>(o + i, Op::combine(load_lanes<L>(o + i), v));
+                              }
+                            });
+      if (across) {
+        for (std::size_t l = 0; l < L; ++l)
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(lanes[l]));
+        for (std::size_t l = 0; l < rest_count; ++l)
+          rest = Op::combine(rest, simd::splat<simd::lane_t<Acc>, 1>(last[l]));
+        store_lanes<1>(o, rest);
+      } else {
+        for (std::size_t l = 0; l < rest_count; ++l) {
+          Acc* p = o + rest_from + l;
+          store_lanes<1>(p,
+                         Op::combine(load_lanes<1>(p), simd::splat<simd::lane_t<Acc>, 1>(last[l])));
+        }
+      }
+    });
+  };
+  if (table.unit_inner(plan, false)) run(std::true_type{});
+  else if constexpr (kernel::views > 0) run(std::false_type{});
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/reduce.hpp
+// ---- begin dimgraph/eval/assign.hpp
+// Assignment of an expression to a tensor or a view: the checks, then a reduction or an
+// element-wise kernel.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+template <class Dst, class E>
+constexpr bool assign_dims_match() {
+  return list_same_set_v<typename Dst::dims, dims_t<E>>;
+}
+
+// Compile-time checks of out = e, at the entry point (one message per mistake).
+template <class Dst, class E>
+constexpr bool check_assign() {
+  constexpr bool dims_ok = assign_dims_match<Dst, E>();
+  static_assert(dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims");
+  constexpr bool narrowing = dims_ok && is_narrowing_v<value_t<E>, typename Dst::value_type>;
+  static_assert(!narrowing,
+                "dimgraph: assign: the expression's element type would narrow to the "
+                "destination's; use dg::cast<T>");
+  return dims_ok && !narrowing;
+}
+
+// The expression's extents in the destination's dim order.
+template <class... Ds, class E>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
+    dim_list<Ds...>*, const E& e) {
+  return {e.template extent<Ds>()...};
+}
+
 // (Cold and out of line: the message is built only when it is thrown.)
 template <class... Ds, std::size_t R>
 [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_extent_mismatch(
@@ -8098,16 +8120,6 @@ struct fresh_tensor {
       discard();  // (an exception left the assignment)
   }
 };
-
-// A long expression's evaluation is a function of its own: the optimiser's cost grows faster
-// than linearly with a function's length, and the expression's construction (its nodes, their
-// extent checks) and its evaluation are each as long as the expression. A short one is
-// inlined where it is assigned (a call would cost as much as a tiny tensor's loop).
-inline constexpr std::size_t outline_above = 32;
-template <bool CheckOverlap, class Dst, class E>
-DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
-  assign_elementwise<CheckOverlap>(dst, e);
-}
 
 // dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
 template <bool CheckOverlap = true, class Dst, class E>
@@ -10534,6 +10546,7 @@ constexpr bool check_scan_body() {
 // The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
 // the body's arguments and result, and its stacked outputs.
 
+#include <optional>
 
 // ---- begin dimgraph/graph/region.hpp
 // Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.

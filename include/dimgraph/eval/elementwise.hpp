@@ -1,0 +1,184 @@
+// Element-wise evaluation into a tensor or a view: the leaf table, the overlap checks, the plan
+// and the fused SIMD loop.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/config.hpp"
+#include "dimgraph/eval/loop.hpp"
+#include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/store.hpp"
+#include "dimgraph/eval/table.hpp"
+#include "dimgraph/expr/evaluator.hpp"
+
+namespace dimgraph {
+namespace detail {
+
+// b, hidden from the optimiser: a branch on it cannot be threaded, so the cold code behind
+// it stays in one place (GCC moves it to <function>.cold instead of copying the call into the
+// hot path).
+DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
+#if defined(__GNUC__) || defined(__clang__)
+  asm("" : "+r"(b));
+#endif
+  return b;
+}
+
+// The innermost (last) dim of a dim list; void for rank 0.
+template <class Dims>
+struct inner_dim {
+  using type = back_t<types_of_t<Dims>>;
+};
+template <>
+struct inner_dim<dim_list<>> {
+  using type = void;
+};
+template <class Dims>
+using inner_dim_t = typename inner_dim<Dims>::type;
+
+// The lanes of a kernel writing Out: the widest lane type fills one register.
+template <class Ev, class Out>
+inline constexpr std::size_t kernel_lanes_v =
+    simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
+
+// A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
+// vector of 8, not 8 single lanes after no vector of 16).
+constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
+  return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
+}
+
+// The element-wise kernel k over every row of plan p, writing out. Unit: the output and
+// every view step by 1 along the inner loop.
+template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
+          class Table, class Plan>
+DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
+    Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
+    const Plan& p, bool stream) {
+  using E = typename Kernel::value_type;
+  using row_t = row<Table, Inner, Unit>;
+  std::array<std::ptrdiff_t, Table::slots> step{};
+  if (p.depth > 0)
+    for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
+  const auto leaf_step = leaf_steps<Table>(step);
+  for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
+                         std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+    const row_t r(bases, off, step);
+    Out* o = out + off[0];
+    const std::ptrdiff_t os = Unit ? 1 : step[0];
+    bool streaming = false;
+    std::size_t head = 0;
+    if constexpr (Unit && can_stream_v<L, Out>) {
+      streaming = stream;
+      if (streaming) head = stream_head<L>(o, n, streaming);
+    }
+    for_each_piece<L, Pad>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+                           [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+                               DIMGRAPH_ALWAYS_INLINE {
+                                 const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+                                 Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                                 if (m != L) [[unlikely]] {
+                                   store_first<L>(to, os, v, m);
+                                 } else if constexpr (Unit) {
+                                   if constexpr (can_stream_v<L, Out>)
+                                     if (streaming) {
+                                       stream_lanes<L>(to, v);
+                                       return;
+                                     }
+                                   store_lanes<L>(to, v);
+                                 } else {
+                                   store_lanes<L>(to, os, v);
+                                 }
+                               });
+  });
+  if (stream) stream_fence();
+}
+
+// (Cold and out of line.)
+template <class Dst>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_self_overlap(const Dst& dst) {
+  throw overlap_error("assign", "the destination " + to_string(dst.shape()) +
+                                    " reaches some element twice (a zero or overlapping "
+                                    "stride); write to a tensor or a view of distinct elements");
+}
+
+// dst = e for an element-wise e: the leaf table, the checks, the plan, the kernel.
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
+  using ev = evaluator_of<E>;
+  using kernel = program_kernel<typename ev::program>;
+  using out_dims = typename Dst::dims;
+  using out_t = typename Dst::value_type;
+  using inner = inner_dim_t<out_dims>;
+  using table_t = table_for<out_dims, E>;
+  constexpr std::size_t R = out_dims::size;
+  constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
+  constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
+  constexpr bool static_plan = [] {
+    if constexpr (owning) return Dst::is_static && ev::static_layout;
+    else return false;
+  }();
+
+  output_info<R> info{dst.data(), dst.strides()};
+  info.element_bytes = sizeof(out_t);
+  if constexpr (CheckOverlap) std::tie(info.lo, info.hi) = memory_span(dst);
+  if constexpr (!owning)
+    if (self_overlapping(dst.shape().extents(), dst.strides())) throw_self_overlap(dst);
+  if constexpr (static_plan) {
+    // Every stride and extent is a constant: so is the plan.
+    static constexpr auto plan = [] {
+      constexpr auto ext = typename Dst::shape_type{}.extents();
+      std::array<std::array<std::ptrdiff_t, R>, table_t::slots> strides{};
+      strides[0] = layout_strides<out_dims, out_dims>(ext);
+      [&]<std::size_t... Ls>(std::index_sequence<Ls...>) {
+        ((strides[1 + Ls] = layout_strides<out_dims, at_t<Ls, typename ev::layouts>>(ext)), ...);
+      }(std::make_index_sequence<table_t::layouts>{});
+      return make_loop_plan<R>(ext, strides);
+    }();
+    table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
+    // (A row that is whole vectors needs no padding.)
+    constexpr bool pad = plan.depth == 0 ? lanes != 1 : plan.inner_extent() % lanes != 0;
+    run_kernel<lanes, true, inner, pad>(dst.data(), k, table, bases, plan, false);
+  } else {
+    table_t table(dst.shape().extents(), info, CheckOverlap);
+    typename table_t::bases_type bases;
+    const kernel k = make_kernel(e, table, bases);
+    if constexpr (CheckOverlap)
+      if (opaque(table.bad_leaf != 0)) [[unlikely]]
+        throw_partial_overlap(table.bad_leaf);
+    const auto plan = make_loop_plan<R>(table.extents, table.strides);
+    if constexpr (!owning || kernel::views > 0) {
+      if (!table.unit_inner(plan)) {
+        run_kernel<L, false, inner>(dst.data(), k, table, bases, plan, false);
+        return;
+      }
+    }
+    run_kernel<L, true, inner>(dst.data(), k, table, bases, plan,
+                               streaming_worthwhile<out_t>(plan));
+  }
+}
+
+// A long expression's evaluation is a function of its own: the optimiser's cost grows faster
+// than linearly with a function's length, and the expression's construction (its nodes, their
+// extent checks) and its evaluation are each as long as the expression. A short one is
+// inlined where it is assigned (a call would cost as much as a tiny tensor's loop).
+inline constexpr std::size_t outline_above = 32;
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
+  assign_elementwise<CheckOverlap>(dst, e);
+}
+
+}  // namespace detail
+}  // namespace dimgraph
