@@ -3130,6 +3130,38 @@ inline constexpr bool is_narrowing_v = detail::narrowing<Src, Dst>();
 // dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
 
 
+// ---- begin dimgraph/tensor/assign_hook.hpp
+// The assignment hook: how a tensor or a view takes the value of an expression (declared here,
+// defined in eval/assign.hpp).
+
+
+namespace dimgraph::detail {
+
+// Whether a tensor or a view can take the value of an E (be made from it, be assigned it).
+// Each layer says which of its types qualify: tensors and views (tensor.hpp), lazy nodes and
+// the stand-in for a reported mistake (expr/node.hpp), so that this one need not know them.
+template <class E>
+inline constexpr bool assign_source_v = false;
+template <class E>
+concept assign_source = assign_source_v<std::remove_cvref_t<E>>;
+
+// dst = e, for Dst a tensor or a const tensor_view (a view is a reference: writing through it
+// leaves it const) and E an assign_source. The tensor layer calls it; eval/assign.hpp defines
+// it, once for every kind of expression, as a specialisation for every assign_source. Without
+// that header the call finds this primary template, which says what to include.
+template <class Dst, class E>
+struct assign_hook {
+  static_assert(sizeof(E) == 0,
+                "dimgraph: assign: evaluating an expression needs <dimgraph/eval/assign.hpp> (or "
+                "<dimgraph.hpp>)");
+  // dst = e: a tensor takes e's extents, a view must have them already.
+  static void assign(Dst& dst, const E& e);
+  // A tensor under construction (no shape yet, elements uninitialised) made from e.
+  static void construct(Dst& dst, const E& e);
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/tensor/assign_hook.hpp
 // ---- begin dimgraph/tensor/index_arg.hpp
 // dg::at<D>(i): a position along dim D, for element access and slicing by tag.
 
@@ -3439,9 +3471,6 @@ class tensor_access {
 };
 
 namespace detail {
-// Passed by a tensor constructed from an expression: the shape is not set yet, and the
-// elements are not initialised (the assignment writes every one).
-struct construct_tag {};
 struct tensor_internals;
 }  // namespace detail
 
@@ -3522,21 +3551,19 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
                   "dimgraph: tensor: a non-static dim has no extent");
   }
 
-  // From an expression (anything dimgraph can assign from): evaluates it.
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) {
-               assign_expression(t, std::forward<E>(e), detail::construct_tag{});
-             })
+  // From an expression (another tensor, a view, a lazy node): evaluates it, through the
+  // assignment hook (defined in eval/assign.hpp; without it, a compile error that says so).
+  // The shape is not set yet, and the elements are not initialised: the hook writes every one.
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>)
   DIMGRAPH_ALWAYS_INLINE tensor(E&& e)  // NOLINT: implicit, like assigning the expression's value
       : storage_(detail::for_overwrite_t{}, static_count()) {  // (none yet when not static)
-    assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
+    detail::assign_hook<tensor, std::remove_cvref_t<E>>::construct(*this, e);
   }
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e)); })
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>)
   DIMGRAPH_ALWAYS_INLINE tensor& operator=(E&& e) {
-    assign_expression(*this, std::forward<E>(e));
+    detail::assign_hook<tensor, std::remove_cvref_t<E>>::assign(*this, e);
     return *this;
   }
 
@@ -3619,7 +3646,7 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 };
 
 namespace detail {
-// What the evaluator needs of a tensor under construction (see construct_tag).
+// What the evaluator needs of a tensor under construction (see assign_hook::construct).
 struct tensor_internals {
   // A tensor of shape s whose elements are not initialised (the caller writes every one).
   template <class Tensor>
@@ -3663,18 +3690,17 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   tensor_view(const tensor_view<U, Ds...>& v)
       : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
 
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view> &&
-             requires(const tensor_view& v, E&& e) { assign_expression(v, std::forward<E>(e)); })
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view>)
   const tensor_view& operator=(E&& e) const {
-    assign_expression(*this, std::forward<E>(e));
+    detail::assign_hook<const tensor_view, std::remove_cvref_t<E>>::assign(*this, e);
     return *this;
   }
   // Assignment writes through to the viewed elements (a view is a reference).
   const tensor_view& operator=(const tensor_view& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_expression(*this, other);
+    detail::assign_hook<const tensor_view, tensor_view>::assign(*this, other);
     return *this;
   }
   tensor_view(const tensor_view&) = default;
@@ -3707,6 +3733,12 @@ tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
 }
 
 namespace detail {
+// Tensors and views are what a tensor or a view can take the value of (see assign_source).
+template <class T, class... Ds>
+inline constexpr bool assign_source_v<tensor<T, Ds...>> = true;
+template <class T, class... Ds>
+inline constexpr bool assign_source_v<tensor_view<T, Ds...>> = true;
+
 template <class X>
 inline constexpr bool owns_elements_v = false;
 template <class T, class... Ds>
@@ -4193,6 +4225,14 @@ using tensor_of_list_t = typename tensor_of_list<T, List>::type;
 struct invalid_expr {};
 template <class X>
 concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
+
+// Lazy nodes are what a tensor or a view can take the value of (see assign_source), and so is
+// the stand-in for a reported mistake (taken silently).
+template <class E>
+  requires std::is_base_of_v<expr_node_base, E>
+inline constexpr bool assign_source_v<E> = true;
+template <>
+inline constexpr bool assign_source_v<invalid_expr> = true;
 
 // The extent of D in e (e must have D).
 template <class D, class E>
@@ -8015,10 +8055,683 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/reduce.hpp
 // ---- begin dimgraph/eval/assign.hpp
-// Assignment of an expression to a tensor or a view: the checks, then a reduction or an
-// element-wise kernel.
+// Assignment of an expression to a tensor or a view: the checks, then one dispatch to a
+// contraction, a reduction or an element-wise kernel. This header defines the assignment hook
+// that tensor and tensor_view call: include it (or <dimgraph.hpp>) to evaluate expressions.
 
 
+// ---- begin dimgraph/eval/contract.hpp
+// Evaluation of dot: the contraction mapped onto a (batched) matrix product.
+
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+// ---- begin dimgraph/eval/cblas.hpp
+// The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
+
+// ---- begin dimgraph/eval/gemm.hpp
+// The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
+
+
+
+namespace dimgraph::detail {
+
+// One group of dims (the rows M, the contracted K, the columns N or the batch dims) as
+// one operand sees it: the memory offset of the group's flattened index i. Affine
+// (offset i * stride) when the operand's dims of the group coalesce into one stride,
+// otherwise a table. A group of at most one element counts as affine with stride 1.
+struct dim_group {
+  std::size_t size = 1;
+  std::ptrdiff_t stride = 1;
+  bool affine = true;
+  std::vector<std::ptrdiff_t> table;
+
+  std::ptrdiff_t at(std::size_t i) const {
+    return affine ? static_cast<std::ptrdiff_t>(i) * stride : table[i];
+  }
+  bool unit() const { return affine && stride == 1; }
+};
+
+// The group of dims with extents ext and strides str (outermost first).
+template <std::size_t G>
+dim_group make_dim_group(const std::array<std::size_t, G>& ext,
+                         const std::array<std::ptrdiff_t, G>& str) {
+  dim_group g;
+  for (std::size_t e : ext) g.size *= e;
+  if (g.size <= 1) return g;
+  bool first = true;
+  std::ptrdiff_t expected = 0;
+  for (std::size_t d = G; d-- > 0;) {
+    if (ext[d] == 1) continue;
+    if (first) g.stride = str[d];
+    else if (str[d] != expected) g.affine = false;
+    first = false;
+    expected = str[d] * static_cast<std::ptrdiff_t>(ext[d]);
+  }
+  if (g.affine) return g;
+  g.table.resize(g.size);
+  std::array<std::size_t, G> idx{};
+  std::ptrdiff_t off = 0;
+  for (std::size_t i = 0; i < g.size; ++i) {
+    g.table[i] = off;
+    for (std::size_t d = G; d-- > 0;) {
+      off += str[d];
+      if (++idx[d] < ext[d]) break;
+      off -= str[d] * static_cast<std::ptrdiff_t>(ext[d]);
+      idx[d] = 0;
+    }
+  }
+  return g;
+}
+
+// C(m, n) = sum_k A(m, k) B(k, n) for one batch entry; each operand's element is at its
+// base pointer plus the offsets of its two groups.
+template <class T>
+struct matmul_operands {
+  const T* a;
+  const dim_group* am;
+  const dim_group* ak;
+  const T* b;
+  const dim_group* bk;
+  const dim_group* bn;
+  T* c;
+  const dim_group* cm;
+  const dim_group* cn;
+};
+
+// acc + x * y, fused where the target has FMA (one rounding, twice the throughput).
+template <class T>
+DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
+#if defined(__FMA__)
+  if constexpr (std::is_floating_point_v<T>) return std::fma(x, y, acc);
+  else return static_cast<T>(acc + x * y);
+#else
+  return static_cast<T>(acc + x * y);
+#endif
+}
+
+// The target's vector registers: how wide and how many.
+#if defined(__AVX512F__)
+inline constexpr std::size_t gemm_vector_bytes = 64, gemm_vector_registers = 32;
+#elif defined(__AVX__)
+inline constexpr std::size_t gemm_vector_bytes = 32, gemm_vector_registers = 16;
+#elif defined(__aarch64__)
+inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
+#else
+inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
+#endif
+
+// The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
+// shares) for the float and integer types, T itself for any other. Written out rather than left
+// to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
+// with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
+// (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
+template <class T, bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+struct gemm_vector {
+  using type = T;
+};
+template <class T>
+struct gemm_vector<T, true> {
+  typedef T type __attribute__((vector_size(gemm_vector_bytes)));
+};
+
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline V gemm_load(const T* p) {
+  V v;
+  std::memcpy(&v, p, sizeof(V));
+  return v;
+}
+
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
+  std::memcpy(p, &v, sizeof(V));
+}
+
+// acc + x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
+// an FMA where the target has one (their default floating-point contraction).
+template <class V, class X>
+DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
+  if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
+  else return acc + x * y;
+}
+
+// The sum of a vector's lanes, in lane order.
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
+  if constexpr (std::is_arithmetic_v<V>) {
+    return v;
+  } else {
+    T sum = T(0);
+    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) sum += v[l];
+    return sum;
+  }
+}
+
+// Asks for the cache lines of [p, p + bytes) ahead of their use.
+DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t bytes) {
+#if defined(__GNUC__) || defined(__clang__)
+  for (std::size_t l = 0; l < bytes; l += 64) __builtin_prefetch(static_cast<const char*>(p) + l);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
+// wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
+// a B sliver of KC x NR in L1.
+template <class T>
+struct gemm_blocking {
+  using vector = typename gemm_vector<T>::type;
+  static constexpr std::size_t lanes = sizeof(vector) / sizeof(T);
+  static constexpr std::size_t mr = gemm_vector_registers >= 32 ? 8 : 6;
+  static constexpr std::size_t nr = 2 * lanes;
+  static constexpr std::size_t kc = 256;
+  static constexpr std::size_t mc = 96;
+  static constexpr std::size_t nc = 128 * nr;
+};
+
+// The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B sliver.
+template <class T, std::size_t MR, std::size_t NR>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
+                                                   const T* __restrict bp, T (&tile)[MR][NR]) {
+  using V = typename gemm_blocking<T>::vector;
+  constexpr std::size_t L = sizeof(V) / sizeof(T), NV = NR / L;
+  V acc[MR][NV] = {};
+  for (std::size_t p = 0; p < kc; ++p) {
+    V b[NV];
+    for (std::size_t j = 0; j < NV; ++j) b[j] = gemm_load<V>(bp + p * NR + j * L);
+    for (std::size_t i = 0; i < MR; ++i) {
+      const T x = ap[p * MR + i];
+      for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
+    }
+  }
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+}
+
+// Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
+// each stored depth-major (W values per depth step), padding the last sliver with zeros.
+template <std::size_t W, class T>
+void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
+               std::size_t rows, std::size_t p0, std::size_t kc) {
+  std::size_t s = 0;
+  if (rg.unit() && kg.affine) {
+    // The full slivers a few depth steps at a time, all slivers per step: the reads walk along
+    // the source's rows, which the hardware prefetchers follow, instead of down one sliver's
+    // column of W-wide pieces, which are a page apart when the rows are long.
+    constexpr std::size_t depth_step = 8;
+    const std::size_t full = rows / W * W;
+    const std::ptrdiff_t ks = kg.stride;
+    for (std::size_t pb = 0; pb < kc; pb += depth_step) {
+      const std::size_t pe = std::min(kc, pb + depth_step);
+      for (std::size_t f = 0; f < full; f += W) {
+        const T* src = base + rg.at(r0 + f);
+        T* o = out + f * kc;
+        for (std::size_t p = pb; p < pe; ++p)
+          for (std::size_t i = 0; i < W; ++i)
+            o[p * W + i] =
+                src[static_cast<std::ptrdiff_t>(p0 + p) * ks + static_cast<std::ptrdiff_t>(i)];
+      }
+    }
+    s = full;
+  }
+  std::array<std::ptrdiff_t, W> roff{};
+  for (; s < rows; s += W) {
+    const std::size_t w = std::min(W, rows - s);
+    for (std::size_t i = 0; i < W; ++i) roff[i] = i < w ? rg.at(r0 + s + i) : 0;
+    T* o = out + s * kc;
+    for (std::size_t p = 0; p < kc; ++p) {
+      const T* src = base + kg.at(p0 + p);
+      for (std::size_t i = 0; i < W; ++i) o[p * W + i] = i < w ? src[roff[i]] : T(0);
+    }
+  }
+}
+
+// Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
+template <class T, std::size_t MR, std::size_t NR>
+void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size_t m0,
+                std::size_t mr, std::size_t n0, std::size_t nr, bool first) {
+  const bool unit = op.cn->unit();
+  const std::ptrdiff_t n_base = op.cn->at(n0);
+  for (std::size_t i = 0; i < mr; ++i) {
+    T* row = op.c + op.cm->at(m0 + i);
+    if (unit) {
+      T* r = row + n_base;
+      if (first)
+        for (std::size_t j = 0; j < nr; ++j) r[j] = tile[i][j];
+      else
+        for (std::size_t j = 0; j < nr; ++j) r[j] += tile[i][j];
+    } else {
+      for (std::size_t j = 0; j < nr; ++j) {
+        T& slot = row[op.cn->at(n0 + j)];
+        slot = first ? tile[i][j] : slot + tile[i][j];
+      }
+    }
+  }
+}
+
+// The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
+// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles.
+template <class T>
+void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T>;
+  constexpr std::size_t MR = blk::mr, NR = blk::nr;
+  const std::size_t kc_max = std::min(blk::kc, k);
+  const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
+  const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
+  // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
+  const std::unique_ptr<T[]> bpack(new T[kc_max * nc_max]), apack(new T[kc_max * mc_max]);
+  alignas(64) T tile[MR][NR];
+  for (std::size_t jc = 0; jc < n; jc += blk::nc) {
+    const std::size_t nc = std::min(blk::nc, n - jc);
+    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
+      const std::size_t kc = std::min(blk::kc, k - pc);
+      gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      for (std::size_t ic = 0; ic < m; ic += blk::mc) {
+        const std::size_t mc = std::min(blk::mc, m - ic);
+        gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
+        for (std::size_t jr = 0; jr < nc; jr += NR) {
+          for (std::size_t ir = 0; ir < mc; ir += MR) {
+            gemm_micro_tile<T, MR, NR>(kc, apack.get() + ir * kc, bpack.get() + jr * kc, tile);
+            gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
+                       pc == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+// The product when B's columns are contiguous and B is read once (few rows of A) or stays in
+// the cache between passes: the micro-kernel reads B and A where they are (packing B would cost
+// more than the product itself), one KC-deep block of B at a time, asking for B a few rows
+// ahead (its successive reads are a row apart, too far for the hardware's stride prefetcher
+// when the rows are long). B's last columns that do not fill a tile are summed one by one.
+template <class T>
+void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T>;
+  using V = typename blk::vector;
+  constexpr std::size_t MR = blk::mr, NR = blk::nr, L = blk::lanes, NV = NR / L;
+  constexpr std::size_t ahead = 8;
+  const std::ptrdiff_t as = op.ak->stride, bs = op.bk->stride;
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  std::array<const T*, MR> a{};
+  alignas(64) T tile[MR][NR];
+  for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+    const std::size_t mr = std::min(MR, m - i0);
+    for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
+    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
+      const std::size_t kc = std::min(blk::kc, k - pc);
+      for (std::size_t j0 = 0; j0 + NR <= n; j0 += NR) {
+        const T* b = op.b + op.bn->at(j0) + at(pc, bs);
+        V acc[MR][NV] = {};
+        for (std::size_t p = 0; p < kc; ++p) {
+          const T* bp = b + at(p, bs);
+          gemm_prefetch(b + at(std::min(p + ahead, kc - 1), bs), NR * sizeof(T));
+          V bv[NV];
+          for (std::size_t j = 0; j < NV; ++j) bv[j] = gemm_load<V>(bp + j * L);
+          for (std::size_t i = 0; i < MR; ++i) {
+            const T x = a[i][at(pc + p, as)];
+            for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
+          }
+        }
+        for (std::size_t i = 0; i < MR; ++i)
+          for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+        gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
+      }
+    }
+    for (std::size_t j = n / NR * NR; j < n; ++j)
+      for (std::size_t i = 0; i < mr; ++i) {
+        const T* b = op.b + op.bn->at(j);
+        T sum = T(0);
+        for (std::size_t p = 0; p < k; ++p) sum = multiply_add(sum, a[i][at(p, as)], b[at(p, bs)]);
+        op.c[op.cm->at(i0 + i) + op.cn->at(j)] = sum;
+      }
+  }
+}
+
+// The product when both operands are contiguous along the depth and B's columns are not
+// (x . W with W[out, in]): each MR x NR tile of C is MR * NR dot products, each summed in a
+// vector of partial sums, straight from the operands' rows. No packing: for B that would be
+// a transpose, which costs more than the product itself when m is small. Edge tiles repeat
+// the last row or column and store only the valid part.
+template <class T>
+void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  using V = typename gemm_blocking<T>::vector;
+  constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
+  std::array<const T*, MR> a{};
+  std::array<const T*, NR> b{};
+  for (std::size_t j0 = 0; j0 < n; j0 += NR) {
+    for (std::size_t j = 0; j < NR; ++j) b[j] = op.b + op.bn->at(std::min(j0 + j, n - 1));
+    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
+      for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
+      V acc[MR][NR] = {};
+      std::size_t p = 0;
+      for (; p + L <= k; p += L) {
+        V av[MR], bv[NR];
+        for (std::size_t i = 0; i < MR; ++i) av[i] = gemm_load<V>(a[i] + p);
+        for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
+        for (std::size_t i = 0; i < MR; ++i)
+          for (std::size_t j = 0; j < NR; ++j)
+            acc[i][j] = gemm_multiply_add(acc[i][j], av[i], bv[j]);
+      }
+      for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
+        for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
+          T sum = gemm_lane_sum<T>(acc[i][j]);
+          for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
+          op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
+        }
+    }
+  }
+}
+
+// y(r) = sum_c M(r, c) x(c) with M(r, c) at mat[r * rs + c * cs], x(c) at x[c * xs] and
+// y(r) at y[r * ys]. Rows with contiguous elements and a contiguous x: four rows at a time,
+// each summed in one vector of partial sums (independent lanes, so no reassociation is
+// needed to vectorise). Contiguous columns: y accumulates one column at a time (axpy).
+template <class T>
+void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
+          const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
+  constexpr std::size_t L = 2 * gemm_blocking<T>::lanes;
+  const auto at = [](std::size_t i, std::ptrdiff_t s) {
+    return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  if (cs == 1 && xs == 1) {
+    std::size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      const T* m0 = mat + at(r, rs);
+      const T* m1 = m0 + rs;
+      const T* m2 = m1 + rs;
+      const T* m3 = m2 + rs;
+      T acc[4][L] = {};
+      std::size_t c = 0;
+      for (; c + L <= cols; c += L)
+        for (std::size_t j = 0; j < L; ++j) {
+          const T v = x[c + j];
+          acc[0][j] = multiply_add(acc[0][j], m0[c + j], v);
+          acc[1][j] = multiply_add(acc[1][j], m1[c + j], v);
+          acc[2][j] = multiply_add(acc[2][j], m2[c + j], v);
+          acc[3][j] = multiply_add(acc[3][j], m3[c + j], v);
+        }
+      std::array<T, 4> s{};
+      for (std::size_t q = 0; q < 4; ++q)
+        for (std::size_t j = 0; j < L; ++j) s[q] += acc[q][j];
+      for (; c < cols; ++c) {
+        s[0] = multiply_add(s[0], m0[c], x[c]);
+        s[1] = multiply_add(s[1], m1[c], x[c]);
+        s[2] = multiply_add(s[2], m2[c], x[c]);
+        s[3] = multiply_add(s[3], m3[c], x[c]);
+      }
+      for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
+    }
+    for (; r < rows; ++r) {
+      const T* mr = mat + at(r, rs);
+      T acc[L] = {};
+      std::size_t c = 0;
+      for (; c + L <= cols; c += L)
+        for (std::size_t j = 0; j < L; ++j) acc[j] = multiply_add(acc[j], mr[c + j], x[c + j]);
+      T s = T(0);
+      for (std::size_t j = 0; j < L; ++j) s += acc[j];
+      for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
+      y[at(r, ys)] = s;
+    }
+  } else if (rs == 1 && ys == 1) {
+    for (std::size_t r = 0; r < rows; ++r) y[r] = T(0);
+    for (std::size_t c = 0; c < cols; ++c) {
+      const T v = x[at(c, xs)];
+      const T* mc = mat + at(c, cs);
+      for (std::size_t r = 0; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+    }
+  } else {
+    for (std::size_t r = 0; r < rows; ++r) {
+      T s = T(0);
+      for (std::size_t c = 0; c < cols; ++c)
+        s = multiply_add(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
+      y[at(r, ys)] = s;
+    }
+  }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/gemm.hpp
+
+#if DIMGRAPH_CONFIG_USE_CBLAS
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+
+namespace dimgraph::detail {
+
+// A matrix (rows x cols) as CBLAS takes it in row-major order: stored as is (element (r, c)
+// at r * ld + c) or transposed (at c * ld + r). ok is false when the strides fit neither.
+struct blas_matrix {
+  bool ok = false;
+  bool trans = false;
+  int ld = 0;
+};
+inline blas_matrix blas_layout(const dim_group& rg, const dim_group& cg) {
+  if (!rg.affine || !cg.affine) return {};
+  const auto r = static_cast<std::ptrdiff_t>(std::max<std::size_t>(rg.size, 1));
+  const auto c = static_cast<std::ptrdiff_t>(std::max<std::size_t>(cg.size, 1));
+  const auto fits = [](std::ptrdiff_t v) { return v <= static_cast<std::ptrdiff_t>(INT_MAX); };
+  if (cg.stride == 1) {
+    const std::ptrdiff_t ld = r == 1 ? c : rg.stride;
+    if (ld >= c && fits(ld)) return {true, false, static_cast<int>(ld)};
+  }
+  if (rg.stride == 1) {
+    const std::ptrdiff_t ld = c == 1 ? r : cg.stride;
+    if (ld >= r && fits(ld)) return {true, true, static_cast<int>(ld)};
+  }
+  return {};
+}
+
+// The product through CBLAS (float and double), when every operand's layout allows it:
+// sgemv/dgemv when m or n is 1, sgemm/dgemm otherwise. Returns false when it did not run.
+template <class T>
+bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+    return false;
+  } else {
+    constexpr bool single = std::is_same_v<T, float>;
+    const auto fits = [](std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); };
+    if (!fits(m) || !fits(n) || !fits(k) || k == 0) return false;
+    const auto tr = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
+    const auto inc = [&](const dim_group& g) -> int {
+      return g.size <= 1 ? 1
+                         : (g.affine && g.stride > 0 && g.stride <= INT_MAX ? int(g.stride) : 0);
+    };
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    if (n == 1 || m == 1) {
+      // y(r) = sum_k mat(r, k) x(k): mat is A (n == 1) or B seen as [n, k] (m == 1).
+      const bool by_a = n == 1;
+      const blas_matrix l = by_a ? blas_layout(*op.am, *op.ak) : blas_layout(*op.bn, *op.bk);
+      const int xs = inc(by_a ? *op.bk : *op.ak), ys = inc(by_a ? *op.cm : *op.cn);
+      if (!l.ok || xs == 0 || ys == 0) return false;
+      const int rows = by_a ? mi : ni;
+      const T* mat = by_a ? op.a : op.b;
+      const T* x = by_a ? op.b : op.a;
+      const int sr = l.trans ? ki : rows, sc = l.trans ? rows : ki;  // as stored
+      if constexpr (single)
+        cblas_sgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0f, mat, l.ld, x, xs, 0.0f, op.c, ys);
+      else cblas_dgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0, mat, l.ld, x, xs, 0.0, op.c, ys);
+      return true;
+    }
+    const blas_matrix lc = blas_layout(*op.cm, *op.cn);
+    if (!lc.ok) return false;
+    // A column-major C is the row-major C^T = B^T A^T.
+    const bool swap = lc.trans;
+    const blas_matrix l1 = swap ? blas_layout(*op.bn, *op.bk) : blas_layout(*op.am, *op.ak);
+    const blas_matrix l2 = swap ? blas_layout(*op.ak, *op.am) : blas_layout(*op.bk, *op.bn);
+    if (!l1.ok || !l2.ok) return false;
+    const T* p1 = swap ? op.b : op.a;
+    const T* p2 = swap ? op.a : op.b;
+    const int r = swap ? ni : mi, c = swap ? mi : ni;
+    if constexpr (single)
+      cblas_sgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0f, p1, l1.ld, p2, l2.ld,
+                  0.0f, op.c, lc.ld);
+    else
+      cblas_dgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0, p1, l1.ld, p2, l2.ld,
+                  0.0, op.c, lc.ld);
+    return true;
+  }
+}
+
+}  // namespace dimgraph::detail
+#endif
+// ---- end dimgraph/eval/cblas.hpp
+
+namespace dimgraph {
+namespace detail {
+
+// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
+inline std::size_t l2_cache_bytes() {
+  static const std::size_t bytes = [] {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (reported > 0) return static_cast<std::size_t>(reported);
+#endif
+    return std::size_t{512} * 1024;
+  }();
+  return bytes;
+}
+
+// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
+// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
+// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
+// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
+// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
+// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
+// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
+// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
+// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
+// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
+inline constexpr std::size_t gemm_dots_rows = 48;
+
+// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
+template <class T>
+bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
+  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
+  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
+}
+
+// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
+// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
+template <class T>
+void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+    return;
+  }
+#if DIMGRAPH_CONFIG_USE_CBLAS
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
+      blas_matmul(op, m, n, k))
+    return;
+#endif
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return gemm_dots(op, m, n, k);
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T>(m, n, k))
+    return gemm_rows(op, m, n, k);
+  gemm_blocked(op, m, n, k);
+}
+
+template <class E>
+inline constexpr bool is_contract_v = false;
+template <class A, class B, class... Ks>
+inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
+
+// An operand as memory of element type T: a tensor or view of T as it is, anything else
+// (an element-wise expression, another dot, another element type) evaluated once.
+template <class T, class X>
+decltype(auto) contract_operand(const X& x) {
+  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
+  else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
+  else return materialize(cast<T>(x));
+}
+
+// The group of x's dims Gs... (x has them all), in the order listed.
+template <class... Gs, class X>
+dim_group group_of(dim_list<Gs...>*, const X& x) {
+  return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
+}
+
+// Whether a tensor or view operand of e shares memory with out.
+template <class Out, class E>
+bool contract_overlaps(const Out& out, const E& e) {
+  const auto [lo, hi] = memory_span(out);
+  const auto hits = [&](const auto& x) {
+    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
+      const auto [xl, xh] = memory_span(x);
+      return lo != hi && xl != xh && xl < hi && lo < xh;
+    } else {
+      return false;
+    }
+  };
+  return hits(e.lhs()) || hits(e.rhs());
+}
+
+// out = dot (out's extents already match). The dims split into four groups: batch (in both
+// operands, not contracted), M (only in a), K (contracted, in a's order) and N (only in b).
+// Each operand sees each of its groups as one affine index where its strides allow, else
+// through an offset table; per batch entry the product is one matrix product.
+// Error: out shares memory with an operand (overlap_error), before any write.
+template <class Out, class A, class B, class... Ks>
+void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
+  using T = value_t<contract_expr<A, B, Ks...>>;
+  if constexpr (!std::is_same_v<typename Out::value_type, T>) {
+    const auto tmp = materialize(e);
+    assign_elementwise<false>(out, tmp);
+  } else {
+    if (contract_overlaps(out, e))
+      throw overlap_error("dot",
+                          "the output shares memory with an operand; evaluate into a new tensor");
+    auto&& a = contract_operand<T>(e.lhs());
+    auto&& b = contract_operand<T>(e.rhs());
+    using adims = dims_t<A>;
+    using bdims = dims_t<B>;
+    using kdims = list_intersection_t<adims, dim_list<Ks...>>;
+    using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
+    using mdims = list_difference_t<adims, bdims>;
+    using ndims = list_difference_t<bdims, adims>;
+    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
+    const dim_group am = group(a, static_cast<mdims*>(nullptr));
+    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
+    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
+    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
+    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
+    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
+    const dim_group ab = group(a, static_cast<batch*>(nullptr));
+    const dim_group bb = group(b, static_cast<batch*>(nullptr));
+    const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    for (std::size_t i = 0; i < cb.size; ++i) {
+      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
+                                  out.data() + cb.at(i), &cm, &cn};
+      matmul(op, am.size, bn.size, ak.size);
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/eval/contract.hpp
 
 namespace dimgraph {
 namespace detail {
@@ -8121,77 +8834,97 @@ struct fresh_tensor {
   }
 };
 
-// dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
-template <bool CheckOverlap = true, class Dst, class E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
-  if constexpr (is_reduce_v<E>) reduce_into(dst, e);
-  else if constexpr (evaluator_of<E>::program::size > outline_above)
-    assign_outlined<CheckOverlap>(dst, e);
-  else assign_elementwise<CheckOverlap>(dst, e);
+// The shape of a tensor Dst that takes e's extents. Error: an extent outside its dim's interval
+// (shape_error, named after the operation: dot for a product, else assign).
+template <class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
+  if constexpr (Dst::is_static) return {};
+  else
+    return Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e),
+        is_contract_v<E> ? "dot" : "assign");
 }
 
-}  // namespace detail
-
-// out = e for a view: every extent must match (shape_error), no operand may partially
-// overlap out (overlap_error); both checked before the first write.
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
-  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
-    detail::check_extents(out, e);
-    detail::assign_into(out, e);
+// dst = e once dst has e's extents: the one place that tells the kinds of evaluation apart. A
+// product runs as matrix products (checking that dst shares no memory with an operand), a
+// reduction accumulates, anything else is one fused element-wise kernel (a long one out of
+// line). CheckOverlap: whether dst may partially overlap an operand (a tensor under
+// construction cannot).
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
+  if constexpr (is_contract_v<E>) {
+    if constexpr (is_tensor_v<std::remove_const_t<Dst>>) contract_into(dst.view(), e);
+    else contract_into(dst, e);
+  } else if constexpr (is_reduce_v<E>) {
+    reduce_into(dst, e);
+  } else if constexpr (evaluator_of<E>::program::size > outline_above) {
+    assign_outlined<CheckOverlap>(dst, e);
+  } else {
+    assign_elementwise<CheckOverlap>(dst, e);
   }
 }
 
-// out = e for an owning tensor: takes the expression's extents (re-allocating when
-// they change, into new memory first, so an expression reading out stays valid). The kernel
-// is the same either way: it is compiled once.
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    if constexpr (dst::is_static) {
-      detail::assign_into(out, e);
-    } else {
-      auto s = dst::shape_type::from_extents(
-          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      detail::fresh_tensor<dst> fresh;
-      if (!detail::opaque(s == out.shape())) [[unlikely]]
-        fresh.make(s);
-      detail::assign_into(fresh.ptr ? *fresh.ptr : out, e);
-      if (fresh.ptr) [[unlikely]]
-        fresh.move_to(out);
+// The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
+// tensor and tensor_view call. Errors: e's dims are not dst's, or e's element type would narrow
+// to dst's (compile time); an extent that differs from a view's (shape_error); an operand that
+// partially overlaps dst, or for a product shares any memory with a view (overlap_error); all
+// before the first write. After a reported mistake (a poisoned e): nothing more to say.
+template <class Dst, class E>
+  requires assign_source<E>
+struct assign_hook<Dst, E> {
+  using dst_type = std::remove_const_t<Dst>;
+
+  // dst = e. A view keeps its extents; a tensor takes e's, into new memory first when they
+  // change or when a product reads dst (h = dot<H>(w, h)), so that an expression reading dst
+  // stays valid. The kernel is the same either way: it is compiled once.
+  DIMGRAPH_ALWAYS_INLINE static void assign(Dst& dst, const E& e) {
+    if constexpr (poisoned<E>) {
+      return;
+    } else if constexpr (check_assign<dst_type, E>()) {
+      if constexpr (is_view_v<dst_type>) {
+        check_extents(dst, e);
+        assign_into<true>(dst, e);
+      } else if constexpr (dst_type::is_static && !is_contract_v<E>) {
+        assign_into<true>(dst, e);
+      } else {
+        auto s = shape_for<dst_type>(e);
+        bool in_place = s == dst.shape();
+        if constexpr (is_contract_v<E>) in_place = in_place && !contract_overlaps(dst, e);
+        fresh_tensor<dst_type> fresh;
+        if (!opaque(in_place)) [[unlikely]]
+          fresh.make(s);
+        assign_into<true>(fresh.ptr ? *fresh.ptr : dst, e);
+        if (fresh.ptr) [[unlikely]]
+          fresh.move_to(dst);
+      }
     }
   }
-}
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e,
-                                                     detail::construct_tag) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    // (The elements are uninitialised: assign_into writes every one.)
-    if constexpr (!dst::is_static)
-      detail::tensor_internals::reshape_for_overwrite(
-          out,
-          dst::shape_type::from_extents(
-              detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
-    detail::assign_into<false>(out, e);
-  }
-}
 
-namespace detail {
-// A node that is not element-wise (a reduction), evaluated into a tensor of its own
-// when it is the operand of an element-wise op.
+  // A tensor under construction made from e: it takes e's extents; its elements are
+  // uninitialised, and every kind of evaluation writes every one.
+  DIMGRAPH_ALWAYS_INLINE static void construct(Dst& dst, const E& e) {
+    if constexpr (poisoned<E>) {
+      return;
+    } else if constexpr (check_assign<Dst, E>()) {
+      if constexpr (!Dst::is_static)
+        tensor_internals::reshape_for_overwrite(dst, shape_for<Dst>(e));
+      assign_into<false>(dst, e);
+    }
+  }
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its own
+// when it is the operand of an element-wise op (declared in expr/evaluator.hpp).
 template <class E>
 auto materialize(const E& e) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     return tensor<value_t<E>, Ds...>(e);
   }(static_cast<dims_t<E>*>(nullptr));
 }
+
 }  // namespace detail
 
 // After a reported mistake: nothing more to say.
-template <class Dst, detail::poisoned E>
-void assign_expression(Dst&, E&&, detail::construct_tag = {}) {}
 template <detail::poisoned E>
 detail::invalid_expr eval(E&&) {
   return {};
@@ -8234,7 +8967,7 @@ namespace dimgraph {
   X&& operator OP##=(X&& x, E&& e) {                                                             \
     static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
                   "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
-    assign_expression(x, std::as_const(x) OP std::forward<E>(e));                                \
+    x = std::as_const(x) OP std::forward<E>(e);                                                  \
     return std::forward<X>(x);                                                                   \
   }
 DIMGRAPH_COMPOUND(+, "add")
@@ -9034,729 +9767,6 @@ DIMGRAPH_ARG_REDUCTION(argmin, false)
 
 }  // namespace dimgraph
 // ---- end dimgraph/eval/softmax.hpp
-// ---- begin dimgraph/eval/gemm.hpp
-// The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
-
-
-
-namespace dimgraph::detail {
-
-// One group of dims (the rows M, the contracted K, the columns N or the batch dims) as
-// one operand sees it: the memory offset of the group's flattened index i. Affine
-// (offset i * stride) when the operand's dims of the group coalesce into one stride,
-// otherwise a table. A group of at most one element counts as affine with stride 1.
-struct dim_group {
-  std::size_t size = 1;
-  std::ptrdiff_t stride = 1;
-  bool affine = true;
-  std::vector<std::ptrdiff_t> table;
-
-  std::ptrdiff_t at(std::size_t i) const {
-    return affine ? static_cast<std::ptrdiff_t>(i) * stride : table[i];
-  }
-  bool unit() const { return affine && stride == 1; }
-};
-
-// The group of dims with extents ext and strides str (outermost first).
-template <std::size_t G>
-dim_group make_dim_group(const std::array<std::size_t, G>& ext,
-                         const std::array<std::ptrdiff_t, G>& str) {
-  dim_group g;
-  for (std::size_t e : ext) g.size *= e;
-  if (g.size <= 1) return g;
-  bool first = true;
-  std::ptrdiff_t expected = 0;
-  for (std::size_t d = G; d-- > 0;) {
-    if (ext[d] == 1) continue;
-    if (first) g.stride = str[d];
-    else if (str[d] != expected) g.affine = false;
-    first = false;
-    expected = str[d] * static_cast<std::ptrdiff_t>(ext[d]);
-  }
-  if (g.affine) return g;
-  g.table.resize(g.size);
-  std::array<std::size_t, G> idx{};
-  std::ptrdiff_t off = 0;
-  for (std::size_t i = 0; i < g.size; ++i) {
-    g.table[i] = off;
-    for (std::size_t d = G; d-- > 0;) {
-      off += str[d];
-      if (++idx[d] < ext[d]) break;
-      off -= str[d] * static_cast<std::ptrdiff_t>(ext[d]);
-      idx[d] = 0;
-    }
-  }
-  return g;
-}
-
-// C(m, n) = sum_k A(m, k) B(k, n) for one batch entry; each operand's element is at its
-// base pointer plus the offsets of its two groups.
-template <class T>
-struct matmul_operands {
-  const T* a;
-  const dim_group* am;
-  const dim_group* ak;
-  const T* b;
-  const dim_group* bk;
-  const dim_group* bn;
-  T* c;
-  const dim_group* cm;
-  const dim_group* cn;
-};
-
-// acc + x * y, fused where the target has FMA (one rounding, twice the throughput).
-template <class T>
-DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
-#if defined(__FMA__)
-  if constexpr (std::is_floating_point_v<T>) return std::fma(x, y, acc);
-  else return static_cast<T>(acc + x * y);
-#else
-  return static_cast<T>(acc + x * y);
-#endif
-}
-
-// The target's vector registers: how wide and how many.
-#if defined(__AVX512F__)
-inline constexpr std::size_t gemm_vector_bytes = 64, gemm_vector_registers = 32;
-#elif defined(__AVX__)
-inline constexpr std::size_t gemm_vector_bytes = 32, gemm_vector_registers = 16;
-#elif defined(__aarch64__)
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
-#else
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
-#endif
-
-// The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
-// shares) for the float and integer types, T itself for any other. Written out rather than left
-// to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
-// with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
-// (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
-template <class T, bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
-struct gemm_vector {
-  using type = T;
-};
-template <class T>
-struct gemm_vector<T, true> {
-  typedef T type __attribute__((vector_size(gemm_vector_bytes)));
-};
-
-template <class V, class T>
-DIMGRAPH_ALWAYS_INLINE inline V gemm_load(const T* p) {
-  V v;
-  std::memcpy(&v, p, sizeof(V));
-  return v;
-}
-
-template <class V, class T>
-DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
-  std::memcpy(p, &v, sizeof(V));
-}
-
-// acc + x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
-// an FMA where the target has one (their default floating-point contraction).
-template <class V, class X>
-DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
-  if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
-  else return acc + x * y;
-}
-
-// The sum of a vector's lanes, in lane order.
-template <class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
-  if constexpr (std::is_arithmetic_v<V>) {
-    return v;
-  } else {
-    T sum = T(0);
-    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) sum += v[l];
-    return sum;
-  }
-}
-
-// Asks for the cache lines of [p, p + bytes) ahead of their use.
-DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-  for (std::size_t l = 0; l < bytes; l += 64) __builtin_prefetch(static_cast<const char*>(p) + l);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
-
-// Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
-// wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
-// a B sliver of KC x NR in L1.
-template <class T>
-struct gemm_blocking {
-  using vector = typename gemm_vector<T>::type;
-  static constexpr std::size_t lanes = sizeof(vector) / sizeof(T);
-  static constexpr std::size_t mr = gemm_vector_registers >= 32 ? 8 : 6;
-  static constexpr std::size_t nr = 2 * lanes;
-  static constexpr std::size_t kc = 256;
-  static constexpr std::size_t mc = 96;
-  static constexpr std::size_t nc = 128 * nr;
-};
-
-// The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B sliver.
-template <class T, std::size_t MR, std::size_t NR>
-DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
-                                                   const T* __restrict bp, T (&tile)[MR][NR]) {
-  using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t L = sizeof(V) / sizeof(T), NV = NR / L;
-  V acc[MR][NV] = {};
-  for (std::size_t p = 0; p < kc; ++p) {
-    V b[NV];
-    for (std::size_t j = 0; j < NV; ++j) b[j] = gemm_load<V>(bp + p * NR + j * L);
-    for (std::size_t i = 0; i < MR; ++i) {
-      const T x = ap[p * MR + i];
-      for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
-    }
-  }
-  for (std::size_t i = 0; i < MR; ++i)
-    for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
-}
-
-// Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
-// each stored depth-major (W values per depth step), padding the last sliver with zeros.
-template <std::size_t W, class T>
-void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
-               std::size_t rows, std::size_t p0, std::size_t kc) {
-  std::size_t s = 0;
-  if (rg.unit() && kg.affine) {
-    // The full slivers a few depth steps at a time, all slivers per step: the reads walk along
-    // the source's rows, which the hardware prefetchers follow, instead of down one sliver's
-    // column of W-wide pieces, which are a page apart when the rows are long.
-    constexpr std::size_t depth_step = 8;
-    const std::size_t full = rows / W * W;
-    const std::ptrdiff_t ks = kg.stride;
-    for (std::size_t pb = 0; pb < kc; pb += depth_step) {
-      const std::size_t pe = std::min(kc, pb + depth_step);
-      for (std::size_t f = 0; f < full; f += W) {
-        const T* src = base + rg.at(r0 + f);
-        T* o = out + f * kc;
-        for (std::size_t p = pb; p < pe; ++p)
-          for (std::size_t i = 0; i < W; ++i)
-            o[p * W + i] =
-                src[static_cast<std::ptrdiff_t>(p0 + p) * ks + static_cast<std::ptrdiff_t>(i)];
-      }
-    }
-    s = full;
-  }
-  std::array<std::ptrdiff_t, W> roff{};
-  for (; s < rows; s += W) {
-    const std::size_t w = std::min(W, rows - s);
-    for (std::size_t i = 0; i < W; ++i) roff[i] = i < w ? rg.at(r0 + s + i) : 0;
-    T* o = out + s * kc;
-    for (std::size_t p = 0; p < kc; ++p) {
-      const T* src = base + kg.at(p0 + p);
-      for (std::size_t i = 0; i < W; ++i) o[p * W + i] = i < w ? src[roff[i]] : T(0);
-    }
-  }
-}
-
-// Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
-template <class T, std::size_t MR, std::size_t NR>
-void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size_t m0,
-                std::size_t mr, std::size_t n0, std::size_t nr, bool first) {
-  const bool unit = op.cn->unit();
-  const std::ptrdiff_t n_base = op.cn->at(n0);
-  for (std::size_t i = 0; i < mr; ++i) {
-    T* row = op.c + op.cm->at(m0 + i);
-    if (unit) {
-      T* r = row + n_base;
-      if (first)
-        for (std::size_t j = 0; j < nr; ++j) r[j] = tile[i][j];
-      else
-        for (std::size_t j = 0; j < nr; ++j) r[j] += tile[i][j];
-    } else {
-      for (std::size_t j = 0; j < nr; ++j) {
-        T& slot = row[op.cn->at(n0 + j)];
-        slot = first ? tile[i][j] : slot + tile[i][j];
-      }
-    }
-  }
-}
-
-// The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
-// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles.
-template <class T>
-void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
-  constexpr std::size_t MR = blk::mr, NR = blk::nr;
-  const std::size_t kc_max = std::min(blk::kc, k);
-  const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
-  const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
-  // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  const std::unique_ptr<T[]> bpack(new T[kc_max * nc_max]), apack(new T[kc_max * mc_max]);
-  alignas(64) T tile[MR][NR];
-  for (std::size_t jc = 0; jc < n; jc += blk::nc) {
-    const std::size_t nc = std::min(blk::nc, n - jc);
-    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
-      const std::size_t kc = std::min(blk::kc, k - pc);
-      gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
-      for (std::size_t ic = 0; ic < m; ic += blk::mc) {
-        const std::size_t mc = std::min(blk::mc, m - ic);
-        gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
-        for (std::size_t jr = 0; jr < nc; jr += NR) {
-          for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, MR, NR>(kc, apack.get() + ir * kc, bpack.get() + jr * kc, tile);
-            gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
-                       pc == 0);
-          }
-        }
-      }
-    }
-  }
-}
-
-// The product when B's columns are contiguous and B is read once (few rows of A) or stays in
-// the cache between passes: the micro-kernel reads B and A where they are (packing B would cost
-// more than the product itself), one KC-deep block of B at a time, asking for B a few rows
-// ahead (its successive reads are a row apart, too far for the hardware's stride prefetcher
-// when the rows are long). B's last columns that do not fill a tile are summed one by one.
-template <class T>
-void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
-  using V = typename blk::vector;
-  constexpr std::size_t MR = blk::mr, NR = blk::nr, L = blk::lanes, NV = NR / L;
-  constexpr std::size_t ahead = 8;
-  const std::ptrdiff_t as = op.ak->stride, bs = op.bk->stride;
-  const auto at = [](std::size_t i, std::ptrdiff_t s) {
-    return static_cast<std::ptrdiff_t>(i) * s;
-  };
-  std::array<const T*, MR> a{};
-  alignas(64) T tile[MR][NR];
-  for (std::size_t i0 = 0; i0 < m; i0 += MR) {
-    const std::size_t mr = std::min(MR, m - i0);
-    for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
-    for (std::size_t pc = 0; pc < k; pc += blk::kc) {
-      const std::size_t kc = std::min(blk::kc, k - pc);
-      for (std::size_t j0 = 0; j0 + NR <= n; j0 += NR) {
-        const T* b = op.b + op.bn->at(j0) + at(pc, bs);
-        V acc[MR][NV] = {};
-        for (std::size_t p = 0; p < kc; ++p) {
-          const T* bp = b + at(p, bs);
-          gemm_prefetch(b + at(std::min(p + ahead, kc - 1), bs), NR * sizeof(T));
-          V bv[NV];
-          for (std::size_t j = 0; j < NV; ++j) bv[j] = gemm_load<V>(bp + j * L);
-          for (std::size_t i = 0; i < MR; ++i) {
-            const T x = a[i][at(pc + p, as)];
-            for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
-          }
-        }
-        for (std::size_t i = 0; i < MR; ++i)
-          for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
-        gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
-      }
-    }
-    for (std::size_t j = n / NR * NR; j < n; ++j)
-      for (std::size_t i = 0; i < mr; ++i) {
-        const T* b = op.b + op.bn->at(j);
-        T sum = T(0);
-        for (std::size_t p = 0; p < k; ++p) sum = multiply_add(sum, a[i][at(p, as)], b[at(p, bs)]);
-        op.c[op.cm->at(i0 + i) + op.cn->at(j)] = sum;
-      }
-  }
-}
-
-// The product when both operands are contiguous along the depth and B's columns are not
-// (x . W with W[out, in]): each MR x NR tile of C is MR * NR dot products, each summed in a
-// vector of partial sums, straight from the operands' rows. No packing: for B that would be
-// a transpose, which costs more than the product itself when m is small. Edge tiles repeat
-// the last row or column and store only the valid part.
-template <class T>
-void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
-  std::array<const T*, MR> a{};
-  std::array<const T*, NR> b{};
-  for (std::size_t j0 = 0; j0 < n; j0 += NR) {
-    for (std::size_t j = 0; j < NR; ++j) b[j] = op.b + op.bn->at(std::min(j0 + j, n - 1));
-    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
-      for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
-      V acc[MR][NR] = {};
-      std::size_t p = 0;
-      for (; p + L <= k; p += L) {
-        V av[MR], bv[NR];
-        for (std::size_t i = 0; i < MR; ++i) av[i] = gemm_load<V>(a[i] + p);
-        for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
-        for (std::size_t i = 0; i < MR; ++i)
-          for (std::size_t j = 0; j < NR; ++j)
-            acc[i][j] = gemm_multiply_add(acc[i][j], av[i], bv[j]);
-      }
-      for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
-        for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-          T sum = gemm_lane_sum<T>(acc[i][j]);
-          for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
-          op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
-        }
-    }
-  }
-}
-
-// y(r) = sum_c M(r, c) x(c) with M(r, c) at mat[r * rs + c * cs], x(c) at x[c * xs] and
-// y(r) at y[r * ys]. Rows with contiguous elements and a contiguous x: four rows at a time,
-// each summed in one vector of partial sums (independent lanes, so no reassociation is
-// needed to vectorise). Contiguous columns: y accumulates one column at a time (axpy).
-template <class T>
-void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
-          const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
-  constexpr std::size_t L = 2 * gemm_blocking<T>::lanes;
-  const auto at = [](std::size_t i, std::ptrdiff_t s) {
-    return static_cast<std::ptrdiff_t>(i) * s;
-  };
-  if (cs == 1 && xs == 1) {
-    std::size_t r = 0;
-    for (; r + 4 <= rows; r += 4) {
-      const T* m0 = mat + at(r, rs);
-      const T* m1 = m0 + rs;
-      const T* m2 = m1 + rs;
-      const T* m3 = m2 + rs;
-      T acc[4][L] = {};
-      std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) {
-          const T v = x[c + j];
-          acc[0][j] = multiply_add(acc[0][j], m0[c + j], v);
-          acc[1][j] = multiply_add(acc[1][j], m1[c + j], v);
-          acc[2][j] = multiply_add(acc[2][j], m2[c + j], v);
-          acc[3][j] = multiply_add(acc[3][j], m3[c + j], v);
-        }
-      std::array<T, 4> s{};
-      for (std::size_t q = 0; q < 4; ++q)
-        for (std::size_t j = 0; j < L; ++j) s[q] += acc[q][j];
-      for (; c < cols; ++c) {
-        s[0] = multiply_add(s[0], m0[c], x[c]);
-        s[1] = multiply_add(s[1], m1[c], x[c]);
-        s[2] = multiply_add(s[2], m2[c], x[c]);
-        s[3] = multiply_add(s[3], m3[c], x[c]);
-      }
-      for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
-    }
-    for (; r < rows; ++r) {
-      const T* mr = mat + at(r, rs);
-      T acc[L] = {};
-      std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) acc[j] = multiply_add(acc[j], mr[c + j], x[c + j]);
-      T s = T(0);
-      for (std::size_t j = 0; j < L; ++j) s += acc[j];
-      for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
-      y[at(r, ys)] = s;
-    }
-  } else if (rs == 1 && ys == 1) {
-    for (std::size_t r = 0; r < rows; ++r) y[r] = T(0);
-    for (std::size_t c = 0; c < cols; ++c) {
-      const T v = x[at(c, xs)];
-      const T* mc = mat + at(c, cs);
-      for (std::size_t r = 0; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
-    }
-  } else {
-    for (std::size_t r = 0; r < rows; ++r) {
-      T s = T(0);
-      for (std::size_t c = 0; c < cols; ++c)
-        s = multiply_add(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
-      y[at(r, ys)] = s;
-    }
-  }
-}
-
-}  // namespace dimgraph::detail
-// ---- end dimgraph/eval/gemm.hpp
-// ---- begin dimgraph/eval/cblas.hpp
-// The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
-
-
-#if DIMGRAPH_CONFIG_USE_CBLAS
-#include <cblas.h>
-
-#include <algorithm>
-#include <climits>
-#include <cstddef>
-#include <type_traits>
-
-namespace dimgraph::detail {
-
-// A matrix (rows x cols) as CBLAS takes it in row-major order: stored as is (element (r, c)
-// at r * ld + c) or transposed (at c * ld + r). ok is false when the strides fit neither.
-struct blas_matrix {
-  bool ok = false;
-  bool trans = false;
-  int ld = 0;
-};
-inline blas_matrix blas_layout(const dim_group& rg, const dim_group& cg) {
-  if (!rg.affine || !cg.affine) return {};
-  const auto r = static_cast<std::ptrdiff_t>(std::max<std::size_t>(rg.size, 1));
-  const auto c = static_cast<std::ptrdiff_t>(std::max<std::size_t>(cg.size, 1));
-  const auto fits = [](std::ptrdiff_t v) { return v <= static_cast<std::ptrdiff_t>(INT_MAX); };
-  if (cg.stride == 1) {
-    const std::ptrdiff_t ld = r == 1 ? c : rg.stride;
-    if (ld >= c && fits(ld)) return {true, false, static_cast<int>(ld)};
-  }
-  if (rg.stride == 1) {
-    const std::ptrdiff_t ld = c == 1 ? r : cg.stride;
-    if (ld >= r && fits(ld)) return {true, true, static_cast<int>(ld)};
-  }
-  return {};
-}
-
-// The product through CBLAS (float and double), when every operand's layout allows it:
-// sgemv/dgemv when m or n is 1, sgemm/dgemm otherwise. Returns false when it did not run.
-template <class T>
-bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-    return false;
-  } else {
-    constexpr bool single = std::is_same_v<T, float>;
-    const auto fits = [](std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); };
-    if (!fits(m) || !fits(n) || !fits(k) || k == 0) return false;
-    const auto tr = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
-    const auto inc = [&](const dim_group& g) -> int {
-      return g.size <= 1 ? 1
-                         : (g.affine && g.stride > 0 && g.stride <= INT_MAX ? int(g.stride) : 0);
-    };
-    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-    if (n == 1 || m == 1) {
-      // y(r) = sum_k mat(r, k) x(k): mat is A (n == 1) or B seen as [n, k] (m == 1).
-      const bool by_a = n == 1;
-      const blas_matrix l = by_a ? blas_layout(*op.am, *op.ak) : blas_layout(*op.bn, *op.bk);
-      const int xs = inc(by_a ? *op.bk : *op.ak), ys = inc(by_a ? *op.cm : *op.cn);
-      if (!l.ok || xs == 0 || ys == 0) return false;
-      const int rows = by_a ? mi : ni;
-      const T* mat = by_a ? op.a : op.b;
-      const T* x = by_a ? op.b : op.a;
-      const int sr = l.trans ? ki : rows, sc = l.trans ? rows : ki;  // as stored
-      if constexpr (single)
-        cblas_sgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0f, mat, l.ld, x, xs, 0.0f, op.c, ys);
-      else cblas_dgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0, mat, l.ld, x, xs, 0.0, op.c, ys);
-      return true;
-    }
-    const blas_matrix lc = blas_layout(*op.cm, *op.cn);
-    if (!lc.ok) return false;
-    // A column-major C is the row-major C^T = B^T A^T.
-    const bool swap = lc.trans;
-    const blas_matrix l1 = swap ? blas_layout(*op.bn, *op.bk) : blas_layout(*op.am, *op.ak);
-    const blas_matrix l2 = swap ? blas_layout(*op.ak, *op.am) : blas_layout(*op.bk, *op.bn);
-    if (!l1.ok || !l2.ok) return false;
-    const T* p1 = swap ? op.b : op.a;
-    const T* p2 = swap ? op.a : op.b;
-    const int r = swap ? ni : mi, c = swap ? mi : ni;
-    if constexpr (single)
-      cblas_sgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0f, p1, l1.ld, p2, l2.ld,
-                  0.0f, op.c, lc.ld);
-    else
-      cblas_dgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0, p1, l1.ld, p2, l2.ld,
-                  0.0, op.c, lc.ld);
-    return true;
-  }
-}
-
-}  // namespace dimgraph::detail
-#endif
-// ---- end dimgraph/eval/cblas.hpp
-// ---- begin dimgraph/eval/contract.hpp
-// Evaluation of dot: the contraction mapped onto a (batched) matrix product.
-
-
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
-
-namespace dimgraph {
-namespace detail {
-
-// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
-inline std::size_t l2_cache_bytes() {
-  static const std::size_t bytes = [] {
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (reported > 0) return static_cast<std::size_t>(reported);
-#endif
-    return std::size_t{512} * 1024;
-  }();
-  return bytes;
-}
-
-// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
-// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
-// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
-// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
-// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
-// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
-// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
-// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
-// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
-// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
-inline constexpr std::size_t gemm_dots_rows = 48;
-
-// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
-template <class T>
-bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
-  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
-  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
-}
-
-// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
-// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
-// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
-template <class T>
-void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
-    return;
-  }
-#if DIMGRAPH_CONFIG_USE_CBLAS
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
-          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
-      blas_matmul(op, m, n, k))
-    return;
-#endif
-  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
-    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
-  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
-    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
-  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
-      m <= gemm_dots_rows)
-    return gemm_dots(op, m, n, k);
-  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
-      gemm_rows_pays<T>(m, n, k))
-    return gemm_rows(op, m, n, k);
-  gemm_blocked(op, m, n, k);
-}
-
-template <class E>
-inline constexpr bool is_contract_v = false;
-template <class A, class B, class... Ks>
-inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
-
-// An operand as memory of element type T: a tensor or view of T as it is, anything else
-// (an element-wise expression, another dot, another element type) evaluated once.
-template <class T, class X>
-decltype(auto) contract_operand(const X& x) {
-  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
-  else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
-  else return materialize(cast<T>(x));
-}
-
-// The group of x's dims Gs... (x has them all), in the order listed.
-template <class... Gs, class X>
-dim_group group_of(dim_list<Gs...>*, const X& x) {
-  return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
-}
-
-// Whether a tensor or view operand of e shares memory with out.
-template <class Out, class E>
-bool contract_overlaps(const Out& out, const E& e) {
-  const auto [lo, hi] = memory_span(out);
-  const auto hits = [&](const auto& x) {
-    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
-      const auto [xl, xh] = memory_span(x);
-      return lo != hi && xl != xh && xl < hi && lo < xh;
-    } else {
-      return false;
-    }
-  };
-  return hits(e.lhs()) || hits(e.rhs());
-}
-
-// out = dot (out's extents already match). The dims split into four groups: batch (in both
-// operands, not contracted), M (only in a), K (contracted, in a's order) and N (only in b).
-// Each operand sees each of its groups as one affine index where its strides allow, else
-// through an offset table; per batch entry the product is one matrix product.
-// Error: out shares memory with an operand (overlap_error), before any write.
-template <class Out, class A, class B, class... Ks>
-void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
-  using T = value_t<contract_expr<A, B, Ks...>>;
-  if constexpr (!std::is_same_v<typename Out::value_type, T>) {
-    const auto tmp = materialize(e);
-    assign_into<false>(out, tmp);
-  } else {
-    if (contract_overlaps(out, e))
-      throw overlap_error("dot",
-                          "the output shares memory with an operand; evaluate into a new tensor");
-    auto&& a = contract_operand<T>(e.lhs());
-    auto&& b = contract_operand<T>(e.rhs());
-    using adims = dims_t<A>;
-    using bdims = dims_t<B>;
-    using kdims = list_intersection_t<adims, dim_list<Ks...>>;
-    using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
-    using mdims = list_difference_t<adims, bdims>;
-    using ndims = list_difference_t<bdims, adims>;
-    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
-    const dim_group am = group(a, static_cast<mdims*>(nullptr));
-    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
-    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
-    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
-    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
-    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
-    const dim_group ab = group(a, static_cast<batch*>(nullptr));
-    const dim_group bb = group(b, static_cast<batch*>(nullptr));
-    const dim_group cb = group(out, static_cast<batch*>(nullptr));
-    for (std::size_t i = 0; i < cb.size; ++i) {
-      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
-                                  out.data() + cb.at(i), &cm, &cn};
-      matmul(op, am.size, bn.size, ak.size);
-    }
-  }
-}
-
-// The extents of e in the order of dims Ds... as a shape of a tensor with those dims.
-template <class Dst, class E>
-typename Dst::shape_type contract_shape(const E& e) {
-  if constexpr (Dst::is_static) return {};
-  else
-    return Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), "dot");
-}
-
-}  // namespace detail
-
-// A dot node: what assignment runs it on.
-template <class E>
-concept contraction = expression<E> && detail::is_contract_v<std::remove_cvref_t<E>>;
-
-// out = dot<Ks...>(a, b) for a view: every extent must match (shape_error); out may not
-// share memory with an operand (overlap_error); both checked before the first write.
-template <class T, class... Ds, contraction E>
-void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
-  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
-    detail::check_extents(out, e);
-    detail::contract_into(out, e);
-  }
-}
-
-// out = dot<Ks...>(a, b) for an owning tensor: takes the product's extents; when out is
-// also an operand (h = dot<H>(w, h)) the product goes to new memory first.
-template <class T, class... Ds, contraction E>
-void assign_expression(tensor<T, Ds...>& out, E&& e) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    const auto s = detail::contract_shape<dst>(e);
-    if (s == out.shape() && !detail::contract_overlaps(out, e)) {
-      detail::contract_into(out.view(), e);
-    } else {
-      dst fresh(s);
-      detail::contract_into(fresh.view(), e);
-      out = std::move(fresh);
-    }
-  }
-}
-template <class T, class... Ds, contraction E>
-void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    // (The elements are uninitialised: every product writes all of C, zeros when k is 0.)
-    if constexpr (!dst::is_static)
-      detail::tensor_internals::reshape_for_overwrite(out, detail::contract_shape<dst>(e));
-    detail::contract_into(out.view(), e);
-  }
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/eval/contract.hpp
 
 // ---- begin dimgraph/graph/slicing.hpp
 // dg::slicing (TensorIterator-1's port map), the walk it gives over a dim, and the dims of

@@ -1,5 +1,6 @@
-// Assignment of an expression to a tensor or a view: the checks, then a reduction or an
-// element-wise kernel.
+// Assignment of an expression to a tensor or a view: the checks, then one dispatch to a
+// contraction, a reduction or an element-wise kernel. This header defines the assignment hook
+// that tensor and tensor_view call: include it (or <dimgraph.hpp>) to evaluate expressions.
 #pragma once
 
 #include <algorithm>
@@ -10,10 +11,12 @@
 #include <utility>
 
 #include "dimgraph/config.hpp"
+#include "dimgraph/eval/contract.hpp"
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/expr/ops.hpp"
+#include "dimgraph/tensor/assign_hook.hpp"
 
 namespace dimgraph {
 namespace detail {
@@ -116,77 +119,97 @@ struct fresh_tensor {
   }
 };
 
-// dst = e. A freshly constructed dst cannot overlap anything (CheckOverlap = false).
-template <bool CheckOverlap = true, class Dst, class E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
-  if constexpr (is_reduce_v<E>) reduce_into(dst, e);
-  else if constexpr (evaluator_of<E>::program::size > outline_above)
-    assign_outlined<CheckOverlap>(dst, e);
-  else assign_elementwise<CheckOverlap>(dst, e);
+// The shape of a tensor Dst that takes e's extents. Error: an extent outside its dim's interval
+// (shape_error, named after the operation: dot for a product, else assign).
+template <class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
+  if constexpr (Dst::is_static) return {};
+  else
+    return Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e),
+        is_contract_v<E> ? "dot" : "assign");
 }
 
-}  // namespace detail
-
-// out = e for a view: every extent must match (shape_error), no operand may partially
-// overlap out (overlap_error); both checked before the first write.
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
-  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
-    detail::check_extents(out, e);
-    detail::assign_into(out, e);
+// dst = e once dst has e's extents: the one place that tells the kinds of evaluation apart. A
+// product runs as matrix products (checking that dst shares no memory with an operand), a
+// reduction accumulates, anything else is one fused element-wise kernel (a long one out of
+// line). CheckOverlap: whether dst may partially overlap an operand (a tensor under
+// construction cannot).
+template <bool CheckOverlap, class Dst, class E>
+DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
+  if constexpr (is_contract_v<E>) {
+    if constexpr (is_tensor_v<std::remove_const_t<Dst>>) contract_into(dst.view(), e);
+    else contract_into(dst, e);
+  } else if constexpr (is_reduce_v<E>) {
+    reduce_into(dst, e);
+  } else if constexpr (evaluator_of<E>::program::size > outline_above) {
+    assign_outlined<CheckOverlap>(dst, e);
+  } else {
+    assign_elementwise<CheckOverlap>(dst, e);
   }
 }
 
-// out = e for an owning tensor: takes the expression's extents (re-allocating when
-// they change, into new memory first, so an expression reading out stays valid). The kernel
-// is the same either way: it is compiled once.
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    if constexpr (dst::is_static) {
-      detail::assign_into(out, e);
-    } else {
-      auto s = dst::shape_type::from_extents(
-          detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign");
-      detail::fresh_tensor<dst> fresh;
-      if (!detail::opaque(s == out.shape())) [[unlikely]]
-        fresh.make(s);
-      detail::assign_into(fresh.ptr ? *fresh.ptr : out, e);
-      if (fresh.ptr) [[unlikely]]
-        fresh.move_to(out);
+// The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
+// tensor and tensor_view call. Errors: e's dims are not dst's, or e's element type would narrow
+// to dst's (compile time); an extent that differs from a view's (shape_error); an operand that
+// partially overlaps dst, or for a product shares any memory with a view (overlap_error); all
+// before the first write. After a reported mistake (a poisoned e): nothing more to say.
+template <class Dst, class E>
+  requires assign_source<E>
+struct assign_hook<Dst, E> {
+  using dst_type = std::remove_const_t<Dst>;
+
+  // dst = e. A view keeps its extents; a tensor takes e's, into new memory first when they
+  // change or when a product reads dst (h = dot<H>(w, h)), so that an expression reading dst
+  // stays valid. The kernel is the same either way: it is compiled once.
+  DIMGRAPH_ALWAYS_INLINE static void assign(Dst& dst, const E& e) {
+    if constexpr (poisoned<E>) {
+      return;
+    } else if constexpr (check_assign<dst_type, E>()) {
+      if constexpr (is_view_v<dst_type>) {
+        check_extents(dst, e);
+        assign_into<true>(dst, e);
+      } else if constexpr (dst_type::is_static && !is_contract_v<E>) {
+        assign_into<true>(dst, e);
+      } else {
+        auto s = shape_for<dst_type>(e);
+        bool in_place = s == dst.shape();
+        if constexpr (is_contract_v<E>) in_place = in_place && !contract_overlaps(dst, e);
+        fresh_tensor<dst_type> fresh;
+        if (!opaque(in_place)) [[unlikely]]
+          fresh.make(s);
+        assign_into<true>(fresh.ptr ? *fresh.ptr : dst, e);
+        if (fresh.ptr) [[unlikely]]
+          fresh.move_to(dst);
+      }
     }
   }
-}
-template <class T, class... Ds, expression E>
-DIMGRAPH_ALWAYS_INLINE inline void assign_expression(tensor<T, Ds...>& out, E&& e,
-                                                     detail::construct_tag) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    // (The elements are uninitialised: assign_into writes every one.)
-    if constexpr (!dst::is_static)
-      detail::tensor_internals::reshape_for_overwrite(
-          out,
-          dst::shape_type::from_extents(
-              detail::extents_in_order(static_cast<typename dst::dims*>(nullptr), e), "assign"));
-    detail::assign_into<false>(out, e);
-  }
-}
 
-namespace detail {
-// A node that is not element-wise (a reduction), evaluated into a tensor of its own
-// when it is the operand of an element-wise op.
+  // A tensor under construction made from e: it takes e's extents; its elements are
+  // uninitialised, and every kind of evaluation writes every one.
+  DIMGRAPH_ALWAYS_INLINE static void construct(Dst& dst, const E& e) {
+    if constexpr (poisoned<E>) {
+      return;
+    } else if constexpr (check_assign<Dst, E>()) {
+      if constexpr (!Dst::is_static)
+        tensor_internals::reshape_for_overwrite(dst, shape_for<Dst>(e));
+      assign_into<false>(dst, e);
+    }
+  }
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its own
+// when it is the operand of an element-wise op (declared in expr/evaluator.hpp).
 template <class E>
 auto materialize(const E& e) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     return tensor<value_t<E>, Ds...>(e);
   }(static_cast<dims_t<E>*>(nullptr));
 }
+
 }  // namespace detail
 
 // After a reported mistake: nothing more to say.
-template <class Dst, detail::poisoned E>
-void assign_expression(Dst&, E&&, detail::construct_tag = {}) {}
 template <detail::poisoned E>
 detail::invalid_expr eval(E&&) {
   return {};

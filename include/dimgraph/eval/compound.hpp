@@ -17,7 +17,7 @@ namespace dimgraph {
   X&& operator OP##=(X&& x, E&& e) {                                                             \
     static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
                   "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
-    assign_expression(x, std::as_const(x) OP std::forward<E>(e));                                \
+    x = std::as_const(x) OP std::forward<E>(e);                                                  \
     return std::forward<X>(x);                                                                   \
   }
 DIMGRAPH_COMPOUND(+, "add")

@@ -11,8 +11,8 @@
 #endif
 
 #include "dimgraph/config.hpp"
-#include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/cblas.hpp"
+#include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/gemm.hpp"
 #include "dimgraph/expr/contract.hpp"
 #include "dimgraph/expr/ops.hpp"
@@ -126,7 +126,7 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
   using T = value_t<contract_expr<A, B, Ks...>>;
   if constexpr (!std::is_same_v<typename Out::value_type, T>) {
     const auto tmp = materialize(e);
-    assign_into<false>(out, tmp);
+    assign_elementwise<false>(out, tmp);
   } else {
     if (contract_overlaps(out, e))
       throw overlap_error("dot",
@@ -157,56 +157,5 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
   }
 }
 
-// The extents of e in the order of dims Ds... as a shape of a tensor with those dims.
-template <class Dst, class E>
-typename Dst::shape_type contract_shape(const E& e) {
-  if constexpr (Dst::is_static) return {};
-  else
-    return Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), "dot");
-}
-
 }  // namespace detail
-
-// A dot node: what assignment runs it on.
-template <class E>
-concept contraction = expression<E> && detail::is_contract_v<std::remove_cvref_t<E>>;
-
-// out = dot<Ks...>(a, b) for a view: every extent must match (shape_error); out may not
-// share memory with an operand (overlap_error); both checked before the first write.
-template <class T, class... Ds, contraction E>
-void assign_expression(const tensor_view<T, Ds...>& out, E&& e) {
-  if constexpr (detail::check_assign<tensor_view<T, Ds...>, std::remove_cvref_t<E>>()) {
-    detail::check_extents(out, e);
-    detail::contract_into(out, e);
-  }
-}
-
-// out = dot<Ks...>(a, b) for an owning tensor: takes the product's extents; when out is
-// also an operand (h = dot<H>(w, h)) the product goes to new memory first.
-template <class T, class... Ds, contraction E>
-void assign_expression(tensor<T, Ds...>& out, E&& e) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    const auto s = detail::contract_shape<dst>(e);
-    if (s == out.shape() && !detail::contract_overlaps(out, e)) {
-      detail::contract_into(out.view(), e);
-    } else {
-      dst fresh(s);
-      detail::contract_into(fresh.view(), e);
-      out = std::move(fresh);
-    }
-  }
-}
-template <class T, class... Ds, contraction E>
-void assign_expression(tensor<T, Ds...>& out, E&& e, detail::construct_tag) {
-  using dst = tensor<T, Ds...>;
-  if constexpr (detail::check_assign<dst, std::remove_cvref_t<E>>()) {
-    // (The elements are uninitialised: every product writes all of C, zeros when k is 0.)
-    if constexpr (!dst::is_static)
-      detail::tensor_internals::reshape_for_overwrite(out, detail::contract_shape<dst>(e));
-    detail::contract_into(out.view(), e);
-  }
-}
-
 }  // namespace dimgraph

@@ -76,6 +76,14 @@ struct invalid_expr {};
 template <class X>
 concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
 
+// Lazy nodes are what a tensor or a view can take the value of (see assign_source), and so is
+// the stand-in for a reported mistake (taken silently).
+template <class E>
+  requires std::is_base_of_v<expr_node_base, E>
+inline constexpr bool assign_source_v<E> = true;
+template <>
+inline constexpr bool assign_source_v<invalid_expr> = true;
+
 // The extent of D in e (e must have D).
 template <class D, class E>
 std::size_t extent_in(const E& e) {

@@ -9,6 +9,7 @@
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/shape/shape.hpp"
+#include "dimgraph/tensor/assign_hook.hpp"
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/index_arg.hpp"
 #include "dimgraph/tensor/storage.hpp"
@@ -183,9 +184,6 @@ class tensor_access {
 };
 
 namespace detail {
-// Passed by a tensor constructed from an expression: the shape is not set yet, and the
-// elements are not initialised (the assignment writes every one).
-struct construct_tag {};
 struct tensor_internals;
 }  // namespace detail
 
@@ -266,21 +264,19 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
                   "dimgraph: tensor: a non-static dim has no extent");
   }
 
-  // From an expression (anything dimgraph can assign from): evaluates it.
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) {
-               assign_expression(t, std::forward<E>(e), detail::construct_tag{});
-             })
+  // From an expression (another tensor, a view, a lazy node): evaluates it, through the
+  // assignment hook (defined in eval/assign.hpp; without it, a compile error that says so).
+  // The shape is not set yet, and the elements are not initialised: the hook writes every one.
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>)
   DIMGRAPH_ALWAYS_INLINE tensor(E&& e)  // NOLINT: implicit, like assigning the expression's value
       : storage_(detail::for_overwrite_t{}, static_count()) {  // (none yet when not static)
-    assign_expression(*this, std::forward<E>(e), detail::construct_tag{});
+    detail::assign_hook<tensor, std::remove_cvref_t<E>>::construct(*this, e);
   }
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> &&
-             requires(tensor& t, E&& e) { assign_expression(t, std::forward<E>(e)); })
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>)
   DIMGRAPH_ALWAYS_INLINE tensor& operator=(E&& e) {
-    assign_expression(*this, std::forward<E>(e));
+    detail::assign_hook<tensor, std::remove_cvref_t<E>>::assign(*this, e);
     return *this;
   }
 
@@ -363,7 +359,7 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 };
 
 namespace detail {
-// What the evaluator needs of a tensor under construction (see construct_tag).
+// What the evaluator needs of a tensor under construction (see assign_hook::construct).
 struct tensor_internals {
   // A tensor of shape s whose elements are not initialised (the caller writes every one).
   template <class Tensor>
@@ -407,18 +403,17 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   tensor_view(const tensor_view<U, Ds...>& v)
       : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
 
-  template <class E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view> &&
-             requires(const tensor_view& v, E&& e) { assign_expression(v, std::forward<E>(e)); })
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view>)
   const tensor_view& operator=(E&& e) const {
-    assign_expression(*this, std::forward<E>(e));
+    detail::assign_hook<const tensor_view, std::remove_cvref_t<E>>::assign(*this, e);
     return *this;
   }
   // Assignment writes through to the viewed elements (a view is a reference).
   const tensor_view& operator=(const tensor_view& other) const
     requires(!std::is_const_v<T>)
   {
-    assign_expression(*this, other);
+    detail::assign_hook<const tensor_view, tensor_view>::assign(*this, other);
     return *this;
   }
   tensor_view(const tensor_view&) = default;
@@ -451,6 +446,12 @@ tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
 }
 
 namespace detail {
+// Tensors and views are what a tensor or a view can take the value of (see assign_source).
+template <class T, class... Ds>
+inline constexpr bool assign_source_v<tensor<T, Ds...>> = true;
+template <class T, class... Ds>
+inline constexpr bool assign_source_v<tensor_view<T, Ds...>> = true;
+
 template <class X>
 inline constexpr bool owns_elements_v = false;
 template <class T, class... Ds>
