@@ -151,7 +151,6 @@ struct leaf_table {
         return std::array<std::size_t, Leaves + 1>{sizeof(typename Ops::value_type)..., 0};
       }(LeafOps{});
 
-  bases_type base{};
   std::array<std::array<std::ptrdiff_t, rank>, slots> strides{};
   std::array<std::size_t, rank> extents{};
   output_info<rank> out{};
@@ -191,8 +190,7 @@ struct leaf_table {
   // that leaves of one tensor share them) and to the table.
   DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases) {
     add_leaves(objects, bases, LeafOps{}, std::make_index_sequence<Leaves>{});
-    base = bases;
-    if (check_overlap) check_leaves();
+    if (check_overlap) check_leaves(bases);
   }
 
   // Whether every view that steps along the inner loop of p (and, with out_steps, the
@@ -221,7 +219,7 @@ struct leaf_table {
   }
   // Every leaf against the output (one loop: a long expression's leaves do not each carry
   // their own copy of the test).
-  DIMGRAPH_ALWAYS_INLINE void check_leaves() {
+  DIMGRAPH_ALWAYS_INLINE void check_leaves(const bases_type& base) {
     std::array<std::size_t, layouts + 1> elements{};
     set_elements(elements, std::make_index_sequence<layouts>{});
     for (std::size_t k = 0; k < Leaves; ++k) {
