@@ -16,10 +16,14 @@ namespace dimgraph::detail {
 //
 // With OpenMP and Parallel (the rows write disjoint memory), a plan of at least
 // DIMGRAPH_CONFIG_PARALLEL_GRAIN elements is split into one contiguous range of rows per thread
-// (or, for a single long row, into pieces of it, each a multiple of Align elements); the body sees
-// the same rows either way, so results do not depend on the thread count.
+// (or, for a single long row, into pieces of it, each a multiple of Align elements, unless
+// split_rows is false); the body sees the same rows either way, so results do not depend on the
+// thread count. weight: the work of one element of the plan, in elements (a body that runs
+// over several rows per call), for the grain.
 template <std::size_t Align = 1, bool Parallel = true, std::size_t R, std::size_t N, class Body>
-DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&& body) {
+DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&& body,
+                                                [[maybe_unused]] std::size_t weight = 1,
+                                                [[maybe_unused]] bool split_rows = true) {
   if constexpr (R == 0) {
     body(std::array<std::ptrdiff_t, N>{}, std::size_t{1});
   } else {
@@ -54,7 +58,8 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&&
       }
     };
 #if defined(_OPENMP)
-    const std::size_t threads = Parallel ? parallel_threads_for(rows * n) : 1;
+    std::size_t threads = Parallel ? parallel_threads_for(rows * n * weight) : 1;
+    if (!split_rows && rows < threads) threads = rows;
     if (threads > 1) {
       if (rows >= threads) {
 #pragma omp parallel for num_threads(threads) schedule(static)

@@ -138,6 +138,53 @@ TEST_CASE("numerics: float sums are exact for 2^25 ones and accurate for 10^7 te
   for (std::size_t c = 0; c < 4; ++c) CHECK(cs.data()[c] == 33554432.0f);
 }
 
+// A vertical float sum adds blocks of consecutive rows in float before adding them in double:
+// every extent around the block size, a row tail that is not a whole vector, a row too long for
+// the stack staging row, and a permuted (non-unit inner stride) input, against a double loop.
+TEST_CASE("numerics: vertical float sums and means match a double loop on every block shape") {
+  struct B : dg::dim<"b"> {};
+  for (std::size_t nt : {1u, 15u, 16u, 17u, 33u, 47u})
+    for (std::size_t nf : {1u, 7u, 13u, 2100u}) {
+      const std::size_t nb = 2;
+      dg::tensor<float, B, N, F> x(dg::extent<B>(nb), dg::extent<N>(nt), dg::extent<F>(nf));
+      for (std::size_t i = 0; i < x.size(); ++i)
+        x.data()[i] = float(int((i * 2654435761u) % 2001) - 1000) / 977.0f;
+      const dg::tensor<float, B, F> s = dg::sum<N>(x);
+      const dg::tensor<float, B, F> m = dg::mean<N>(x);
+      const dg::tensor<float, F> s2 = dg::sum<B, N>(x);
+      const dg::tensor<float, F, B> sp = dg::sum<N>(dg::permute<F, N, B>(x));
+      for (std::size_t b = 0; b < nb; ++b)
+        for (std::size_t f = 0; f < nf; ++f) {
+          double want = 0, mag = 0;
+          for (std::size_t t = 0; t < nt; ++t) {
+            want += x.data()[(b * nt + t) * nf + f];
+            mag += std::abs(x.data()[(b * nt + t) * nf + f]);
+          }
+          // float sums of at most 16 terms, then double: within 16 float roundings of |x|'s sum
+          const double tol = mag * 16 * 0x1p-24 + 1e-30;
+          CHECK(std::abs(s.data()[b * nf + f] - want) <= tol);
+          CHECK(std::abs(sp.data()[f * nb + b] - want) <= tol);
+          CHECK(std::abs(m.data()[b * nf + f] - want / double(nt)) <= tol / double(nt));
+        }
+      for (std::size_t f = 0; f < nf; ++f) {
+        double want = 0, mag = 0;
+        for (std::size_t b = 0; b < nb; ++b)
+          for (std::size_t t = 0; t < nt; ++t) {
+            want += x.data()[(b * nt + t) * nf + f];
+            mag += std::abs(x.data()[(b * nt + t) * nf + f]);
+          }
+        CHECK(std::abs(s2.data()[f] - want) <= mag * 32 * 0x1p-24 + 1e-30);
+      }
+    }
+  // 2.5 * 10^6 tenths down each of 4 columns: the mean within 1e-5 (a float running sum is off
+  // by several percent).
+  dg::tensor<float, N, C4> cols(dg::extent<N>(2500000));
+  for (std::size_t i = 0; i < cols.size(); ++i) cols.data()[i] = 0.1f;
+  const dg::tensor<float, C4> cm = dg::mean<N>(cols);
+  for (std::size_t c = 0; c < 4; ++c)
+    CHECK(std::abs(double(cm.data()[c]) - double(0.1f)) / double(0.1f) < 1e-5);
+}
+
 TEST_CASE("numerics: integer arithmetic and sums wrap instead of overflowing") {
   constexpr std::int32_t big = std::numeric_limits<std::int32_t>::max();
   constexpr std::int32_t low = std::numeric_limits<std::int32_t>::min();

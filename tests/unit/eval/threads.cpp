@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 
@@ -77,5 +78,46 @@ TEST_CASE("threads: reductions and softmax are the same for 1 and 2 threads") {
     double want = 0;
     for (std::size_t f = 0; f < 129; ++f) want += x.data()[b * 129 + f];
     CHECK(s2.data()[b] == doctest::Approx(want).epsilon(1e-6));
+  }
+}
+
+// A reduction over a middle dim: groups of rows (one per output row) shared among threads, a
+// single group split into column pieces, and a group per output element (across), for 1, 2
+// and 3 threads, against a hand loop.
+TEST_CASE("threads: reductions over middle, outer and inner dims for 1, 2 and 3 threads") {
+  const thread_setting keep;
+  constexpr std::size_t nb = 7, nn = 45, nf = 33;
+  dg::tensor<float, B, N, F> x(dg::extent<B>(nb), dg::extent<N>(nn), dg::extent<F>(nf));
+  for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = float(int(i * 7919 % 23) - 11) * 0.5f;
+  const auto at = [&](std::size_t b, std::size_t n, std::size_t f) {
+    return x.data()[(b * nn + n) * nf + f];
+  };
+  for (std::size_t t : {1u, 2u, 3u}) {
+    dg::set_num_threads(t);
+    const dg::tensor<float, B, F> s = dg::sum<N>(x);
+    const dg::tensor<float, B, F> mx = dg::max<N>(x);
+    const dg::tensor<float, F> c = dg::sum<B, N>(x);
+    const dg::tensor<float, B> r = dg::sum<N, F>(x);
+    for (std::size_t b = 0; b < nb; ++b) {
+      double rw = 0;
+      for (std::size_t f = 0; f < nf; ++f) {
+        double sw = 0;
+        float mw = -INFINITY;
+        for (std::size_t n = 0; n < nn; ++n) {
+          sw += at(b, n, f);
+          mw = std::max(mw, at(b, n, f));
+        }
+        rw += sw;
+        CHECK(s.data()[b * nf + f] == float(sw));  // halves: every partial sum is exact
+        CHECK(mx.data()[b * nf + f] == mw);
+      }
+      CHECK(r.data()[b] == float(rw));
+    }
+    for (std::size_t f = 0; f < nf; ++f) {
+      double cw = 0;
+      for (std::size_t b = 0; b < nb; ++b)
+        for (std::size_t n = 0; n < nn; ++n) cw += at(b, n, f);
+      CHECK(c.data()[f] == float(cw));
+    }
   }
 }
