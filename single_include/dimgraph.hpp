@@ -7071,6 +7071,7 @@ std::string to_string(const loop_plan<R, N>& p) {
 // ---- begin dimgraph/eval/threads.hpp
 // dg::set_num_threads, dg::num_threads: how many threads kernels may use (OpenMP builds).
 
+#include <exception>
 
 
 #if defined(_OPENMP)
@@ -7116,6 +7117,33 @@ inline std::size_t parallel_threads_for(std::size_t elements) {
   (void)elements;
   return 1;
 #endif
+}
+
+// f(first, last) over `threads` contiguous parts of [0, count), one per thread (serially, as
+// one part, without OpenMP or with one thread). An exception in a part is caught in its
+// thread and the first one rethrown after all parts have ended (none escapes a thread).
+template <class F>
+void parallel_parts(std::size_t count, std::size_t threads, F&& f) {
+#if defined(_OPENMP)
+  if (threads > 1 && count > 1) {
+    if (threads > count) threads = count;
+    std::exception_ptr failed;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t t = 0; t < threads; ++t) {
+      try {
+        f(count * t / threads, count * (t + 1) / threads);
+      } catch (...) {
+#pragma omp critical(dimgraph_parallel_parts)
+        if (!failed) failed = std::current_exception();
+      }
+    }
+    if (failed) std::rethrow_exception(failed);
+    return;
+  }
+#else
+  (void)threads;
+#endif
+  f(std::size_t{0}, count);
 }
 }  // namespace detail
 
@@ -8750,34 +8778,106 @@ bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
   return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
 }
 
+// The kernels behind one matrix product, chosen once for the whole product (so that a part
+// of it on a thread runs the same kernel and sums in the same order).
+enum class matmul_kernel { zero, gemv_rows, gemv_columns, dots, rows, blocked };
+
+template <class T>
+matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                            std::size_t k) {
+  if (k == 0) return matmul_kernel::zero;
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return matmul_kernel::gemv_rows;
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return matmul_kernel::gemv_columns;
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return matmul_kernel::dots;
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T>(m, n, k))
+    return matmul_kernel::rows;
+  return matmul_kernel::blocked;
+}
+
+template <class T>
+void run_matmul(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                std::size_t k) {
+  switch (kernel) {
+    case matmul_kernel::zero:
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+      return;
+    case matmul_kernel::gemv_rows:
+      return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
+                  op.cm->stride);
+    case matmul_kernel::gemv_columns:
+      return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
+                  op.cn->stride);
+    case matmul_kernel::dots:
+      return gemm_dots(op, m, n, k);
+    case matmul_kernel::rows:
+      return gemm_rows(op, m, n, k);
+    case matmul_kernel::blocked:
+      return gemm_blocked(op, m, n, k);
+  }
+}
+
+// Elements [from, from + count) of group g: a group of count elements, and the offset to add
+// to the operand's base pointer (an affine group keeps its stride; a table, its slice).
+inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, std::size_t from,
+                                                           std::size_t count) {
+  dim_group part;
+  part.size = count;
+  part.stride = g.stride;
+  part.affine = g.affine;
+  if (g.affine) return {std::move(part), g.at(from)};
+  part.table.assign(g.table.begin() + static_cast<std::ptrdiff_t>(from),
+                    g.table.begin() + static_cast<std::ptrdiff_t>(from + count));
+  return {std::move(part), 0};
+}
+
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
 // else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
 // stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
+// With threads, C's rows are split among them (its columns when it has one row): each
+// element of C is summed by one thread in the same order, whatever their number.
 template <class T>
 void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
-    return;
-  }
 #if DIMGRAPH_CONFIG_USE_CBLAS
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+  if (k != 0 &&
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
           static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
       blas_matmul(op, m, n, k))
     return;
 #endif
-  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
-    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
-  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
-    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
-  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
-      m <= gemm_dots_rows)
-    return gemm_dots(op, m, n, k);
-  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
-      gemm_rows_pays<T>(m, n, k))
-    return gemm_rows(op, m, n, k);
-  gemm_blocked(op, m, n, k);
+  const matmul_kernel kernel = choose_matmul(op, m, n, k);
+  const bool by_rows = m > 1;
+  // (m * n * k multiply-adds; saturated, it only decides the thread count)
+  const std::size_t work = m * n > std::size_t(-1) / (k + 1) ? std::size_t(-1) : m * n * (k + 1);
+  std::size_t threads = parallel_threads_for(work);
+  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
+  if (threads <= 1) return run_matmul(kernel, op, m, n, k);
+  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
+    matmul_operands<T> part = op;
+    if (by_rows) {
+      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
+      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
+      part.a += a_off;
+      part.c += c_off;
+      part.am = &am;
+      part.cm = &cm;
+      run_matmul(kernel, part, last - first, n, k);
+    } else {
+      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
+      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
+      part.b += b_off;
+      part.c += c_off;
+      part.bn = &bn;
+      part.cn = &cn;
+      run_matmul(kernel, part, m, last - first, k);
+    }
+  });
 }
 
 template <class E>
@@ -8848,11 +8948,23 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     const dim_group ab = group(a, static_cast<batch*>(nullptr));
     const dim_group bb = group(b, static_cast<batch*>(nullptr));
     const dim_group cb = group(out, static_cast<batch*>(nullptr));
-    for (std::size_t i = 0; i < cb.size; ++i) {
-      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
-                                  out.data() + cb.at(i), &cm, &cn};
-      matmul(op, am.size, bn.size, ak.size);
+    const auto entries = [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
+                                    out.data() + cb.at(i), &cm, &cn};
+        matmul(op, am.size, bn.size, ak.size);
+      }
+    };
+    // With threads and at least as many batch entries, whole entries per thread (each
+    // product then runs on its thread alone); otherwise each product splits its rows.
+    std::size_t threads = 1;
+    if (cb.size > 1) {
+      const double work = static_cast<double>(cb.size) * static_cast<double>(am.size) *
+                          static_cast<double>(bn.size) * static_cast<double>(ak.size + 1);
+      threads = parallel_threads_for(work >= 1e18 ? std::size_t{1} << 60 : std::size_t(work));
     }
+    if (threads > 1 && cb.size >= threads) parallel_parts(cb.size, threads, entries);
+    else entries(0, cb.size);
   }
 }
 
@@ -9629,34 +9741,32 @@ constexpr bool numeric_over() {
 }
 
 // f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
-// extents, any strides): the pointers to the two elements there.
+// extents, any strides): the pointers to the two elements there. Positions are the rows of a
+// loop plan (ordered by b's strides), shared among threads: f writes only at b_row, and each
+// call does `weight` elements' work.
 template <class A, class B, class F>
-DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, F f) {
+DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, std::size_t weight,
+                                                     F f) {
   constexpr std::size_t rank = A::rank;
   if constexpr (rank == 0) {
     f(a.data(), b.data());
   } else {
-    const auto ext = a.shape().extents();
-    for (std::size_t e : ext)
-      if (e == 0) return;
-    const auto& sa = a.strides();
-    const auto& sb = b.strides();
-    std::array<std::size_t, rank> idx{};
-    std::ptrdiff_t oa = 0, ob = 0;
-    for (;;) {
-      f(a.data() + oa, b.data() + ob);
-      std::size_t k = rank;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        oa += sa[k];
-        ob += sb[k];
-        if (++idx[k] < ext[k]) break;
-        oa -= sa[k] * static_cast<std::ptrdiff_t>(ext[k]);
-        ob -= sb[k] * static_cast<std::ptrdiff_t>(ext[k]);
-        idx[k] = 0;
-      }
+    std::array<std::array<std::ptrdiff_t, rank>, 2> strides{};
+    for (std::size_t d = 0; d < rank; ++d) {
+      strides[0][d] = b.strides()[d];
+      strides[1][d] = a.strides()[d];
     }
+    const auto plan = make_loop_plan<rank>(a.shape().extents(), strides);
+    for_each_row(
+        plan,
+        [&](const std::array<std::ptrdiff_t, 2>& off, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+          const std::ptrdiff_t sb = plan.inner_stride(0), sa = plan.inner_stride(1);
+          for (std::size_t j = 0; j < n; ++j) {
+            const auto i = static_cast<std::ptrdiff_t>(j);
+            f(a.data() + off[1] + i * sa, b.data() + off[0] + i * sb);
+          }
+        },
+        weight);
   }
 }
 
@@ -9745,7 +9855,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   const std::size_t n = x.template extent<D>();
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)],
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
                       if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
@@ -9811,7 +9921,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
   const std::size_t n = x.template extent<D>();
   if (out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(first, out.view(), [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+  for_each_position(first, out.view(), n, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
     *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
                           : arg_extreme_row<Max, false>(xr, xs, n));
   });

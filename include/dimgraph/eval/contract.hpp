@@ -14,6 +14,7 @@
 #include "dimgraph/eval/cblas.hpp"
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/eval/threads.hpp"
 #include "dimgraph/expr/contract.hpp"
 #include "dimgraph/expr/ops.hpp"
 
@@ -51,34 +52,106 @@ bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
   return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
 }
 
+// The kernels behind one matrix product, chosen once for the whole product (so that a part
+// of it on a thread runs the same kernel and sums in the same order).
+enum class matmul_kernel { zero, gemv_rows, gemv_columns, dots, rows, blocked };
+
+template <class T>
+matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                            std::size_t k) {
+  if (k == 0) return matmul_kernel::zero;
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return matmul_kernel::gemv_rows;
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return matmul_kernel::gemv_columns;
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return matmul_kernel::dots;
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T>(m, n, k))
+    return matmul_kernel::rows;
+  return matmul_kernel::blocked;
+}
+
+template <class T>
+void run_matmul(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                std::size_t k) {
+  switch (kernel) {
+    case matmul_kernel::zero:
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+      return;
+    case matmul_kernel::gemv_rows:
+      return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
+                  op.cm->stride);
+    case matmul_kernel::gemv_columns:
+      return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
+                  op.cn->stride);
+    case matmul_kernel::dots:
+      return gemm_dots(op, m, n, k);
+    case matmul_kernel::rows:
+      return gemm_rows(op, m, n, k);
+    case matmul_kernel::blocked:
+      return gemm_blocked(op, m, n, k);
+  }
+}
+
+// Elements [from, from + count) of group g: a group of count elements, and the offset to add
+// to the operand's base pointer (an affine group keeps its stride; a table, its slice).
+inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, std::size_t from,
+                                                           std::size_t count) {
+  dim_group part;
+  part.size = count;
+  part.stride = g.stride;
+  part.affine = g.affine;
+  if (g.affine) return {std::move(part), g.at(from)};
+  part.table.assign(g.table.begin() + static_cast<std::ptrdiff_t>(from),
+                    g.table.begin() + static_cast<std::ptrdiff_t>(from + count));
+  return {std::move(part), 0};
+}
+
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
 // else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
 // stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
+// With threads, C's rows are split among them (its columns when it has one row): each
+// element of C is summed by one thread in the same order, whatever their number.
 template <class T>
 void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
-    return;
-  }
 #if DIMGRAPH_CONFIG_USE_CBLAS
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+  if (k != 0 &&
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
           static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
       blas_matmul(op, m, n, k))
     return;
 #endif
-  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
-    return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c, op.cm->stride);
-  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
-    return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c, op.cn->stride);
-  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
-      m <= gemm_dots_rows)
-    return gemm_dots(op, m, n, k);
-  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
-      gemm_rows_pays<T>(m, n, k))
-    return gemm_rows(op, m, n, k);
-  gemm_blocked(op, m, n, k);
+  const matmul_kernel kernel = choose_matmul(op, m, n, k);
+  const bool by_rows = m > 1;
+  // (m * n * k multiply-adds; saturated, it only decides the thread count)
+  const std::size_t work = m * n > std::size_t(-1) / (k + 1) ? std::size_t(-1) : m * n * (k + 1);
+  std::size_t threads = parallel_threads_for(work);
+  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
+  if (threads <= 1) return run_matmul(kernel, op, m, n, k);
+  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
+    matmul_operands<T> part = op;
+    if (by_rows) {
+      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
+      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
+      part.a += a_off;
+      part.c += c_off;
+      part.am = &am;
+      part.cm = &cm;
+      run_matmul(kernel, part, last - first, n, k);
+    } else {
+      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
+      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
+      part.b += b_off;
+      part.c += c_off;
+      part.bn = &bn;
+      part.cn = &cn;
+      run_matmul(kernel, part, m, last - first, k);
+    }
+  });
 }
 
 template <class E>
@@ -149,11 +222,23 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     const dim_group ab = group(a, static_cast<batch*>(nullptr));
     const dim_group bb = group(b, static_cast<batch*>(nullptr));
     const dim_group cb = group(out, static_cast<batch*>(nullptr));
-    for (std::size_t i = 0; i < cb.size; ++i) {
-      const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
-                                  out.data() + cb.at(i), &cm, &cn};
-      matmul(op, am.size, bn.size, ak.size);
+    const auto entries = [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) {
+        const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
+                                    out.data() + cb.at(i), &cm, &cn};
+        matmul(op, am.size, bn.size, ak.size);
+      }
+    };
+    // With threads and at least as many batch entries, whole entries per thread (each
+    // product then runs on its thread alone); otherwise each product splits its rows.
+    std::size_t threads = 1;
+    if (cb.size > 1) {
+      const double work = static_cast<double>(cb.size) * static_cast<double>(am.size) *
+                          static_cast<double>(bn.size) * static_cast<double>(ak.size + 1);
+      threads = parallel_threads_for(work >= 1e18 ? std::size_t{1} << 60 : std::size_t(work));
     }
+    if (threads > 1 && cb.size >= threads) parallel_parts(cb.size, threads, entries);
+    else entries(0, cb.size);
   }
 }
 

@@ -10,6 +10,8 @@
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/compound.hpp"
+#include "dimgraph/eval/loop.hpp"
+#include "dimgraph/eval/plan.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/ops.hpp"
 #include "dimgraph/expr/reduce.hpp"
@@ -23,34 +25,32 @@ constexpr bool numeric_over() {
 }
 
 // f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
-// extents, any strides): the pointers to the two elements there.
+// extents, any strides): the pointers to the two elements there. Positions are the rows of a
+// loop plan (ordered by b's strides), shared among threads: f writes only at b_row, and each
+// call does `weight` elements' work.
 template <class A, class B, class F>
-DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, F f) {
+DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, std::size_t weight,
+                                                     F f) {
   constexpr std::size_t rank = A::rank;
   if constexpr (rank == 0) {
     f(a.data(), b.data());
   } else {
-    const auto ext = a.shape().extents();
-    for (std::size_t e : ext)
-      if (e == 0) return;
-    const auto& sa = a.strides();
-    const auto& sb = b.strides();
-    std::array<std::size_t, rank> idx{};
-    std::ptrdiff_t oa = 0, ob = 0;
-    for (;;) {
-      f(a.data() + oa, b.data() + ob);
-      std::size_t k = rank;
-      for (;;) {
-        if (k == 0) return;
-        --k;
-        oa += sa[k];
-        ob += sb[k];
-        if (++idx[k] < ext[k]) break;
-        oa -= sa[k] * static_cast<std::ptrdiff_t>(ext[k]);
-        ob -= sb[k] * static_cast<std::ptrdiff_t>(ext[k]);
-        idx[k] = 0;
-      }
+    std::array<std::array<std::ptrdiff_t, rank>, 2> strides{};
+    for (std::size_t d = 0; d < rank; ++d) {
+      strides[0][d] = b.strides()[d];
+      strides[1][d] = a.strides()[d];
     }
+    const auto plan = make_loop_plan<rank>(a.shape().extents(), strides);
+    for_each_row(
+        plan,
+        [&](const std::array<std::ptrdiff_t, 2>& off, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+          const std::ptrdiff_t sb = plan.inner_stride(0), sa = plan.inner_stride(1);
+          for (std::size_t j = 0; j < n; ++j) {
+            const auto i = static_cast<std::ptrdiff_t>(j);
+            f(a.data() + off[1] + i * sa, b.data() + off[0] + i * sb);
+          }
+        },
+        weight);
   }
 }
 
@@ -139,7 +139,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   const std::size_t n = x.template extent<D>();
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)],
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
                       if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
@@ -205,7 +205,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
   const std::size_t n = x.template extent<D>();
   if (out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(first, out.view(), [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+  for_each_position(first, out.view(), n, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
     *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
                           : arg_extreme_row<Max, false>(xr, xs, n));
   });

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 
 #include "dimgraph/config.hpp"
 
@@ -48,6 +49,33 @@ inline std::size_t parallel_threads_for(std::size_t elements) {
   (void)elements;
   return 1;
 #endif
+}
+
+// f(first, last) over `threads` contiguous parts of [0, count), one per thread (serially, as
+// one part, without OpenMP or with one thread). An exception in a part is caught in its
+// thread and the first one rethrown after all parts have ended (none escapes a thread).
+template <class F>
+void parallel_parts(std::size_t count, std::size_t threads, F&& f) {
+#if defined(_OPENMP)
+  if (threads > 1 && count > 1) {
+    if (threads > count) threads = count;
+    std::exception_ptr failed;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (std::size_t t = 0; t < threads; ++t) {
+      try {
+        f(count * t / threads, count * (t + 1) / threads);
+      } catch (...) {
+#pragma omp critical(dimgraph_parallel_parts)
+        if (!failed) failed = std::current_exception();
+      }
+    }
+    if (failed) std::rethrow_exception(failed);
+    return;
+  }
+#else
+  (void)threads;
+#endif
+  f(std::size_t{0}, count);
 }
 }  // namespace detail
 

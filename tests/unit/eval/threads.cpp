@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 
@@ -119,5 +120,73 @@ TEST_CASE("threads: reductions over middle, outer and inner dims for 1, 2 and 3 
         for (std::size_t n = 0; n < nn; ++n) cw += at(b, n, f);
       CHECK(c.data()[f] == float(cw));
     }
+  }
+}
+
+// Products on threads: C's rows (or, with one row, its columns) split among them, or whole
+// batch entries per thread; every kernel (GEMV both ways, dots, rows, blocked, offset tables)
+// gives the same result for 1, 2 and 3 threads, and the hand loop's (small integers: exact).
+TEST_CASE("threads: products are the same for 1, 2 and 3 threads, on every kernel") {
+  const thread_setting keep;
+  struct M : dg::dim<"m"> {};
+  struct K : dg::dim<"k"> {};
+  struct J : dg::dim<"j"> {};
+  const auto fill = [](auto& t, std::size_t seed) {
+    for (std::size_t i = 0; i < t.size(); ++i) t.data()[i] = float(int((i * 31 + seed) % 7) - 3);
+    return t;
+  };
+  for (auto [m, k, n] : {std::array<std::size_t, 3>{67, 300, 1},
+                         {1, 300, 259},
+                         {40, 129, 70},
+                         {300, 64, 48},
+                         {257, 190, 300}}) {
+    dg::tensor<float, M, K> a(dg::extent<M>(m), dg::extent<K>(k));
+    dg::tensor<float, K, J> b(dg::extent<K>(k), dg::extent<J>(n));
+    dg::tensor<float, J, K> bt(dg::extent<J>(n), dg::extent<K>(k));  // n-major: the dots kernel
+    fill(a, 1);
+    fill(b, 2);
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t p = 0; p < k; ++p) bt.data()[j * k + p] = b.data()[p * n + j];
+    dg::tensor<float, M, J> want(dg::extent<M>(m), dg::extent<J>(n));
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        float s = 0;
+        for (std::size_t p = 0; p < k; ++p) s += a.data()[i * k + p] * b.data()[p * n + j];
+        want.data()[i * n + j] = s;
+      }
+    for (std::size_t t : {1u, 2u, 3u}) {
+      dg::set_num_threads(t);
+      const dg::tensor<float, M, J> c = dg::dot<K>(a, b);
+      const dg::tensor<float, M, J> ct = dg::dot<K>(a, bt);
+      // C's rows through an offset table: the output stored [J, M], permuted to [M, J]
+      dg::tensor<float, J, M> cp(dg::extent<J>(n), dg::extent<M>(m));
+      dg::permute<M, J>(cp.view()) = dg::dot<K>(a, b);
+      CHECK(c == want);
+      CHECK(ct == want);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) wrong += cp.data()[j * m + i] != want.data()[i * n + j];
+      CHECK(wrong == 0);
+    }
+  }
+  // A batch of products, whole entries per thread.
+  struct Bt : dg::dim<"bt"> {};
+  dg::tensor<float, Bt, M, K> a3(dg::extent<Bt>(5), dg::extent<M>(33), dg::extent<K>(70));
+  dg::tensor<float, Bt, K, J> b3(dg::extent<Bt>(5), dg::extent<K>(70), dg::extent<J>(41));
+  fill(a3, 3);
+  fill(b3, 4);
+  for (std::size_t t : {1u, 2u, 3u}) {
+    dg::set_num_threads(t);
+    const dg::tensor<float, Bt, M, J> c3 = dg::dot<K>(a3, b3);
+    std::size_t wrong = 0;
+    for (std::size_t e = 0; e < 5; ++e)
+      for (std::size_t i = 0; i < 33; ++i)
+        for (std::size_t j = 0; j < 41; ++j) {
+          float s = 0;
+          for (std::size_t p = 0; p < 70; ++p)
+            s += a3.data()[(e * 33 + i) * 70 + p] * b3.data()[(e * 70 + p) * 41 + j];
+          wrong += c3.data()[(e * 33 + i) * 41 + j] != s;
+        }
+    CHECK(wrong == 0);
   }
 }
