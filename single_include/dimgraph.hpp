@@ -5122,15 +5122,21 @@ struct pow {
 };
 
 // Comparisons give bool lanes; NaN compares unequal to everything (IEEE).
+// (mask: the comparison's own mask, lanes of the compared type's width.)
 #define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)             \
   struct NAME {                                           \
     static constexpr const char* name = OPNAME;           \
+    static constexpr bool is_comparison = true;           \
     template <class A, class B>                           \
     using result_t = bool;                                \
     template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+    DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) { \
       using C = promote_t<A, B>;                          \
-      return to_bool(as<C, A>(a) OP as<C, B>(b));         \
+      return as<C, A>(a) OP as<C, B>(b);                  \
+    }                                                     \
+    template <class A, class B, class VA, class VB>       \
+    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+      return to_bool(mask<A, B>(a, b));                   \
     }                                                     \
   };
 DIMGRAPH_COMPARISON(equal, "equal", ==)
@@ -5262,6 +5268,27 @@ struct select {
     return m ? as<C, A>(a) : as<C, B>(b);
   }
 };
+
+// where(Cmp(a, b), x, y) as one instruction: the comparison's mask selects at its own width
+// (a comparison alone gives bool lanes, which select would widen again).
+template <class Cmp>
+struct select_compared {
+  static constexpr const char* name = "where";
+  template <class A, class B, class X, class Y>
+  using result_t = promote_t<X, Y>;
+  template <class A, class B, class X, class Y, class VA, class VB, class VX, class VY>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b, VX x, VY y) const {
+    using R = promote_t<X, Y>;
+    const auto m =
+        simd::mask_cast<simd::mask_lane_t<simd::lane_t<R>>>(Cmp::template mask<A, B>(a, b));
+    return m ? as<R, X>(x) : as<R, Y>(y);
+  }
+};
+template <class F>
+inline constexpr bool is_comparison_v = false;
+template <class F>
+  requires F::is_comparison
+inline constexpr bool is_comparison_v<F> = true;
 
 template <class T>
 struct cast_to {
@@ -5763,6 +5790,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  public:
   using dims = dim_list<Ds...>;
   using value_type = typename F::template result_t<value_t<Ops>...>;
+  using operand_types = std::tuple<Ops...>;  // (as held: a reference or a value)
   static constexpr const char* name = detail::op_name<F>();
 
  private:
@@ -6124,6 +6152,33 @@ DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
 DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
 #undef DIMGRAPH_UNARY_OP
 
+namespace detail {
+// Whether E is a comparison node (its operands then feed a where directly).
+template <class E>
+inline constexpr bool is_compared_v = false;
+template <class F, class Ds, class P, class Q>
+inline constexpr bool is_compared_v<map_expr<F, Ds, P, Q>> = fn::is_comparison_v<F>;
+
+// Operand K of node c as an operand of a new node: a reference where c holds one, or where c
+// is itself held by reference (c outlives the new node then); a copy of what a temporary c
+// holds by value.
+template <std::size_t K, class C, class Node = std::remove_cvref_t<C>>
+decltype(auto) operand_of(C&& c) {
+  using held = std::tuple_element_t<K, typename Node::operand_types>;
+  if constexpr (std::is_lvalue_reference_v<C> || std::is_reference_v<held>)
+    return c.template operand<K>();
+  else return std::remove_cvref_t<held>(c.template operand<K>());
+}
+
+// where(c, a, b) for a comparison c = Cmp(p, q): one node select_compared<Cmp>(p, q, a, b).
+template <class C, class A, class B>
+auto compared_where(C&& c, A&& a, B&& b) {
+  using cmp = std::remove_cvref_t<decltype(c.fn())>;
+  return make_map(fn::select_compared<cmp>{}, operand_of<0>(std::forward<C>(c)),
+                  operand_of<1>(std::forward<C>(c)), std::forward<A>(a), std::forward<B>(b));
+}
+}  // namespace detail
+
 // where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
 // three operands (one must contain the others' dims). Error: cond not bool.
 template <class C, class A, class B>
@@ -6141,7 +6196,23 @@ auto where(C&& c, A&& a, B&& b) {
       using other_t = std::remove_pointer_t<decltype(other)>;
       return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
     };
-    if constexpr (expression<A> && expression<B>)
+    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>) {
+      // where(p OP q, a, b): the comparison's operands go straight into the select.
+      auto&& a_op = [&]() -> decltype(auto) {
+        if constexpr (expression<A>) return std::forward<A>(a);
+        else if constexpr (expression<B>)
+          return wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+      }();
+      auto&& b_op = [&]() -> decltype(auto) {
+        if constexpr (expression<B>) return std::forward<B>(b);
+        else if constexpr (expression<A>)
+          return wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+      }();
+      return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                                    std::forward<decltype(b_op)>(b_op));
+    } else if constexpr (expression<A> && expression<B>)
       return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
                               std::forward<B>(b));
     else if constexpr (expression<A>)

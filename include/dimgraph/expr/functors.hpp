@@ -156,15 +156,21 @@ struct pow {
 };
 
 // Comparisons give bool lanes; NaN compares unequal to everything (IEEE).
+// (mask: the comparison's own mask, lanes of the compared type's width.)
 #define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)             \
   struct NAME {                                           \
     static constexpr const char* name = OPNAME;           \
+    static constexpr bool is_comparison = true;           \
     template <class A, class B>                           \
     using result_t = bool;                                \
     template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+    DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) { \
       using C = promote_t<A, B>;                          \
-      return to_bool(as<C, A>(a) OP as<C, B>(b));         \
+      return as<C, A>(a) OP as<C, B>(b);                  \
+    }                                                     \
+    template <class A, class B, class VA, class VB>       \
+    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
+      return to_bool(mask<A, B>(a, b));                   \
     }                                                     \
   };
 DIMGRAPH_COMPARISON(equal, "equal", ==)
@@ -296,6 +302,27 @@ struct select {
     return m ? as<C, A>(a) : as<C, B>(b);
   }
 };
+
+// where(Cmp(a, b), x, y) as one instruction: the comparison's mask selects at its own width
+// (a comparison alone gives bool lanes, which select would widen again).
+template <class Cmp>
+struct select_compared {
+  static constexpr const char* name = "where";
+  template <class A, class B, class X, class Y>
+  using result_t = promote_t<X, Y>;
+  template <class A, class B, class X, class Y, class VA, class VB, class VX, class VY>
+  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b, VX x, VY y) const {
+    using R = promote_t<X, Y>;
+    const auto m =
+        simd::mask_cast<simd::mask_lane_t<simd::lane_t<R>>>(Cmp::template mask<A, B>(a, b));
+    return m ? as<R, X>(x) : as<R, Y>(y);
+  }
+};
+template <class F>
+inline constexpr bool is_comparison_v = false;
+template <class F>
+  requires F::is_comparison
+inline constexpr bool is_comparison_v<F> = true;
 
 template <class T>
 struct cast_to {

@@ -89,6 +89,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
  public:
   using dims = dim_list<Ds...>;
   using value_type = typename F::template result_t<value_t<Ops>...>;
+  using operand_types = std::tuple<Ops...>;  // (as held: a reference or a value)
   static constexpr const char* name = detail::op_name<F>();
 
  private:

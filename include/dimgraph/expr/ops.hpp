@@ -202,6 +202,33 @@ DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
 DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
 #undef DIMGRAPH_UNARY_OP
 
+namespace detail {
+// Whether E is a comparison node (its operands then feed a where directly).
+template <class E>
+inline constexpr bool is_compared_v = false;
+template <class F, class Ds, class P, class Q>
+inline constexpr bool is_compared_v<map_expr<F, Ds, P, Q>> = fn::is_comparison_v<F>;
+
+// Operand K of node c as an operand of a new node: a reference where c holds one, or where c
+// is itself held by reference (c outlives the new node then); a copy of what a temporary c
+// holds by value.
+template <std::size_t K, class C, class Node = std::remove_cvref_t<C>>
+decltype(auto) operand_of(C&& c) {
+  using held = std::tuple_element_t<K, typename Node::operand_types>;
+  if constexpr (std::is_lvalue_reference_v<C> || std::is_reference_v<held>)
+    return c.template operand<K>();
+  else return std::remove_cvref_t<held>(c.template operand<K>());
+}
+
+// where(c, a, b) for a comparison c = Cmp(p, q): one node select_compared<Cmp>(p, q, a, b).
+template <class C, class A, class B>
+auto compared_where(C&& c, A&& a, B&& b) {
+  using cmp = std::remove_cvref_t<decltype(c.fn())>;
+  return make_map(fn::select_compared<cmp>{}, operand_of<0>(std::forward<C>(c)),
+                  operand_of<1>(std::forward<C>(c)), std::forward<A>(a), std::forward<B>(b));
+}
+}  // namespace detail
+
 // where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
 // three operands (one must contain the others' dims). Error: cond not bool.
 template <class C, class A, class B>
@@ -219,7 +246,23 @@ auto where(C&& c, A&& a, B&& b) {
       using other_t = std::remove_pointer_t<decltype(other)>;
       return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
     };
-    if constexpr (expression<A> && expression<B>)
+    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>) {
+      // where(p OP q, a, b): the comparison's operands go straight into the select.
+      auto&& a_op = [&]() -> decltype(auto) {
+        if constexpr (expression<A>) return std::forward<A>(a);
+        else if constexpr (expression<B>)
+          return wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+      }();
+      auto&& b_op = [&]() -> decltype(auto) {
+        if constexpr (expression<B>) return std::forward<B>(b);
+        else if constexpr (expression<A>)
+          return wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+      }();
+      return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                                    std::forward<decltype(b_op)>(b_op));
+    } else if constexpr (expression<A> && expression<B>)
       return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
                               std::forward<B>(b));
     else if constexpr (expression<A>)

@@ -7,7 +7,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <random>
+#include <type_traits>
+#include <utility>
 
 namespace dg = dimgraph;
 
@@ -208,6 +211,39 @@ TEST_CASE("elementwise: comparisons, logic, where and map") {
     CHECK(w0.data()[i] == (x < y ? x : 0.0f));
     CHECK(m.data()[i] == x * x - y);
   }
+}
+
+// where over a comparison is one node (the comparison's operands select directly): the same
+// values as over a bool tensor, with broadcasting, scalars, other element types and NaN, and
+// without dangling when the comparison and the select's operands are temporaries.
+TEST_CASE("elementwise: where over a comparison selects as over its bool result") {
+  using fused = decltype(dg::where(dg::less(std::declval<const btf&>(), 0.0f), 1.0f, 2.0f).fn());
+  static_assert(std::is_same_v<std::remove_cvref_t<fused>,
+                               dg::detail::fn::select_compared<dg::detail::fn::less>>);
+  btf a = make_btf(2, 3, 41);
+  const btf b = make_btf(2, 3, 42);
+  a.data()[3] = std::numeric_limits<float>::quiet_NaN();
+  dg::tensor<float, F> bias;
+  fill(bias, 43);
+  const btf leaky = dg::where(dg::greater(a, 0.0f), a, 0.1f * a);
+  const auto cmp = dg::less_equal(a, bias);  // held in a variable
+  const btf held = dg::where(cmp, 2.0f, b);
+  const dg::tensor<double, B, T, F> wide = dg::where(dg::greater_equal(b, 0.25), a, 3);
+  const dg::tensor<std::int32_t, B, T, F> ints = dg::cast<std::int32_t>(b * 4.0f);
+  const btf by_int = dg::where(dg::equal(ints, 1), a, b);
+  auto later = dg::where(dg::not_equal(make_btf(2, 3, 41) * 1.0f, 0.5f), make_btf(2, 3, 42), 7.0f);
+  const btf kept = later;  // evaluated after the temporaries' statement ended
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const float x = a.data()[i], y = b.data()[i], z = bias.data()[i % 4];
+    if (std::isnan(x)) CHECK(std::isnan(leaky.data()[i]));
+    else CHECK(leaky.data()[i] == (x > 0.0f ? x : 0.1f * x));
+    CHECK(held.data()[i] == (x <= z ? 2.0f : y));
+    CHECK(wide.data()[i] == (double(y) >= 0.25 ? double(x) : 3.0));
+    CHECK(by_int.data()[i] == (std::int32_t(y * 4.0f) == 1 ? x : y));
+  }
+  const btf a2 = make_btf(2, 3, 41);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    CHECK(kept.data()[i] == (a2.data()[i] != 0.5f ? b.data()[i] : 7.0f));
 }
 
 TEST_CASE("elementwise: 0-size extents and one-element tensors") {
