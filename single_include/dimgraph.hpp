@@ -8079,9 +8079,9 @@ template <class... Rs, class X>
   throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
 }
 
-// Rows of a vertical float sum are added in float, up to this many into one staging row,
-// before the staging row is added into the double accumulators (see accumulate).
-inline constexpr std::size_t stage_rows = 16;
+// A vertical reduction's rows are reduced in blocks of this many (see accumulate); a float
+// sum adds a block in float before adding it into the double accumulators.
+inline constexpr std::size_t block_rows = 16;
 
 // Lanes [P * H, P * H + H) of v (lanes of elements E), converted to To. (To may be wider
 // than v's lanes: a vector of v's lane count would then be wider than a register, so it is
@@ -8093,39 +8093,169 @@ DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<To, H> widened_part(V v) {
   return fn::as<To, E>(part);
 }
 
-// acc[i * s] += double(stage[i]) for i < n, in vectors of L floats taken in parts of H lanes;
-// and stage[i] = 0 (ready for the next block).
-template <std::size_t L, std::size_t H>
-DIMGRAPH_ALWAYS_INLINE inline void flush_stage(double* acc, std::ptrdiff_t s, float* stage,
-                                               std::size_t n) {
+template <std::size_t S>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, S> add_offsets(
+    std::array<std::ptrdiff_t, S> a, const std::array<std::ptrdiff_t, S>& b) {
+  for (std::size_t op = 0; op < S; ++op) a[op] += b[op];
+  return a;
+}
+
+// *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
+// accumulators of Acc in parts of H lanes, folded into *o at the end, then the last piece's
+// m < L elements.
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
+                                                 Acc* o, const std::ptrdiff_t* leaf_step,
+                                                 const std::size_t* leaf_bytes) {
+  using E = typename Kernel::value_type;
+  std::array<fn::lanes_t<Acc, H>, L / H> lanes;
+  lanes.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
+  std::size_t rest = 0;
+  fn::lanes_t<E, L> last{};
+  for_each_piece<L>(
+      r, n, 0, leaf_step, leaf_bytes,
+      [&](const Row& c, std::size_t at, std::size_t, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
+        const auto v = k.template packet<L>(c, at);
+        if (m != L) [[unlikely]] {
+          last = v;
+          rest = m;
+        } else {
+          [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
+            ((lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v))), ...);
+          }(std::make_index_sequence<L / H>{});
+        }
+      });
+  auto sum = load_lanes<1>(o);
+  for (std::size_t l = 0; l < L; ++l)
+    sum = Op::combine(sum, simd::splat<simd::lane_t<Acc>, 1>(lanes[l / H][l % H]));
+  for (std::size_t l = 0; l < rest; ++l)
+    sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
+  store_lanes<1>(o, sum);
+}
+
+// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
+// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
+// t = Op(t, v):
+template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
+          std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
+  if constexpr (Staged) {
+    t[0] += v;
+  } else {
+    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
+      ((t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v))), ...);
+    }(std::make_index_sequence<N>{});
+  }
+}
+
+// and t written to the L elements of acc at o (contiguous).
+template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
+  if constexpr (Staged) {
+    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
+      (store_lanes<H>(o + P * H,
+                      load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0])),
+       ...);
+    }(std::make_index_sequence<L / H>{});
+  } else {
+    for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
+  }
+}
+
+// o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
+// reduction given by their offsets, in row order, for i < n: one vector of L elements at a
+// time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
+// Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
+// into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
+template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
+          class Bases, std::size_t B, std::size_t S>
+DIMGRAPH_ALWAYS_INLINE inline void reduce_block(
+    const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
+    std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
+    std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {
+  using E = typename Kernel::value_type;
+  using part = std::conditional_t<Staged, fn::lanes_t<E, L>, fn::lanes_t<Acc, H>>;
+  constexpr std::size_t parts = Staged ? 1 : L / H;
+  constexpr std::size_t width = Staged ? L : H;
+  // (Unused entries repeat the first row.)
+  const auto rows = [&]<std::size_t... J>(std::index_sequence<J...>) DIMGRAPH_ALWAYS_INLINE {
+    return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
+  }(std::make_index_sequence<B>{});
+  // Whole vectors of a contiguous acc row, C at a time (independent chains of combines; C
+  // copies of the kernel, so fewer for a long one).
+  constexpr std::size_t size = Kernel::facts::size;
+  constexpr std::size_t C = size <= 8 ? 4 : size <= 32 ? 2 : 1;
   std::size_t i = 0;
-  if (s == 1)
-    for (; i + L <= n; i += L) {
-      const auto v = load_lanes<L>(stage + i);
-      [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-        (store_lanes<H>(acc + i + P * H,
-                        load_lanes<H>(acc + i + P * H) + widened_part<double, float, H, P>(v)),
-         ...);
-      }(std::make_index_sequence<L / H>{});
-      store_lanes<L>(stage + i, simd::splat<float, L>(0.0f));
+  if constexpr (C > 1) {
+    if (s == 1)
+      for (; i + C * L <= n; i += C * L) {
+        std::array<std::array<part, parts>, C> t;
+        for (std::size_t c = 0; c < C; ++c)
+          for (std::size_t p = 0; p < parts; ++p) {
+            if constexpr (Staged) t[c][p] = simd::splat<simd::lane_t<E>, L>(0.0f);
+            else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
+          }
+        for (std::size_t j = 0; j < count; ++j)
+          [&]<std::size_t... Cs>(std::index_sequence<Cs...>) DIMGRAPH_ALWAYS_INLINE {
+            ((combine_into<Op, Acc, E, Staged, L, H>(t[Cs],
+                                                     k.template packet<L>(rows[j], i + Cs * L))),
+             ...);
+          }(std::make_index_sequence<C>{});
+        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
+      }
+  }
+  // The rest, a vector at a time, acc strided or not, the last piece padded.
+  unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+  Row padded = rows[0];
+  for (; i < n; i += L) {
+    const std::size_t m = std::min(L, n - i);
+    const bool whole = m == L && s == 1;
+    std::array<part, parts> t;
+    if constexpr (Staged) {
+      t[0] = simd::splat<simd::lane_t<E>, L>(0.0f);
+    } else {
+      t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
+      if (whole) {
+        for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
+      } else {
+        for (std::size_t l = 0; l < m; ++l)
+          t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
+      }
     }
-  for (; i < n; ++i) {
-    acc[static_cast<std::ptrdiff_t>(i) * s] += static_cast<double>(stage[i]);
-    stage[i] = 0.0f;
+    for (std::size_t j = 0; j < count; ++j) {
+      const Row* r = &rows[j];
+      std::size_t at = i;
+      if (m != L) [[unlikely]] {
+        padded = rows[j];
+        padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
+        r = &padded;
+        at = 0;
+      }
+      combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
+    }
+    if (whole) {
+      finish_vector<Acc, Staged, L, H>(o + i, t);
+    } else {
+      for (std::size_t l = 0; l < m; ++l) {
+        Acc* q = o + static_cast<std::ptrdiff_t>(i + l) * s;
+        if constexpr (Staged) *q += static_cast<double>(t[0][l]);
+        else store_lanes<1>(q, simd::splat<simd::lane_t<Acc>, 1>(t[l / width][l % width]));
+      }
+    }
   }
 }
 
 // acc (row-major over the result's dims) combined with Op over every element of x. The loop
 // nest runs over x's dims; acc steps with stride 0 along the reduced dims. A row along which
 // acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
-// one element; otherwise each acc element takes the matching input element (a vertical
-// reduction, as vectorised as an element-wise op).
+// one element (reduce_across); otherwise the rows that combine into the same acc row are
+// taken in blocks of up to block_rows, and each vector of the acc row is reduced over a block
+// in registers (reduce_block: the input is read once, acc once per block).
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
-// so there each block of up to stage_rows rows of a group (below) is summed in float into a
-// staging row first, which is then added into acc in double: each element of acc is a double
-// sum of float sums of at most stage_rows terms.
+// so there a block is summed in float and then added into acc in double: each element of acc
+// is a double sum of float sums of at most block_rows terms.
 template <class Op, class Acc, class X, class AccTensor>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
   using ev = evaluator_of<X>;
@@ -8143,7 +8273,6 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   constexpr std::size_t L = simd::lanes_for(
       staged ? ev::lane_bytes : std::max(ev::lane_bytes, sizeof(simd::lane_t<Acc>)));
   constexpr std::size_t H = std::max<std::size_t>(1, std::min(L, simd::lanes_for(sizeof(Acc))));
-  constexpr auto parts = std::make_index_sequence<L / H>{};
 
   const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
@@ -8192,85 +8321,30 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
         groups,
         [&](const offsets& first, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
           Acc* o = acc.data() + first[0];
-          // Staged: the staging row of this group (zero between blocks).
-          [[maybe_unused]] float* stage = nullptr;
-          [[maybe_unused]] std::unique_ptr<float[]> stage_heap;
-          [[maybe_unused]] std::size_t in_block = 0;
-          constexpr std::size_t stage_stack = staged ? 2048 : 1;
-          [[maybe_unused]] alignas(64) float stage_buffer[stage_stack];
-          if constexpr (staged) {
-            if (!across) {
-              if (n > stage_stack) {
-                stage_heap = std::make_unique<float[]>(n);  // zeroed
-                stage = stage_heap.get();
-              } else {
-                stage = stage_buffer;
-                std::fill_n(stage, n, 0.0f);
-              }
-            }
-          }
           auto group = rows;
           group.extent[run] = n;
-          for_each_row<1, false>(group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
-            offsets off = first;
-            for (std::size_t op = 0; op < table_t::slots; ++op) off[op] += at[op];
-            const row_t r(bases, off, step);
-            // Along a row where acc does not step, L lane accumulators, folded into o at the
-            // end (a piece of m < L elements adds its first m lanes after them); otherwise
-            // each element of o (or of the staging row) takes the matching input element.
-            std::array<fn::lanes_t<Acc, H>, L / H> lanes;
-            lanes.fill(
-                simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
-            std::size_t rest_from = 0, rest_count = 0;
-            fn::lanes_t<E, L> last{};
-            for_each_piece<L>(
-                r, n, 0, leaf_step.data(), table.leaf_bytes.data(),
-                [&](const row_t& c, std::size_t at, std::size_t i,
-                    std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-                  const auto v = k.template packet<L>(c, at);
-                  if (m != L) [[unlikely]] {
-                    last = v;
-                    rest_from = i;
-                    rest_count = m;
-                  } else if (across) {
-                    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-                      ((lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v))), ...);
-                    }(parts);
-                  } else if constexpr (staged) {
-                    store_lanes<L>(stage + i, load_lanes<L>(stage + i) + v);
-                  } else {
-                    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-                      (store_lanes<H>(o + i + P * H, Op::combine(load_lanes<H>(o + i + P * H),
-                                                                 widened_part<Acc, E, H, P>(v))),
-                       ...);
-                    }(parts);
-                  }
+          if (across) {
+            for_each_row<1, false>(
+                group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
+                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o,
+                                               leaf_step.data(), table.leaf_bytes.data());
                 });
-            // Lane l of the last piece, as one lane of Acc.
-            const auto tail = [&](std::size_t l) DIMGRAPH_ALWAYS_INLINE {
-              return fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l]));
-            };
-            if (across) {
-              auto sum = load_lanes<1>(o);
-              for (std::size_t l = 0; l < L; ++l)
-                sum = Op::combine(sum, simd::splat<simd::lane_t<Acc>, 1>(lanes[l / H][l % H]));
-              for (std::size_t l = 0; l < rest_count; ++l) sum = Op::combine(sum, tail(l));
-              store_lanes<1>(o, sum);
-            } else if constexpr (staged) {
-              for (std::size_t l = 0; l < rest_count; ++l) stage[rest_from + l] += last[l];
-              if (++in_block == stage_rows) {
-                flush_stage<L, H>(o, step[0], stage, n);
-                in_block = 0;
-              }
-            } else {
-              for (std::size_t l = 0; l < rest_count; ++l) {
-                Acc* p = o + rest_from + l;
-                store_lanes<1>(p, Op::combine(load_lanes<1>(p), tail(l)));
-              }
-            }
+            return;
+          }
+          // Vertical: the group's rows in blocks of up to block_rows, each block reduced
+          // into o one vector at a time (a register tile over the block's rows).
+          std::array<offsets, block_rows> block;
+          std::size_t count = 0;
+          const auto run_block = [&]() DIMGRAPH_ALWAYS_INLINE {
+            reduce_block<Op, Acc, staged, L, H, row_t>(k, bases, block, count, step, n, o, step[0],
+                                                       leaf_step.data(), table.leaf_bytes.data());
+            count = 0;
+          };
+          for_each_row<1, false>(group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
+            block[count] = add_offsets(first, at);
+            if (++count == block_rows) run_block();
           });
-          if constexpr (staged)
-            if (in_block != 0) flush_stage<L, H>(o, step[0], stage, n);
+          if (count != 0) run_block();
         },
         per_group, !across);
   };
