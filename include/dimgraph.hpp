@@ -70,3 +70,5 @@
 #include "dimgraph/nn/linear.hpp"
 #include "dimgraph/nn/lstm_cell.hpp"
 #include "dimgraph/nn/gru_cell.hpp"
+
+#include "dimgraph/model/parameters.hpp"
