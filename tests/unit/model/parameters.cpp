@@ -1,6 +1,5 @@
 // dg::parameters and dg::parameter_count on models written as Boost.Hana structs.
 #include <dimgraph.hpp>
-#include <dimgraph/model/parameters.hpp>
 
 #include <boost/hana/adapt_struct.hpp>
 #include <boost/hana/define_struct.hpp>
