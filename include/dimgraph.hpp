@@ -22,7 +22,7 @@
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/promote.hpp"
 #include "dimgraph/tensor/tensor.hpp"
-#include "dimgraph/tensor/view.hpp"
+#include "dimgraph/tensor/strided_view.hpp"
 #include "dimgraph/tensor/make.hpp"
 #include "dimgraph/tensor/equal.hpp"
 #include "dimgraph/tensor/print.hpp"

@@ -6,6 +6,7 @@
 #include <concepts>
 #include <cstddef>
 #include <initializer_list>
+#include <ranges>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -17,6 +18,7 @@
 #include "dimgraph/tensor/assign_hook.hpp"
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/index_arg.hpp"
+#include "dimgraph/tensor/nested_init.hpp"
 #include "dimgraph/tensor/storage.hpp"
 
 namespace dimgraph {
@@ -123,77 +125,6 @@ template <class... Ds>
 [[noreturn]] void throw_element_count(const char* op, std::size_t given, const shape<Ds...>& s) {
   throw shape_error(op, std::to_string(given) + " elements are given for the shape " +
                             to_string(s) + " of " + std::to_string(s.size()) + " elements");
-}
-
-// One innermost list of a nested initializer list: exactly N elements of T, so that a list of
-// another length is a compile error (and the conversions are checked for narrowing).
-template <class T, std::size_t N, class = std::make_index_sequence<N>>
-class init_row;
-template <class T, std::size_t N, std::size_t... I>
-class init_row<T, N, std::index_sequence<I...>> {
-  template <std::size_t>
-  using element_t = T;
-
- public:
-  init_row(element_t<I>... v) : elements_{v...} {}  // NOLINT: converts from a braced list
-  template <class... Us>
-    requires(sizeof...(Us) != N && (std::convertible_to<Us, T> && ...))
-  init_row(Us...) {  // NOLINT
-    static_assert(sizeof...(Us) == N,
-                  "dimgraph: tensor: an innermost initializer list must have as many elements "
-                  "as the last dim's size");
-  }
-  const T* begin() const { return elements_.data(); }
-  static constexpr std::size_t size() { return N; }
-
- private:
-  std::array<T, N> elements_{};
-};
-
-// The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
-// lists outside, init_row<T, Last> innermost (rank 1: a plain list of elements).
-template <class T, std::size_t R, std::size_t Last>
-struct nested_init {
-  using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
-};
-template <class T, std::size_t Last>
-struct nested_init<T, 2, Last> {
-  using type = std::initializer_list<init_row<T, Last>>;
-};
-template <class T, std::size_t Last>
-struct nested_init<T, 1, Last> {
-  using type = std::initializer_list<T>;
-};
-template <class T, std::size_t Last>
-struct nested_init<T, 0, Last> {
-  struct type {};  // (rank 0 has no initializer list)
-};
-template <class T, std::size_t R, std::size_t Last>
-using nested_init_t = typename nested_init<T, R, Last>::type;
-
-// Checks the lengths of a nested initializer list against ext from level `level` on. Error:
-// shape_error naming the dim and the length.
-template <class... Ds, class L>
-void check_nested_lengths(const L& list, const std::array<std::size_t, sizeof...(Ds)>& ext,
-                          std::size_t level) {
-  if (list.size() != ext[level]) {
-    constexpr std::array<std::string (*)(), sizeof...(Ds)> names{&describe<Ds>...};
-    throw shape_error("tensor", "the initializer list has " + std::to_string(list.size()) +
-                                    " entries along dim '" + names[level]() + "' of size " +
-                                    std::to_string(ext[level]) + " (shape " +
-                                    to_string(shape<Ds...>{}) + ")");
-  }
-  if constexpr (requires { list.begin()->begin(); })
-    for (const auto& inner : list) check_nested_lengths<Ds...>(inner, ext, level + 1);
-}
-
-// Copies a nested initializer list (checked) to out in row-major order; returns the end.
-template <class T, class L>
-T* copy_nested(const L& list, T* out) {
-  if constexpr (requires { list.begin()->begin(); })
-    for (const auto& inner : list) out = copy_nested(inner, out);
-  else out = std::copy_n(list.begin(), list.size(), out);
-  return out;
 }
 
 }  // namespace detail
@@ -555,7 +486,7 @@ struct tensor_internals {
 }  // namespace detail
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
-// over external memory with dg::view (tensor/view.hpp).
+// over external memory with dg::view or dg::strided_view (tensor/strided_view.hpp).
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
@@ -601,6 +532,51 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   shape_type shape_;
   detail::strides_t<rank> strides_;
 };
+
+namespace detail {
+template <class... Ds, class... Es>
+shape<Ds...> view_shape(extent_arg<Es>... e) {
+  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
+  static_assert(check != extents_check::unknown_dim,
+                "dimgraph: view: an extent is given for a dim the view does not have");
+  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
+  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  return shape_from<Ds...>("view", e...);
+}
+
+template <class R>
+using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+
+}  // namespace detail
+
+// A row-major view over memory the caller owns (no copy), in either form:
+//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
+//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
+//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
+//                                                            be the view's
+// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
+// extent (compile time); an extent outside its dim's interval; a range of another size
+// (shape_error naming the shape and both sizes).
+template <class T, class... Ds, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
+  shape<Ds...> s = detail::view_shape<Ds...>(e...);
+  return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
+}
+template <dimension D0, class... Ds, class T, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
+  return view<T, D0, Ds...>(data, e...);
+}
+template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
+  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
+           element<std::remove_const_t<detail::range_element_t<R>>>
+tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& range, extent_arg<Es>... e) {
+  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
+  const auto n = static_cast<std::size_t>(std::ranges::size(range));
+  if (n != s.size()) detail::throw_element_count("view", n, s);
+  return {std::ranges::data(range), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
+}
 
 namespace detail {
 // Tensors and views are what a tensor or a view can take the value of (see assign_source).

@@ -1,4 +1,4 @@
-// dg::view and dg::strided_view: tensor views over memory the caller owns (no copy).
+// dg::strided_view: strided tensor views over memory the caller owns (no copy), checked.
 #pragma once
 
 #include <algorithm>
@@ -143,49 +143,7 @@ void check_within(const char* op, const shape<Ds...>& s, const strides_t<sizeof.
                               std::to_string(size) + " elements");
 }
 
-template <class... Ds, class... Es>
-shape<Ds...> view_shape(extent_arg<Es>... e) {
-  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
-  static_assert(check != extents_check::unknown_dim,
-                "dimgraph: view: an extent is given for a dim the view does not have");
-  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
-  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
-  return shape_from<Ds...>("view", e...);
-}
-
-template <class R>
-using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
-
 }  // namespace detail
-
-// A row-major view over memory the caller owns (no copy), in either form:
-//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
-//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
-//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
-//                                                            be the view's
-// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
-// extent (compile time); an extent outside its dim's interval; a range of another size
-// (shape_error naming the shape and both sizes).
-template <class T, class... Ds, class... Es>
-  requires element<std::remove_const_t<T>>
-tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  shape<Ds...> s = detail::view_shape<Ds...>(e...);
-  return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
-}
-template <dimension D0, class... Ds, class T, class... Es>
-  requires element<std::remove_const_t<T>>
-tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
-  return view<T, D0, Ds...>(data, e...);
-}
-template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
-  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
-           element<std::remove_const_t<detail::range_element_t<R>>>
-tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& range, extent_arg<Es>... e) {
-  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
-  const auto n = static_cast<std::size_t>(std::ranges::size(range));
-  if (n != s.size()) detail::throw_element_count("view", n, s);
-  return {std::ranges::data(range), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
-}
 
 // A strided view over memory the caller owns: every dim's extent (static dims need none) and
 // every dim's stride in elements, by tag in any order, then optionally
@@ -235,7 +193,7 @@ auto strided_view(P&& memory, Args... args) {
   } else {
     static_assert(std::ranges::borrowed_range<P>,
                   "dimgraph: strided_view: the range is a temporary and the view would dangle");
-    using elem = detail::range_element_t<P>;
+    using elem = std::remove_reference_t<std::ranges::range_reference_t<P>>;
     detail::check_within("strided_view", s, str, range,
                          static_cast<std::size_t>(std::ranges::size(memory)));
     return tensor_view<elem, D0, Ds...>(std::ranges::data(memory), s, str);
