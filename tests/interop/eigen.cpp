@@ -29,7 +29,7 @@ TEST_CASE("eigen::view: a column-major matrix, written through the view, read th
   CHECK(v(0, 2) == 30.0f);
 }
 
-TEST_CASE("eigen::view: row-major blocks, vectors and tensors; dynamic dims take Eigen's extent") {
+TEST_CASE("eigen::view: row-major blocks, vectors and tensors, dynamic dims take Eigen's extent") {
   Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> big(4, 5);
   for (int i = 0; i < 20; ++i) big.data()[i] = i;
   auto block = dg::eigen::view<Time, Col>(big.block(1, 1, 2, 3));

@@ -56,7 +56,7 @@ TEST_CASE("load_npy: C order, little-endian float32, written by hand") {
   CHECK(t.to_vector() == std::vector<float>{1, 2, 3, 4, 5, 6.5f});
 }
 
-TEST_CASE("load_npy: Fortran order and big-endian int32; a dynamic dim takes the file's extent") {
+TEST_CASE("load_npy: Fortran order and big-endian int32, a dynamic dim takes the file's extent") {
   // The matrix [[1, 2, 3], [4, 5, 6]] stored column by column, big-endian.
   std::string data;
   for (std::int32_t v : {1, 4, 2, 5, 3, 6}) put(data, static_cast<std::uint32_t>(v), 4, true);

@@ -87,7 +87,7 @@ TEST_CASE("parameters: every tensor once, in declaration order, with its dotted 
   CHECK(dg::parameter_count(net) == 20 + 2 * (16 + 16 + 3) + 3 + 12);
 }
 
-TEST_CASE("parameters: writes through to the model; a const model gives const tensors") {
+TEST_CASE("parameters: writes through to the model, a const model gives const tensors") {
   Layer layer;
   float k = 0;
   dg::parameters(layer, [&](const std::string&, auto& t) {

@@ -198,7 +198,7 @@ TEST_CASE("strided_view: negative, overlapping and out-of-range layouts are shap
   CHECK(none.size() == 0);
 }
 
-TEST_CASE("element access by tag: at() in any order, checked; operator() by position") {
+TEST_CASE("element access by tag: at() in any order, checked, operator() by position") {
   dg::tensor<int, Row, Col> t{{1, 2, 3}, {4, 5, 6}};
   CHECK(t.at(dg::at<Col>(2), dg::at<Row>(0)) == 3);
   t.at(dg::at<Row>(1), dg::at<Col>(1)) = 50;
