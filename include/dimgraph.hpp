@@ -22,6 +22,7 @@
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/promote.hpp"
 #include "dimgraph/tensor/tensor.hpp"
+#include "dimgraph/tensor/strided_view.hpp"
 #include "dimgraph/tensor/make.hpp"
 #include "dimgraph/tensor/equal.hpp"
 #include "dimgraph/tensor/print.hpp"
@@ -69,3 +70,5 @@
 #include "dimgraph/nn/linear.hpp"
 #include "dimgraph/nn/lstm_cell.hpp"
 #include "dimgraph/nn/gru_cell.hpp"
+
+#include "dimgraph/model/parameters.hpp"

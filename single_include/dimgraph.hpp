@@ -1796,6 +1796,14 @@ class overlap_error : public error {
   using error::error;
 };
 
+// A file that cannot be read or written, or whose contents do not fit what is loaded into
+// (dimgraph/io/): the message names the file and, where there is one, the parameter with the
+// file's shape and the expected one.
+class io_error : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace dimgraph
 // ---- end dimgraph/shape/error.hpp
 // ---- begin dimgraph/shape/extent.hpp
@@ -3129,6 +3137,9 @@ inline constexpr bool is_narrowing_v = detail::narrowing<Src, Dst>();
 // ---- begin dimgraph/tensor/tensor.hpp
 // dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
 
+#include <ranges>
+#include <span>
+#include <vector>
 
 // ---- begin dimgraph/tensor/assign_hook.hpp
 // The assignment hook: how a tensor or a view takes the value of an expression (declared here,
@@ -3190,6 +3201,86 @@ constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/tensor/index_arg.hpp
+// ---- begin dimgraph/tensor/nested_init.hpp
+// detail::nested_init_t: the nested braced lists a static tensor is made of, their checks and copy.
+
+
+
+namespace dimgraph::detail {
+
+// One innermost list of a nested initializer list: exactly N elements of T, so that a list of
+// another length is a compile error (and the conversions are checked for narrowing).
+template <class T, std::size_t N, class = std::make_index_sequence<N>>
+class init_row;
+template <class T, std::size_t N, std::size_t... I>
+class init_row<T, N, std::index_sequence<I...>> {
+  template <std::size_t>
+  using element_t = T;
+
+ public:
+  init_row(element_t<I>... v) : elements_{v...} {}  // NOLINT: converts from a braced list
+  template <class... Us>
+    requires(sizeof...(Us) != N && (std::convertible_to<Us, T> && ...))
+  init_row(Us...) {  // NOLINT
+    static_assert(sizeof...(Us) == N,
+                  "dimgraph: tensor: an innermost initializer list must have as many elements "
+                  "as the last dim's size");
+  }
+  const T* begin() const { return elements_.data(); }
+  static constexpr std::size_t size() { return N; }
+
+ private:
+  std::array<T, N> elements_{};
+};
+
+// The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
+// lists outside, init_row<T, Last> innermost (rank 1: a plain list of elements).
+template <class T, std::size_t R, std::size_t Last>
+struct nested_init {
+  using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 2, Last> {
+  using type = std::initializer_list<init_row<T, Last>>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 1, Last> {
+  using type = std::initializer_list<T>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 0, Last> {
+  struct type {};  // (rank 0 has no initializer list)
+};
+template <class T, std::size_t R, std::size_t Last>
+using nested_init_t = typename nested_init<T, R, Last>::type;
+
+// Checks the lengths of a nested initializer list against ext from level `level` on. Error:
+// shape_error naming the dim and the length.
+template <class... Ds, class L>
+void check_nested_lengths(const L& list, const std::array<std::size_t, sizeof...(Ds)>& ext,
+                          std::size_t level) {
+  if (list.size() != ext[level]) {
+    constexpr std::array<std::string (*)(), sizeof...(Ds)> names{&describe<Ds>...};
+    throw shape_error("tensor", "the initializer list has " + std::to_string(list.size()) +
+                                    " entries along dim '" + names[level]() + "' of size " +
+                                    std::to_string(ext[level]) + " (shape " +
+                                    to_string(shape<Ds...>{}) + ")");
+  }
+  if constexpr (requires { list.begin()->begin(); })
+    for (const auto& inner : list) check_nested_lengths<Ds...>(inner, ext, level + 1);
+}
+
+// Copies a nested initializer list (checked) to out in row-major order; returns the end.
+template <class T, class L>
+T* copy_nested(const L& list, T* out) {
+  if constexpr (requires { list.begin()->begin(); })
+    for (const auto& inner : list) out = copy_nested(inner, out);
+  else out = std::copy_n(list.begin(), list.size(), out);
+  return out;
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/tensor/nested_init.hpp
 // ---- begin dimgraph/tensor/storage.hpp
 // detail::storage: element storage, 64-byte aligned on the heap, inline when the size is static.
 
@@ -3352,6 +3443,14 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   return extents_check::ok;
 }
 
+// The smallest size of the last of Ds... (0 for no dims).
+template <class... Ds>
+constexpr std::size_t last_bound_lo() {
+  std::size_t n = 0;
+  ((n = bounds_v<Ds>.lo), ...);
+  return n;
+}
+
 // The extent given for D, or D's static size when none is given.
 template <class D, class... Es>
 constexpr std::size_t given_extent(extent_arg<Es>... e) {
@@ -3366,6 +3465,37 @@ constexpr std::size_t given_extent(extent_arg<Es>... e) {
 template <class... Ds, class... Es>
 shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
   return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+}
+
+// Calls f(offset) for every element of a strided layout, in row-major order of its dims.
+template <std::size_t R, class F>
+void for_each_offset(const std::array<std::size_t, R>& ext, const strides_t<R>& str, F&& f) {
+  for (std::size_t e : ext)
+    if (e == 0) return;
+  if constexpr (R == 0) {
+    f(std::ptrdiff_t{0});
+  } else {
+    std::array<std::size_t, R> pos{};
+    std::ptrdiff_t off = 0;
+    for (;;) {
+      f(off);
+      std::size_t i = R;
+      while (i-- > 0) {
+        off += str[i];
+        if (++pos[i] < ext[i]) break;
+        off -= static_cast<std::ptrdiff_t>(pos[i]) * str[i];
+        pos[i] = 0;
+        if (i == 0) return;
+      }
+    }
+  }
+}
+
+// The error of elements given for a shape whose size is another.
+template <class... Ds>
+[[noreturn]] void throw_element_count(const char* op, std::size_t given, const shape<Ds...>& s) {
+  throw shape_error(op, std::to_string(given) + " elements are given for the shape " +
+                            to_string(s) + " of " + std::to_string(s.size()) + " elements");
 }
 
 }  // namespace detail
@@ -3429,6 +3559,16 @@ class tensor_access {
   template <class D>
   auto operator[](at_arg<D> a) const {
     return drop(self().data(), a);
+  }
+
+  // A copy of the elements in row-major order of the listed dims (whatever the strides).
+  std::vector<value_type> to_vector() const {
+    std::vector<value_type> out;
+    out.reserve(size());
+    const T* p = self().data();
+    detail::for_each_offset<rank>(self().shape().extents(), self().strides(),
+                                  [&](std::ptrdiff_t off) { out.push_back(p[off]); });
+    return out;
   }
 
  private:
@@ -3551,6 +3691,34 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
                   "dimgraph: tensor: a non-static dim has no extent");
   }
 
+  // Copies of elements given in row-major order of Ds..., from a span or a vector whose size
+  // is the shape's size, or from a pointer to that many elements; extents by tag as above.
+  // dg::tensor<float, Time, Feature> x(buffer, dg::extent<Time>(3)). Errors: those of the
+  // extents; a span of another size (shape_error naming the shape and both sizes).
+  template <class... Es>
+  explicit tensor(std::span<const T> elements, extent_arg<Es>... e)
+      : tensor(checked_for_overwrite<Es...>(e...)) {
+    if (elements.size() != this->size())
+      detail::throw_element_count("tensor", elements.size(), shape());
+    std::copy_n(elements.data(), this->size(), data());
+  }
+  template <class... Es>
+  explicit tensor(const T* elements, extent_arg<Es>... e)
+      : tensor(checked_for_overwrite<Es...>(e...)) {
+    std::copy_n(elements, this->size(), data());
+  }
+
+  // A static tensor from nested braced lists, one level per dim, in the listed order:
+  // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
+  // not the last dim's size (compile time); another list whose length is not its dim's size
+  // (shape_error naming the dim, the length and the shape).
+  tensor(detail::nested_init_t<T, rank, detail::last_bound_lo<Ds...>()> list)  // NOLINT
+    requires(is_static && rank > 0)
+  {
+    detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);
+    detail::copy_nested(list, data());
+  }
+
   // From an expression (another tensor, a view, a lazy node): evaluates it, through the
   // assignment hook (defined in eval/assign.hpp; without it, a compile error that says so).
   // The shape is not set yet, and the elements are not initialised: the hook writes every one.
@@ -3593,6 +3761,27 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
  private:
   friend struct detail::tensor_internals;
+
+  // A tensor of shape s whose elements the caller writes (the delegating constructors).
+  struct overwrite_shape {
+    shape_type shape;
+  };
+  explicit tensor(overwrite_shape s)
+      : shape_(s.shape),
+        storage_(detail::for_overwrite_t{}, s.shape.size()),
+        strides_(strides_of(s.shape)) {}
+  template <class... Es>
+  static overwrite_shape checked_for_overwrite(extent_arg<Es>... e) {
+    constexpr auto check =
+        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
+    static_assert(check != detail::extents_check::unknown_dim,
+                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
+    static_assert(check != detail::extents_check::repeated,
+                  "dimgraph: tensor: an extent is given twice");
+    static_assert(check != detail::extents_check::missing,
+                  "dimgraph: tensor: a non-static dim has no extent");
+    return {detail::shape_from<Ds...>("tensor", e...)};
+  }
 
   static constexpr std::size_t static_count() {
     if constexpr (is_static) return shape_type{}.size();
@@ -3668,7 +3857,7 @@ struct tensor_internals {
 }  // namespace detail
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
-// over external memory with dg::view.
+// over external memory with dg::view or dg::strided_view (tensor/strided_view.hpp).
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
@@ -3715,21 +3904,49 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   detail::strides_t<rank> strides_;
 };
 
-// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr,
-// dg::extent<Batch>(2)). Extents by tag in any order; static dims need none. Errors: a missing,
-// repeated or foreign extent (compile time); an extent outside its dim's interval (shape_error).
-template <class T, class... Ds, class... Es>
-tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  constexpr auto check =
-      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
-  static_assert(check != detail::extents_check::unknown_dim,
+namespace detail {
+template <class... Ds, class... Es>
+shape<Ds...> view_shape(extent_arg<Es>... e) {
+  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
+  static_assert(check != extents_check::unknown_dim,
                 "dimgraph: view: an extent is given for a dim the view does not have");
-  static_assert(check != detail::extents_check::repeated,
-                "dimgraph: view: an extent is given twice");
-  static_assert(check != detail::extents_check::missing,
-                "dimgraph: view: a non-static dim has no extent");
-  shape<Ds...> s = detail::shape_from<Ds...>("view", e...);
+  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
+  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  return shape_from<Ds...>("view", e...);
+}
+
+template <class R>
+using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+
+}  // namespace detail
+
+// A row-major view over memory the caller owns (no copy), in either form:
+//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
+//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
+//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
+//                                                            be the view's
+// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
+// extent (compile time); an extent outside its dim's interval; a range of another size
+// (shape_error naming the shape and both sizes).
+template <class T, class... Ds, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
+  shape<Ds...> s = detail::view_shape<Ds...>(e...);
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
+}
+template <dimension D0, class... Ds, class T, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
+  return view<T, D0, Ds...>(data, e...);
+}
+template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
+  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
+           element<std::remove_const_t<detail::range_element_t<R>>>
+tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& range, extent_arg<Es>... e) {
+  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
+  const auto n = static_cast<std::size_t>(std::ranges::size(range));
+  if (n != s.size()) detail::throw_element_count("view", n, s);
+  return {std::ranges::data(range), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
 }
 
 namespace detail {
@@ -3765,6 +3982,195 @@ auto permute(X&& x) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/tensor/tensor.hpp
+// ---- begin dimgraph/tensor/strided_view.hpp
+// dg::strided_view: strided tensor views over memory the caller owns (no copy), checked.
+
+#include <iterator>
+
+
+namespace dimgraph {
+
+// A step along dim D in elements, for dg::strided_view: dg::stride<Row>(8).
+template <class D>
+struct stride_arg {
+  std::ptrdiff_t value;
+};
+template <dimension D>
+constexpr stride_arg<std::remove_cvref_t<D>> stride(std::ptrdiff_t s) {
+  return {s};
+}
+
+// Permissions for the layout checks of dg::strided_view, given among its arguments.
+struct allow_negative_strides_t {};
+inline constexpr allow_negative_strides_t allow_negative_strides{};
+struct allow_overlap_t {};
+inline constexpr allow_overlap_t allow_overlap{};
+
+namespace detail {
+
+// The dims of the extent_arg / stride_arg arguments among Args.
+template <class X>
+struct extent_dims_of : std::type_identity<type_list<>> {};
+template <class E>
+struct extent_dims_of<extent_arg<E>> : std::type_identity<type_list<E>> {};
+template <class X>
+struct stride_dims_of : std::type_identity<type_list<>> {};
+template <class E>
+struct stride_dims_of<stride_arg<E>> : std::type_identity<type_list<E>> {};
+template <class X>
+inline constexpr bool is_view_arg_v =
+    std::is_same_v<X, allow_negative_strides_t> || std::is_same_v<X, allow_overlap_t>;
+template <class E>
+inline constexpr bool is_view_arg_v<extent_arg<E>> = true;
+template <class E>
+inline constexpr bool is_view_arg_v<stride_arg<E>> = true;
+
+// The value given for D by an argument of kind Arg, or fallback.
+template <template <class> class Arg, class D, class V, class... Xs>
+constexpr V given_value(V fallback, const Xs&... xs) {
+  V v = fallback;
+  (
+      [&] {
+        if constexpr (std::is_same_v<Xs, Arg<D>>) v = xs.value;
+      }(),
+      ...);
+  return v;
+}
+
+// The range [lo, hi] of offsets of a strided layout, checked. Errors (shape_error naming `op`
+// and the dims with their extents and strides): a negative stride without allow_negative; two
+// dims whose elements can share memory without allow_overlap (a stride not above the span of
+// the dims with smaller strides: conservative, as NumPy's and ATen's overlap checks are); offsets
+// that do not fit a std::ptrdiff_t.
+struct offset_range {
+  std::ptrdiff_t lo = 0, hi = 0;
+  bool empty = false;
+};
+template <class... Ds>
+std::string layout_text(const shape<Ds...>& s, const strides_t<sizeof...(Ds)>& str) {
+  std::string out = to_string(s) + " with strides [";
+  for (std::size_t i = 0; i < sizeof...(Ds); ++i) out += (i ? ", " : "") + std::to_string(str[i]);
+  return out + "]";
+}
+template <class... Ds>
+offset_range check_layout(const char* op, const shape<Ds...>& s,
+                          const strides_t<sizeof...(Ds)>& str, bool allow_negative,
+                          bool allow_overlap) {
+  constexpr std::size_t r = sizeof...(Ds);
+  const std::array<std::string (*)(), r + 1> names{&describe<Ds>..., nullptr};
+  for (std::size_t i = 0; i < r; ++i)
+    if (str[i] < 0 && !allow_negative)
+      throw shape_error(op, "dim '" + names[i]() + "' has the negative stride " +
+                                std::to_string(str[i]) + " (" + layout_text(s, str) +
+                                "); pass dg::allow_negative_strides to permit it");
+  offset_range out;
+  for (std::size_t i = 0; i < r; ++i) out.empty = out.empty || s.extent(i) == 0;
+  if (out.empty) return out;
+  // span[i] = |stride| * (extent - 1): how far dim i reaches.
+  std::array<std::size_t, r + 1> mag{}, span{};
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < r; ++i) {
+    mag[i] = str[i] < 0 ? std::size_t{0} - static_cast<std::size_t>(str[i])
+                        : static_cast<std::size_t>(str[i]);
+    if (mul_overflows(mag[i], s.extent(i) - 1, span[i]) || add_overflows(total, span[i], total) ||
+        total > static_cast<std::size_t>(PTRDIFF_MAX))
+      throw shape_error(op,
+                        "the offsets of " + layout_text(s, str) + " do not fit a std::ptrdiff_t");
+    if (str[i] < 0) out.lo -= static_cast<std::ptrdiff_t>(span[i]);
+    else out.hi += static_cast<std::ptrdiff_t>(span[i]);
+  }
+  if (!allow_overlap) {
+    std::array<std::size_t, r + 1> order{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < r; ++i)
+      if (s.extent(i) > 1) order[n++] = i;
+    std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n),
+              [&](std::size_t a, std::size_t b) { return mag[a] < mag[b]; });
+    std::size_t reach = 0;  // the span of the dims with smaller strides
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = order[k];
+      if (mag[i] <= reach || mag[i] == 0)
+        throw shape_error(op, "dim '" + names[i]() + "' (stride " + std::to_string(str[i]) + ") " +
+                                  (k == 0 ? std::string("steps by 0")
+                                          : "overlaps dim '" + names[order[k - 1]]() + "'") +
+                                  ": elements at different positions would share memory (" +
+                                  layout_text(s, str) + "); pass dg::allow_overlap to permit it");
+      reach += span[i];
+    }
+  }
+  return out;
+}
+
+// The error of a layout that reaches outside its range of `size` elements.
+template <class... Ds>
+void check_within(const char* op, const shape<Ds...>& s, const strides_t<sizeof...(Ds)>& str,
+                  offset_range r, std::size_t size) {
+  if (r.empty) return;
+  if (r.lo < 0 || static_cast<std::size_t>(r.hi) >= size)
+    throw shape_error(op, layout_text(s, str) + " reaches offsets " + std::to_string(r.lo) +
+                              " to " + std::to_string(r.hi) + " of a range of " +
+                              std::to_string(size) + " elements");
+}
+
+}  // namespace detail
+
+// A strided view over memory the caller owns: every dim's extent (static dims need none) and
+// every dim's stride in elements, by tag in any order, then optionally
+// dg::allow_negative_strides and dg::allow_overlap:
+//   dg::strided_view<Row, Col>(ptr, dg::extent<Row>(3), dg::stride<Row>(8), dg::stride<Col>(1))
+// From a contiguous range instead of a pointer, every element the view reaches must be inside
+// the range (offsets from its first element). Errors: a missing, repeated or foreign extent or
+// stride (compile time); an extent outside its dim's interval, a negative stride or
+// overlapping dims not permitted, offsets that do not fit a std::ptrdiff_t, offsets outside the
+// range (shape_error naming the dims, extents and strides).
+template <dimension D0, class... Ds, class P, class... Args>
+  requires(std::is_pointer_v<std::remove_cvref_t<P>> || std::ranges::contiguous_range<P>) &&
+          (detail::is_view_arg_v<Args> && ...)
+auto strided_view(P&& memory, Args... args) {
+  using extent_dims = detail::concat_t<typename detail::extent_dims_of<Args>::type...>;
+  using stride_dims = detail::concat_t<typename detail::stride_dims_of<Args>::type...>;
+  constexpr auto ext_check = detail::check_extents(detail::type_list<D0, Ds...>{}, extent_dims{});
+  static_assert(ext_check != detail::extents_check::unknown_dim,
+                "dimgraph: strided_view: an extent is given for a dim the view does not have");
+  static_assert(ext_check != detail::extents_check::repeated,
+                "dimgraph: strided_view: an extent is given twice");
+  static_assert(ext_check != detail::extents_check::missing,
+                "dimgraph: strided_view: a non-static dim has no extent");
+  constexpr auto str_check = detail::check_extents(detail::type_list<D0, Ds...>{}, stride_dims{});
+  static_assert(str_check != detail::extents_check::unknown_dim,
+                "dimgraph: strided_view: a stride is given for a dim the view does not have");
+  static_assert(str_check != detail::extents_check::repeated,
+                "dimgraph: strided_view: a stride is given twice");
+  static_assert(stride_dims::size == 1 + sizeof...(Ds),
+                "dimgraph: strided_view: every dim needs a stride (dg::stride<D>(n))");
+  constexpr bool negative_ok = (std::is_same_v<Args, allow_negative_strides_t> || ...);
+  constexpr bool overlap_ok = (std::is_same_v<Args, allow_overlap_t> || ...);
+
+  const auto s = shape<D0, Ds...>::from_extents(
+      {detail::given_value<extent_arg, D0>(bounds_v<D0>.lo, args...),
+       detail::given_value<extent_arg, Ds>(bounds_v<Ds>.lo, args...)...},
+      "strided_view");
+  const detail::strides_t<1 + sizeof...(Ds)> str{
+      detail::given_value<stride_arg, D0>(std::ptrdiff_t{0}, args...),
+      detail::given_value<stride_arg, Ds>(std::ptrdiff_t{0}, args...)...};
+  const auto range = detail::check_layout("strided_view", s, str, negative_ok, overlap_ok);
+  if constexpr (std::is_pointer_v<std::remove_cvref_t<P>>) {
+    using elem = std::remove_pointer_t<std::remove_cvref_t<P>>;
+    static_assert(element<std::remove_const_t<elem>>,
+                  "dimgraph: strided_view: the pointer's element type is not a tensor element");
+    return tensor_view<elem, D0, Ds...>(memory, s, str);
+  } else {
+    static_assert(std::ranges::borrowed_range<P>,
+                  "dimgraph: strided_view: the range is a temporary and the view would dangle");
+    using elem = std::remove_reference_t<std::ranges::range_reference_t<P>>;
+    detail::check_within("strided_view", s, str, range,
+                         static_cast<std::size_t>(std::ranges::size(memory)));
+    return tensor_view<elem, D0, Ds...>(std::ranges::data(memory), s, str);
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/strided_view.hpp
 // ---- begin dimgraph/tensor/make.hpp
 // Tensor factories: zeros, ones, full, iota and the seeded, portable uniform.
 
@@ -4260,7 +4666,6 @@ constexpr std::size_t containing_operand() {
 // evaluator<E>: how each kind of expression is evaluated — its program of per-lane
 // instructions, its leaves, and the walk that finds them at run time.
 
-#include <vector>
 
 // ---- begin dimgraph/expr/functors.hpp
 // The element functions of dimgraph's element-wise ops (what one lane of a vector computes).
@@ -13004,4 +13409,150 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
 
 }  // namespace dimgraph::nn
 // ---- end dimgraph/nn/gru_cell.hpp
+
+// ---- begin dimgraph/model/parameters.hpp
+// dg::parameters, dg::parameter_count: the tensors of a model written as a Boost.Hana struct.
+
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/concept/struct.hpp>
+#include <boost/hana/first.hpp>
+#include <boost/hana/for_each.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/string.hpp>
+#include <boost/hana/unpack.hpp>
+
+
+namespace dimgraph {
+namespace detail {
+
+template <class X>
+inline constexpr bool is_owning_tensor_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_owning_tensor_v<tensor<T, Ds...>> = true;
+
+template <class X>
+inline constexpr bool is_std_array_v = false;
+template <class X, std::size_t N>
+inline constexpr bool is_std_array_v<std::array<X, N>> = true;
+
+// The type of member `Accessor` of struct M.
+template <class M, class Accessor>
+using member_t = std::remove_cvref_t<decltype(boost::hana::second(std::declval<Accessor>())(
+    std::declval<M&>()))>;
+
+// The tensor types of a model part X in visiting order (a detail::type_list): a tensor is
+// itself; a std::array repeats its element's list; a Hana struct concatenates its members'
+// lists in declaration order; anything else (a size, a flag) has none.
+template <class X>
+struct model_tensors;
+template <class X>
+using model_tensors_t = typename model_tensors<X>::type;
+
+template <class X, class = std::make_index_sequence<0>>
+struct repeat_list {};
+template <class L, std::size_t... I>
+struct repeat_list<L, std::index_sequence<I...>> {
+  template <std::size_t>
+  using same = L;
+  using type = concat_t<same<I>...>;
+};
+
+template <class X>
+struct model_tensors {
+  static auto get() {
+    if constexpr (is_owning_tensor_v<X>) {
+      return type_list<X>{};
+    } else if constexpr (is_std_array_v<X>) {
+      using elem = typename X::value_type;
+      return typename repeat_list<model_tensors_t<elem>,
+                                  std::make_index_sequence<std::tuple_size_v<X>>>::type{};
+    } else if constexpr (boost::hana::Struct<X>::value) {
+      return boost::hana::unpack(boost::hana::accessors<X>(), [](auto... member) {
+        return concat_t<model_tensors_t<member_t<X, decltype(member)>>...>{};
+      });
+    } else {
+      return type_list<>{};
+    }
+  }
+  using type = decltype(get());
+};
+
+template <class List>
+struct as_tuple;
+template <class... Ts>
+struct as_tuple<type_list<Ts...>> {
+  using type = std::tuple<Ts...>;
+};
+
+// Calls f(path, tensor) for every tensor in x, path being x's own dotted path.
+template <class X, class F>
+void visit_parameters(X& x, std::string& path, F& f) {
+  using plain = std::remove_const_t<X>;
+  const std::size_t kept = path.size();
+  const auto descend = [&](const char* name, auto& part) {
+    if (!path.empty()) path += '.';
+    path += name;
+    visit_parameters(part, path, f);
+    path.resize(kept);
+  };
+  if constexpr (is_owning_tensor_v<plain>) {
+    f(std::as_const(path), x);
+  } else if constexpr (is_std_array_v<plain>) {
+    for (std::size_t i = 0; i < x.size(); ++i) descend(std::to_string(i).c_str(), x[i]);
+  } else if constexpr (boost::hana::Struct<plain>::value) {
+    boost::hana::for_each(boost::hana::accessors<plain>(), [&](auto member) {
+      descend(boost::hana::to<const char*>(boost::hana::first(member)),
+              boost::hana::second(member)(x));
+    });
+  }
+}
+
+}  // namespace detail
+
+// A model: a dg::tensor, a std::array of models, or a struct of models made a Boost.Hana
+// struct (BOOST_HANA_DEFINE_STRUCT in the struct, or BOOST_HANA_ADAPT_STRUCT after it; the
+// user includes <boost/hana/define_struct.hpp> or <boost/hana/adapt_struct.hpp>). Members of
+// other types (sizes, flags) are not parameters and are skipped.
+template <class M>
+concept model =
+    detail::is_owning_tensor_v<M> || detail::is_std_array_v<M> || boost::hana::Struct<M>::value;
+
+// The number of tensors in model M, at compile time.
+template <model M>
+inline constexpr std::size_t tensor_count_v = detail::model_tensors_t<M>::size;
+
+// The types of the tensors in model M in visiting order, as a std::tuple type (at compile time).
+template <model M>
+using parameter_types_t = typename detail::as_tuple<detail::model_tensors_t<M>>::type;
+
+// Calls f(name, tensor) for every tensor of the model once, in declaration order (depth
+// first; std::array elements in index order), name being its dotted path from the model:
+// "encoder.layers.0.attention.w_q" (a model that is itself a tensor has the name ""). The
+// tensor is passed as the model is (const or not). Error: M is not a model (compile time).
+template <class M, class F>
+void parameters(M& m, F&& f) {
+  static_assert(model<std::remove_const_t<M>>,
+                "dimgraph: parameters: the model must be a dg::tensor, a std::array of models "
+                "or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / BOOST_HANA_ADAPT_STRUCT)");
+  if constexpr (model<std::remove_const_t<M>>) {
+    std::string path;
+    detail::visit_parameters(m, path, f);
+  }
+}
+
+// The number of elements in all the tensors of the model (its run-time extents).
+template <class M>
+std::size_t parameter_count(const M& m) {
+  static_assert(model<M>,
+                "dimgraph: parameter_count: the model must be a dg::tensor, a std::array of "
+                "models or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / "
+                "BOOST_HANA_ADAPT_STRUCT)");
+  std::size_t n = 0;
+  if constexpr (model<M>) parameters(m, [&](const std::string&, const auto& t) { n += t.size(); });
+  return n;
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/model/parameters.hpp
 // ---- end dimgraph.hpp

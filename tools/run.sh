@@ -46,7 +46,7 @@ ensure_packages() {
     apt-get install -y --no-install-recommends "${missing[@]}"
 }
 
-base_packages=(cmake g++ make libboost-dev doctest-dev)
+base_packages=(cmake g++ make libboost-dev doctest-dev nlohmann-json3-dev)
 
 # The C++ sources that clang-format owns (generated single_include/ excluded).
 format_sources() {

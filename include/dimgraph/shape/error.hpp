@@ -51,4 +51,12 @@ class overlap_error : public error {
   using error::error;
 };
 
+// A file that cannot be read or written, or whose contents do not fit what is loaded into
+// (dimgraph/io/): the message names the file and, where there is one, the parameter with the
+// file's shape and the expected one.
+class io_error : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace dimgraph

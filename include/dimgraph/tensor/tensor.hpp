@@ -1,17 +1,24 @@
 // dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <initializer_list>
+#include <ranges>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/shape/shape.hpp"
 #include "dimgraph/tensor/assign_hook.hpp"
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/index_arg.hpp"
+#include "dimgraph/tensor/nested_init.hpp"
 #include "dimgraph/tensor/storage.hpp"
 
 namespace dimgraph {
@@ -65,6 +72,14 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   return extents_check::ok;
 }
 
+// The smallest size of the last of Ds... (0 for no dims).
+template <class... Ds>
+constexpr std::size_t last_bound_lo() {
+  std::size_t n = 0;
+  ((n = bounds_v<Ds>.lo), ...);
+  return n;
+}
+
 // The extent given for D, or D's static size when none is given.
 template <class D, class... Es>
 constexpr std::size_t given_extent(extent_arg<Es>... e) {
@@ -79,6 +94,37 @@ constexpr std::size_t given_extent(extent_arg<Es>... e) {
 template <class... Ds, class... Es>
 shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
   return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+}
+
+// Calls f(offset) for every element of a strided layout, in row-major order of its dims.
+template <std::size_t R, class F>
+void for_each_offset(const std::array<std::size_t, R>& ext, const strides_t<R>& str, F&& f) {
+  for (std::size_t e : ext)
+    if (e == 0) return;
+  if constexpr (R == 0) {
+    f(std::ptrdiff_t{0});
+  } else {
+    std::array<std::size_t, R> pos{};
+    std::ptrdiff_t off = 0;
+    for (;;) {
+      f(off);
+      std::size_t i = R;
+      while (i-- > 0) {
+        off += str[i];
+        if (++pos[i] < ext[i]) break;
+        off -= static_cast<std::ptrdiff_t>(pos[i]) * str[i];
+        pos[i] = 0;
+        if (i == 0) return;
+      }
+    }
+  }
+}
+
+// The error of elements given for a shape whose size is another.
+template <class... Ds>
+[[noreturn]] void throw_element_count(const char* op, std::size_t given, const shape<Ds...>& s) {
+  throw shape_error(op, std::to_string(given) + " elements are given for the shape " +
+                            to_string(s) + " of " + std::to_string(s.size()) + " elements");
 }
 
 }  // namespace detail
@@ -142,6 +188,16 @@ class tensor_access {
   template <class D>
   auto operator[](at_arg<D> a) const {
     return drop(self().data(), a);
+  }
+
+  // A copy of the elements in row-major order of the listed dims (whatever the strides).
+  std::vector<value_type> to_vector() const {
+    std::vector<value_type> out;
+    out.reserve(size());
+    const T* p = self().data();
+    detail::for_each_offset<rank>(self().shape().extents(), self().strides(),
+                                  [&](std::ptrdiff_t off) { out.push_back(p[off]); });
+    return out;
   }
 
  private:
@@ -264,6 +320,34 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
                   "dimgraph: tensor: a non-static dim has no extent");
   }
 
+  // Copies of elements given in row-major order of Ds..., from a span or a vector whose size
+  // is the shape's size, or from a pointer to that many elements; extents by tag as above.
+  // dg::tensor<float, Time, Feature> x(buffer, dg::extent<Time>(3)). Errors: those of the
+  // extents; a span of another size (shape_error naming the shape and both sizes).
+  template <class... Es>
+  explicit tensor(std::span<const T> elements, extent_arg<Es>... e)
+      : tensor(checked_for_overwrite<Es...>(e...)) {
+    if (elements.size() != this->size())
+      detail::throw_element_count("tensor", elements.size(), shape());
+    std::copy_n(elements.data(), this->size(), data());
+  }
+  template <class... Es>
+  explicit tensor(const T* elements, extent_arg<Es>... e)
+      : tensor(checked_for_overwrite<Es...>(e...)) {
+    std::copy_n(elements, this->size(), data());
+  }
+
+  // A static tensor from nested braced lists, one level per dim, in the listed order:
+  // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
+  // not the last dim's size (compile time); another list whose length is not its dim's size
+  // (shape_error naming the dim, the length and the shape).
+  tensor(detail::nested_init_t<T, rank, detail::last_bound_lo<Ds...>()> list)  // NOLINT
+    requires(is_static && rank > 0)
+  {
+    detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);
+    detail::copy_nested(list, data());
+  }
+
   // From an expression (another tensor, a view, a lazy node): evaluates it, through the
   // assignment hook (defined in eval/assign.hpp; without it, a compile error that says so).
   // The shape is not set yet, and the elements are not initialised: the hook writes every one.
@@ -306,6 +390,27 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
  private:
   friend struct detail::tensor_internals;
+
+  // A tensor of shape s whose elements the caller writes (the delegating constructors).
+  struct overwrite_shape {
+    shape_type shape;
+  };
+  explicit tensor(overwrite_shape s)
+      : shape_(s.shape),
+        storage_(detail::for_overwrite_t{}, s.shape.size()),
+        strides_(strides_of(s.shape)) {}
+  template <class... Es>
+  static overwrite_shape checked_for_overwrite(extent_arg<Es>... e) {
+    constexpr auto check =
+        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
+    static_assert(check != detail::extents_check::unknown_dim,
+                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
+    static_assert(check != detail::extents_check::repeated,
+                  "dimgraph: tensor: an extent is given twice");
+    static_assert(check != detail::extents_check::missing,
+                  "dimgraph: tensor: a non-static dim has no extent");
+    return {detail::shape_from<Ds...>("tensor", e...)};
+  }
 
   static constexpr std::size_t static_count() {
     if constexpr (is_static) return shape_type{}.size();
@@ -381,7 +486,7 @@ struct tensor_internals {
 }  // namespace detail
 
 // A non-owning strided view (T may be const). Made by permute, slicing by tag, or
-// over external memory with dg::view.
+// over external memory with dg::view or dg::strided_view (tensor/strided_view.hpp).
 template <class T, class... Ds>
 class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
@@ -428,21 +533,49 @@ class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
   detail::strides_t<rank> strides_;
 };
 
-// A row-major view over external memory: dg::view<float, Batch, Feature>(ptr,
-// dg::extent<Batch>(2)). Extents by tag in any order; static dims need none. Errors: a missing,
-// repeated or foreign extent (compile time); an extent outside its dim's interval (shape_error).
-template <class T, class... Ds, class... Es>
-tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  constexpr auto check =
-      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
-  static_assert(check != detail::extents_check::unknown_dim,
+namespace detail {
+template <class... Ds, class... Es>
+shape<Ds...> view_shape(extent_arg<Es>... e) {
+  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
+  static_assert(check != extents_check::unknown_dim,
                 "dimgraph: view: an extent is given for a dim the view does not have");
-  static_assert(check != detail::extents_check::repeated,
-                "dimgraph: view: an extent is given twice");
-  static_assert(check != detail::extents_check::missing,
-                "dimgraph: view: a non-static dim has no extent");
-  shape<Ds...> s = detail::shape_from<Ds...>("view", e...);
+  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
+  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  return shape_from<Ds...>("view", e...);
+}
+
+template <class R>
+using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+
+}  // namespace detail
+
+// A row-major view over memory the caller owns (no copy), in either form:
+//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
+//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
+//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
+//                                                            be the view's
+// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
+// extent (compile time); an extent outside its dim's interval; a range of another size
+// (shape_error naming the shape and both sizes).
+template <class T, class... Ds, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
+  shape<Ds...> s = detail::view_shape<Ds...>(e...);
   return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
+}
+template <dimension D0, class... Ds, class T, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
+  return view<T, D0, Ds...>(data, e...);
+}
+template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
+  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
+           element<std::remove_const_t<detail::range_element_t<R>>>
+tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& range, extent_arg<Es>... e) {
+  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
+  const auto n = static_cast<std::size_t>(std::ranges::size(range));
+  if (n != s.size()) detail::throw_element_count("view", n, s);
+  return {std::ranges::data(range), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
 }
 
 namespace detail {

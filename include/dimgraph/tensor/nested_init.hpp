@@ -1,0 +1,89 @@
+// detail::nested_init_t: the nested braced lists a static tensor is made of, their checks and copy.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "dimgraph/dim/describe.hpp"
+#include "dimgraph/shape/error.hpp"
+#include "dimgraph/shape/shape.hpp"
+
+namespace dimgraph::detail {
+
+// One innermost list of a nested initializer list: exactly N elements of T, so that a list of
+// another length is a compile error (and the conversions are checked for narrowing).
+template <class T, std::size_t N, class = std::make_index_sequence<N>>
+class init_row;
+template <class T, std::size_t N, std::size_t... I>
+class init_row<T, N, std::index_sequence<I...>> {
+  template <std::size_t>
+  using element_t = T;
+
+ public:
+  init_row(element_t<I>... v) : elements_{v...} {}  // NOLINT: converts from a braced list
+  template <class... Us>
+    requires(sizeof...(Us) != N && (std::convertible_to<Us, T> && ...))
+  init_row(Us...) {  // NOLINT
+    static_assert(sizeof...(Us) == N,
+                  "dimgraph: tensor: an innermost initializer list must have as many elements "
+                  "as the last dim's size");
+  }
+  const T* begin() const { return elements_.data(); }
+  static constexpr std::size_t size() { return N; }
+
+ private:
+  std::array<T, N> elements_{};
+};
+
+// The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
+// lists outside, init_row<T, Last> innermost (rank 1: a plain list of elements).
+template <class T, std::size_t R, std::size_t Last>
+struct nested_init {
+  using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 2, Last> {
+  using type = std::initializer_list<init_row<T, Last>>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 1, Last> {
+  using type = std::initializer_list<T>;
+};
+template <class T, std::size_t Last>
+struct nested_init<T, 0, Last> {
+  struct type {};  // (rank 0 has no initializer list)
+};
+template <class T, std::size_t R, std::size_t Last>
+using nested_init_t = typename nested_init<T, R, Last>::type;
+
+// Checks the lengths of a nested initializer list against ext from level `level` on. Error:
+// shape_error naming the dim and the length.
+template <class... Ds, class L>
+void check_nested_lengths(const L& list, const std::array<std::size_t, sizeof...(Ds)>& ext,
+                          std::size_t level) {
+  if (list.size() != ext[level]) {
+    constexpr std::array<std::string (*)(), sizeof...(Ds)> names{&describe<Ds>...};
+    throw shape_error("tensor", "the initializer list has " + std::to_string(list.size()) +
+                                    " entries along dim '" + names[level]() + "' of size " +
+                                    std::to_string(ext[level]) + " (shape " +
+                                    to_string(shape<Ds...>{}) + ")");
+  }
+  if constexpr (requires { list.begin()->begin(); })
+    for (const auto& inner : list) check_nested_lengths<Ds...>(inner, ext, level + 1);
+}
+
+// Copies a nested initializer list (checked) to out in row-major order; returns the end.
+template <class T, class L>
+T* copy_nested(const L& list, T* out) {
+  if constexpr (requires { list.begin()->begin(); })
+    for (const auto& inner : list) out = copy_nested(inner, out);
+  else out = std::copy_n(list.begin(), list.size(), out);
+  return out;
+}
+
+}  // namespace dimgraph::detail
