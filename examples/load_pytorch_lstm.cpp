@@ -41,11 +41,11 @@ int main(int argc, char** argv) {
               dg::tensor_count_v<weights>, dg::parameter_count(w), ref.x.extent<Time>(),
               ref.x.extent<Batch>());
 
-  // PyTorch adds two biases; dimgraph's lstm_cell takes their sum.
-  const dg::tensor<float, Gates> b = w.b_input + w.b_hidden;
+  // The struct the weights loaded into is what lstm_cell takes: its tensors in declaration
+  // order are W, R and PyTorch's two biases.
   const auto h0 = dg::zeros<float, Batch, Hidden>(dg::extent<Batch>(ref.x.extent<Batch>()));
   auto [ys, h, c] = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
-    auto next = dg::nn::lstm_cell(xt, h, c, w.w, w.r, b);
+    auto next = dg::nn::lstm_cell(xt, h, c, w);
     return dg::step(dg::carry(next.h, next.c), dg::emit(next.h));
   })(dg::sliced<Time>(ref.x), h0, h0);
 

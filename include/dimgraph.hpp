@@ -67,6 +67,7 @@
 #include "dimgraph/graph/print.hpp"
 
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/nn/parameter_struct.hpp"
 #include "dimgraph/nn/linear.hpp"
 #include "dimgraph/nn/lstm_cell.hpp"
 #include "dimgraph/nn/gru_cell.hpp"

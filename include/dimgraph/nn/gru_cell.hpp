@@ -1,6 +1,7 @@
 // dg::nn::gru_cell: one step of a GRU (gates r, z, n as in PyTorch's GRUCell).
 #pragma once
 
+#include <cstddef>
 #include <tuple>
 
 #include "dimgraph/eval/assign.hpp"
@@ -10,6 +11,7 @@
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/nn/parameter_struct.hpp"
 
 namespace dimgraph::nn {
 namespace detail {
@@ -81,6 +83,23 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
     const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
                                           reset * detail::gate_sum_of<3, hidden, 2>(hs));
     return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// gru_cell(x, h, p) with the weights as one struct (see parameter_struct): p's operand
+// members are (W, R, b_ih, b_hh) in declaration order, PyTorch's weight_ih, weight_hh,
+// bias_ih and bias_hh; then as above. Error (compile time): p has not four operand members.
+template <layer_operand X, layer_operand H, parameter_struct P>
+auto gru_cell(const X& x, const H& h, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 4,
+                "dimgraph: gru_cell: a parameter struct must hold W, R, b_ih and b_hh (its "
+                "tensor members, in declaration order)");
+  if constexpr (n == 4) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::gru_cell(a...); }, x, h);
   } else {
     return dimgraph::detail::invalid_expr{};
   }

@@ -1,6 +1,7 @@
 // dg::nn::linear: x times a weight matrix over the one dim they share, plus an optional bias.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
 #include "dimgraph/eval/assign.hpp"
@@ -9,6 +10,7 @@
 #include "dimgraph/expr/ops.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/nn/parameter_struct.hpp"
 
 namespace dimgraph::nn {
 namespace detail {
@@ -72,6 +74,23 @@ auto linear(const X& x, const W& w, const B& b) {
   if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
     using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
     return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// linear(x, p) with the weights as one struct (see parameter_struct): p's operand members are
+// (W) or (W, b) in declaration order; then as above. Error (compile time): p has not one or
+// two operand members.
+template <layer_operand X, parameter_struct P>
+auto linear(const X& x, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 1 || n == 2,
+                "dimgraph: linear: a parameter struct must hold W, or W and b (its tensor "
+                "members, in declaration order)");
+  if constexpr (n == 1 || n == 2) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::linear(a...); }, x);
   } else {
     return dimgraph::detail::invalid_expr{};
   }

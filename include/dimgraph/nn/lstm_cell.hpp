@@ -1,6 +1,7 @@
 // dg::nn::lstm_cell: one LSTM step (gates i, f, g, o as in PyTorch), separate or fused weights.
 #pragma once
 
+#include <cstddef>
 #include <tuple>
 #include <utility>
 
@@ -12,6 +13,7 @@
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/nn/parameter_struct.hpp"
 
 namespace dimgraph::nn {
 
@@ -42,6 +44,16 @@ constexpr cell_check check_lstm() {
     if (!has_dims_v<B, gate>) return cell_check::b_dims;
     return cell_check::ok;
   }
+}
+
+// The checks with PyTorch's two biases: as above, and b_hh [4H] too.
+template <class X, class H, class C, class W, class R, class BI, class BH>
+constexpr cell_check check_lstm_two_biases() {
+  constexpr cell_check s = check_lstm<X, H, C, W, R, BI>();
+  if constexpr (s == cell_check::ok) {
+    if (!has_dims_v<BH, lstm_gate_t<typename cell_dims<X, H>::hidden>>) return cell_check::b2_dims;
+  }
+  return s;
 }
 
 // The fused-weights checks: W [4H, I + H], b [4H].
@@ -75,7 +87,9 @@ constexpr bool report_lstm() {
   static_assert(Check != cell_check::r_dims,
                 "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]");
   static_assert(Check != cell_check::b_dims,
-                "dimgraph: lstm_cell: b must have the one dim c<4> * hidden");
+                "dimgraph: lstm_cell: b (b_ih) must have the one dim c<4> * hidden");
+  static_assert(Check != cell_check::b2_dims,
+                "dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden");
   return Check == cell_check::ok;
 }
 
@@ -121,6 +135,28 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
   }
 }
 
+// One LSTM step with PyTorch's two biases, as its LSTMCell and LSTM (weight_ih, weight_hh,
+// bias_ih, bias_hh): gates = x . W + h . R + b_ih + b_hh, then as above (the biases are two
+// more sources of the fused gate pass; nothing is added beforehand). Errors: as above, with
+// b_ih and b_hh both [c<4> * hidden].
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
+          layer_operand BI, layer_operand BH>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
+               const BH& b_hh) {
+  if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
+                                    false>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+    return detail::lstm_update<hidden>(
+        c, std::tuple_cat(detail::with_bias(from_x, b_ih), detail::with_bias(from_h, b_hh)));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
 // One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
 //   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
 // then as above. x and h are concatenated along input and hidden into the dim input +
@@ -136,6 +172,24 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
     const auto gates = dimgraph::eval(dimgraph::dot<both>(
         dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
     return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+// lstm_cell(x, h, c, p) with the weights as one struct (see parameter_struct): p's operand
+// members, in declaration order, are (W, R, b), (W, R, b_ih, b_hh) as PyTorch's state dict
+// has them, or the fused (W, b); then as the overload with those operands. Error (compile
+// time): p has not two, three or four operand members.
+template <layer_operand X, layer_operand H, layer_operand C, parameter_struct P>
+auto lstm_cell(const X& x, const H& h, const C& c, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n >= 2 && n <= 4,
+                "dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and "
+                "b_hh; or the fused W and b (its tensor members, in declaration order)");
+  if constexpr (n >= 2 && n <= 4) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::lstm_cell(a...); }, x, h, c);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
   }

@@ -1,8 +1,9 @@
 // dg::nn::gru_cell against a plain-loop GRU step written here with PyTorch's formulas:
-// batch 1 and 3, static, dynamic and no batch, dynamic dims, a traced graph, and
-// run-time errors.
+// batch 1 and 3, static, dynamic and no batch, dynamic dims, weights given as one Hana
+// struct, a traced graph, and run-time errors.
 #include <dimgraph.hpp>
 
+#include <boost/hana/define_struct.hpp>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -105,6 +106,16 @@ void check_static_sizes(std::size_t n, unsigned seed, Es... es) {
   check_gru(x, h, w, r, bi, bh, n, 7, 5, seed);
 }
 
+using Gate3 = decltype(dg::c<3> * Hid{});
+
+// The weights as one struct, in PyTorch's state-dict order.
+struct gru_weights {
+  BOOST_HANA_DEFINE_STRUCT(gru_weights, (dg::tensor<float, Gate3, In>, weight_ih),
+                           (dg::tensor<float, Gate3, Hid>, weight_hh),
+                           (dg::tensor<float, Gate3>, bias_ih),
+                           (dg::tensor<float, Gate3>, bias_hh));
+};
+
 }  // namespace
 
 TEST_CASE("gru_cell: equals the plain loop with a dynamic batch of 1 and 3") {
@@ -195,4 +206,22 @@ TEST_CASE("gru_cell: extents that disagree at run time throw shape_error") {
   dg::tensor<float, gate> b(dg::extent<gate>(12)), b15(dg::extent<gate>(15));
   CHECK_THROWS_AS((void)dg::nn::gru_cell(x, h3, w, r, b, b), dg::shape_error);
   CHECK_THROWS_AS((void)dg::nn::gru_cell(x, h, w, r, b15, b), dg::shape_error);
+}
+
+TEST_CASE("gru_cell: weights given as one Hana struct equal the plain loop") {
+  const std::size_t n = 3;
+  dg::tensor<float, dg::batch, In> x(dg::extent<dg::batch>(n));
+  dg::tensor<float, dg::batch, Hid> h(dg::extent<dg::batch>(n));
+  gru_weights p{};
+  fill(x, 200);
+  fill(h, 201);
+  fill(p.weight_ih, 202, 0.5f);
+  fill(p.weight_hh, 203, 0.5f);
+  fill(p.bias_ih, 204, 0.5f);
+  fill(p.bias_hh, 205, 0.5f);
+  const auto want = reference_gru(n, 7, 5, elements(x), elements(h), elements(p.weight_ih),
+                                  elements(p.weight_hh), elements(p.bias_ih), elements(p.bias_hh));
+  const auto got = dg::nn::gru_cell(x, h, p);
+  static_assert(std::is_same_v<decltype(got), const dg::tensor<float, dg::batch, Hid>>);
+  CHECK(mismatches(got, want) == 0);
 }

@@ -1,7 +1,9 @@
 // dg::nn::linear against plain loops: with and without bias, batch 1 and 3, static and
-// dynamic batch, more than one outer dim, W in either dim order, a traced graph, errors.
+// dynamic batch, more than one outer dim, W in either dim order, weights given as one Hana
+// struct, a traced graph, errors.
 #include <dimgraph.hpp>
 
+#include <boost/hana/define_struct.hpp>
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -65,6 +67,15 @@ void check_batch(std::size_t n, unsigned seed, Es... es) {
   CHECK(mismatches(yb, reference_linear(n, 7, 5, x.data(), w.data(), b.data())) == 0);
 }
 
+// Weights as one struct: W alone, and W and b with a member that is not an operand between.
+struct weight_only {
+  BOOST_HANA_DEFINE_STRUCT(weight_only, (dg::tensor<float, Out, In>, w));
+};
+struct weight_and_bias {
+  BOOST_HANA_DEFINE_STRUCT(weight_and_bias, (dg::tensor<float, Out, In>, weight), (bool, frozen),
+                           (dg::tensor<float, Out>, bias));
+};
+
 }  // namespace
 
 TEST_CASE("linear: equals the plain loop with and without bias, dynamic batch of 1 and 3") {
@@ -122,4 +133,19 @@ TEST_CASE("linear: a feature extent that differs at run time throws shape_error"
   dg::tensor<float, dg::batch, DynIn> x(dg::extent<dg::batch>(2), dg::extent<DynIn>(4));
   dg::tensor<float, Out, DynIn> w(dg::extent<DynIn>(3));
   CHECK_THROWS_AS((void)dg::nn::linear(x, w), dg::shape_error);
+}
+
+TEST_CASE("linear: weights given as one Hana struct equal the plain loop") {
+  dg::tensor<float, dg::batch, In> x(dg::extent<dg::batch>(3));
+  weight_only p1{};
+  weight_and_bias p2{};
+  fill(x, 300);
+  fill(p1.w, 301);
+  fill(p2.weight, 302);
+  fill(p2.bias, 303);
+  const auto y1 = dg::nn::linear(x, p1);
+  const auto y2 = dg::nn::linear(x, p2);
+  static_assert(std::is_same_v<decltype(y2), const dg::tensor<float, dg::batch, Out>>);
+  CHECK(mismatches(y1, reference_linear(3, 7, 5, x.data(), p1.w.data(), nullptr)) == 0);
+  CHECK(mismatches(y2, reference_linear(3, 7, 5, x.data(), p2.weight.data(), p2.bias.data())) == 0);
 }

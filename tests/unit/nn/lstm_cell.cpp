@@ -1,10 +1,13 @@
 // dg::nn::lstm_cell against a plain-loop LSTM step written here with PyTorch's formulas:
 // separate and fused weights, batch 1 and 3, static, dynamic and no batch, dynamic dims,
-// the opset example's sizes, a traced graph, and run-time errors.
+// the opset example's sizes, PyTorch's two biases and weights given as one Hana struct, a
+// traced graph, and run-time errors.
 #include <dimgraph.hpp>
 
+#include <boost/hana/define_struct.hpp>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <random>
@@ -139,6 +142,23 @@ void check_static_sizes(unsigned seed, Es... es) {
   check_both_layouts(x, h, c, w, r, b, wf, seed);
 }
 
+using Gate = decltype(dg::c<4> * Hid{});
+
+// Weights as one struct, in PyTorch's state-dict order; the int is not an operand.
+struct torch_weights {
+  BOOST_HANA_DEFINE_STRUCT(torch_weights, (dg::tensor<float, Gate, In>, weight_ih),
+                           (dg::tensor<float, Gate, Hid>, weight_hh), (int, layer),
+                           (dg::tensor<float, Gate>, bias_ih), (dg::tensor<float, Gate>, bias_hh));
+};
+struct one_bias {
+  BOOST_HANA_DEFINE_STRUCT(one_bias, (dg::tensor<float, Gate, In>, w),
+                           (dg::tensor<float, Gate, Hid>, r), (dg::tensor<float, Gate>, b));
+};
+struct fused {
+  BOOST_HANA_DEFINE_STRUCT(fused, (dg::tensor<float, Gate, decltype(In{} + Hid{})>, w),
+                           (dg::tensor<float, Gate>, b));
+};
+
 }  // namespace
 
 TEST_CASE("lstm_cell: separate and fused weights equal the plain loop with a dynamic batch") {
@@ -270,4 +290,46 @@ TEST_CASE("lstm_cell: extents that disagree at run time throw shape_error") {
   dg::tensor<float, gate, DynHid> r5(dg::extent<gate>(20), dg::extent<DynHid>(4));
   dg::tensor<float, gate> b5(dg::extent<gate>(20));
   CHECK_THROWS_AS((void)dg::nn::lstm_cell(x, h2, c, w5, r5, b5), dg::shape_error);
+}
+
+TEST_CASE("lstm_cell: PyTorch's two biases, and weights given as one Hana struct") {
+  const std::size_t n = 3;
+  dg::tensor<float, dg::batch, In> x(dg::extent<dg::batch>(n));
+  dg::tensor<float, dg::batch, Hid> h(dg::extent<dg::batch>(n)), c(dg::extent<dg::batch>(n));
+  torch_weights tw{};
+  fill(x, 100);
+  fill(h, 101);
+  fill(c, 102);
+  fill(tw.weight_ih, 103, 0.5f);
+  fill(tw.weight_hh, 104, 0.5f);
+  fill(tw.bias_ih, 105, 0.5f);
+  fill(tw.bias_hh, 106, 0.5f);
+  std::vector<float> b(20);  // the plain loop's one bias: the two added here
+  for (std::size_t g = 0; g < 20; ++g) b[g] = tw.bias_ih.data()[g] + tw.bias_hh.data()[g];
+  const auto want = reference_lstm(n, 7, 5, elements(x), elements(h), elements(c),
+                                   elements(tw.weight_ih), elements(tw.weight_hh), b);
+
+  const auto two = dg::nn::lstm_cell(x, h, c, tw.weight_ih, tw.weight_hh, tw.bias_ih, tw.bias_hh);
+  CHECK(mismatches(two.h, want.h) == 0);
+  CHECK(mismatches(two.c, want.c) == 0);
+  const auto from_struct = dg::nn::lstm_cell(x, h, c, tw);
+  static_assert(std::is_same_v<decltype(from_struct.h), dg::tensor<float, dg::batch, Hid>>);
+  CHECK(mismatches(from_struct.h, want.h) == 0);
+  CHECK(mismatches(from_struct.c, want.c) == 0);
+
+  // Three members: W, R and one bias; two: the fused W and the bias.
+  one_bias ob{};
+  fused fw{};
+  ob.w = tw.weight_ih;
+  ob.r = tw.weight_hh;
+  std::copy(b.begin(), b.end(), ob.b.data());
+  fuse(fw.w, ob.w, ob.r, 7, 5);
+  fw.b = ob.b;
+  const auto s3 = dg::nn::lstm_cell(x, h, c, ob);
+  const auto s2 = dg::nn::lstm_cell(x, h, c, fw);
+  CHECK(mismatches(s3.h, want.h) == 0);
+  CHECK(mismatches(s3.c, want.c) == 0);
+  CHECK(mismatches(s2.h, want.h) == 0);
+  CHECK(mismatches(s2.c, want.c) == 0);
+  static_assert(dg::tensor_count_v<torch_weights> == 4);  // the same struct is a model
 }
