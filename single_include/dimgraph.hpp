@@ -13118,6 +13118,59 @@ constexpr cell_check check_state() {
 }  // namespace detail
 }  // namespace dimgraph::nn
 // ---- end dimgraph/nn/cell_dims.hpp
+// ---- begin dimgraph/nn/parameter_struct.hpp
+// dg::nn layers' weights given as one struct: a Boost.Hana struct whose tensors are the operands.
+
+
+#include <boost/hana/accessors.hpp>
+#include <boost/hana/concept/struct.hpp>
+#include <boost/hana/second.hpp>
+#include <boost/hana/unpack.hpp>
+
+
+namespace dimgraph::nn {
+
+// A layer's weights as one argument: a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT or
+// BOOST_HANA_ADAPT_STRUCT, as for dg::parameters) whose members that are layer operands
+// (tensors, views, symbols) are the layer's weight operands in declaration order. Members of
+// other types (sizes, flags, nested structs) are skipped. The same struct is a model for
+// dg::parameters and dg::io::load, so weights load straight into what the layer takes.
+template <class P>
+concept parameter_struct = boost::hana::Struct<P>::value && !layer_operand<P>;
+
+namespace detail {
+
+template <class X>
+auto operand_ref(const X& x) {
+  if constexpr (layer_operand<X>) {
+    return std::tuple<const X&>(x);
+  } else {
+    return std::tuple<>{};
+  }
+}
+
+// References to the operand members of p, in declaration order (a std::tuple of const refs).
+template <class P>
+auto operand_members(const P& p) {
+  return boost::hana::unpack(boost::hana::accessors<P>(), [&](auto... member) {
+    return std::tuple_cat(operand_ref(boost::hana::second(member)(p))...);
+  });
+}
+
+// How many operand members P has.
+template <class P>
+inline constexpr std::size_t operand_member_count_v =
+    std::tuple_size_v<decltype(operand_members(std::declval<const P&>()))>;
+
+// layer(args..., the operand members of p...).
+template <class P, class Layer, class... Args>
+auto call_with_members(const P& p, const Layer& layer, const Args&... args) {
+  return std::apply([&](const auto&... w) { return layer(args..., w...); }, operand_members(p));
+}
+
+}  // namespace detail
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/parameter_struct.hpp
 // ---- begin dimgraph/nn/linear.hpp
 // dg::nn::linear: x times a weight matrix over the one dim they share, plus an optional bias.
 
@@ -13190,6 +13243,23 @@ auto linear(const X& x, const W& w, const B& b) {
   }
 }
 
+// linear(x, p) with the weights as one struct (see parameter_struct): p's operand members are
+// (W) or (W, b) in declaration order; then as above. Error (compile time): p has not one or
+// two operand members.
+template <layer_operand X, parameter_struct P>
+auto linear(const X& x, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 1 || n == 2,
+                "dimgraph: linear: a parameter struct must hold W, or W and b (its tensor "
+                "members, in declaration order)");
+  if constexpr (n == 1 || n == 2) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::linear(a...); }, x);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
 }  // namespace dimgraph::nn
 // ---- end dimgraph/nn/linear.hpp
 // ---- begin dimgraph/nn/lstm_cell.hpp
@@ -13228,6 +13298,16 @@ constexpr cell_check check_lstm() {
   }
 }
 
+// The checks with PyTorch's two biases: as above, and b_hh [4H] too.
+template <class X, class H, class C, class W, class R, class BI, class BH>
+constexpr cell_check check_lstm_two_biases() {
+  constexpr cell_check s = check_lstm<X, H, C, W, R, BI>();
+  if constexpr (s == cell_check::ok) {
+    if (!has_dims_v<BH, lstm_gate_t<typename cell_dims<X, H>::hidden>>) return cell_check::b2_dims;
+  }
+  return s;
+}
+
 // The fused-weights checks: W [4H, I + H], b [4H].
 template <class X, class H, class C, class W, class B>
 constexpr cell_check check_fused_lstm() {
@@ -13259,7 +13339,9 @@ constexpr bool report_lstm() {
   static_assert(Check != cell_check::r_dims,
                 "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]");
   static_assert(Check != cell_check::b_dims,
-                "dimgraph: lstm_cell: b must have the one dim c<4> * hidden");
+                "dimgraph: lstm_cell: b (b_ih) must have the one dim c<4> * hidden");
+  static_assert(Check != cell_check::b2_dims,
+                "dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden");
   return Check == cell_check::ok;
 }
 
@@ -13305,6 +13387,28 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
   }
 }
 
+// One LSTM step with PyTorch's two biases, as its LSTMCell and LSTM (weight_ih, weight_hh,
+// bias_ih, bias_hh): gates = x . W + h . R + b_ih + b_hh, then as above (the biases are two
+// more sources of the fused gate pass; nothing is added beforehand). Errors: as above, with
+// b_ih and b_hh both [c<4> * hidden].
+template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
+          layer_operand BI, layer_operand BH>
+auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
+               const BH& b_hh) {
+  if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
+                                    false>()) {
+    using d = detail::cell_dims<X, H>;
+    using input = typename d::input;
+    using hidden = typename d::hidden;
+    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+    return detail::lstm_update<hidden>(
+        c, std::tuple_cat(detail::with_bias(from_x, b_ih), detail::with_bias(from_h, b_hh)));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
 // One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
 //   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
 // then as above. x and h are concatenated along input and hidden into the dim input +
@@ -13320,6 +13424,24 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
     const auto gates = dimgraph::eval(dimgraph::dot<both>(
         dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
     return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+  } else {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  }
+}
+
+// lstm_cell(x, h, c, p) with the weights as one struct (see parameter_struct): p's operand
+// members, in declaration order, are (W, R, b), (W, R, b_ih, b_hh) as PyTorch's state dict
+// has them, or the fused (W, b); then as the overload with those operands. Error (compile
+// time): p has not two, three or four operand members.
+template <layer_operand X, layer_operand H, layer_operand C, parameter_struct P>
+auto lstm_cell(const X& x, const H& h, const C& c, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n >= 2 && n <= 4,
+                "dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and "
+                "b_hh; or the fused W and b (its tensor members, in declaration order)");
+  if constexpr (n >= 2 && n <= 4) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::lstm_cell(a...); }, x, h, c);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
   }
@@ -13407,6 +13529,23 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
   }
 }
 
+// gru_cell(x, h, p) with the weights as one struct (see parameter_struct): p's operand
+// members are (W, R, b_ih, b_hh) in declaration order, PyTorch's weight_ih, weight_hh,
+// bias_ih and bias_hh; then as above. Error (compile time): p has not four operand members.
+template <layer_operand X, layer_operand H, parameter_struct P>
+auto gru_cell(const X& x, const H& h, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 4,
+                "dimgraph: gru_cell: a parameter struct must hold W, R, b_ih and b_hh (its "
+                "tensor members, in declaration order)");
+  if constexpr (n == 4) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::gru_cell(a...); }, x, h);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
 }  // namespace dimgraph::nn
 // ---- end dimgraph/nn/gru_cell.hpp
 
@@ -13414,13 +13553,9 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
 // dg::parameters, dg::parameter_count: the tensors of a model written as a Boost.Hana struct.
 
 
-#include <boost/hana/accessors.hpp>
-#include <boost/hana/concept/struct.hpp>
 #include <boost/hana/first.hpp>
 #include <boost/hana/for_each.hpp>
-#include <boost/hana/second.hpp>
 #include <boost/hana/string.hpp>
-#include <boost/hana/unpack.hpp>
 
 
 namespace dimgraph {
