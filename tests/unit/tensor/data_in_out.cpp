@@ -103,6 +103,24 @@ TEST_CASE("data in: a list of the wrong length along an outer dim is a shape_err
   // Innermost lists of another length do not compile (tests/fail/tensor_init_row_length.cpp).
 }
 
+TEST_CASE(
+    "data in: rows longer than 64 elements are plain lists, their length checked at run time") {
+  struct Two : dg::dim<"two", 2> {};
+  struct Wide : dg::dim<"wide", 65> {};
+  std::initializer_list<float> row0 = {
+      0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+      22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+      44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64};
+  const dg::tensor<float, Two, Wide> t{row0, row0};
+  CHECK(t(0, 0) == 0.0f);
+  CHECK(t(1, 64) == 64.0f);
+  CHECK(message_of<dg::shape_error>([] {
+          dg::tensor<float, Two, Wide> u{{1, 2, 3}, {4, 5, 6}};
+        }) ==
+        "dimgraph: tensor: the initializer list has 3 entries along dim 'wide' of size 65 (shape "
+        "[two=2, wide=65])");
+}
+
 TEST_CASE("data out: to_vector follows the listed dims, whatever the strides") {
   dg::tensor<int, Row, Col> t{{1, 2, 3}, {4, 5, 6}};
   CHECK(dg::permute<Col, Row>(t).to_vector() == std::vector<int>{1, 4, 2, 5, 3, 6});
