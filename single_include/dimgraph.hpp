@@ -3233,15 +3233,29 @@ class init_row<T, N, std::index_sequence<I...>> {
   std::array<T, N> elements_{};
 };
 
+// The longest last dim whose innermost lists are checked at compile time (init_row has one
+// constructor parameter per element; a longer row is a plain list, its length checked at run
+// time, so that a large static dim never makes the compiler build a huge constructor).
+inline constexpr std::size_t max_checked_row = 64;
+
 // The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
-// lists outside, init_row<T, Last> innermost (rank 1: a plain list of elements).
+// lists outside, init_row<T, Last> innermost (a plain list when Last > max_checked_row; rank
+// 1: a plain list of elements).
 template <class T, std::size_t R, std::size_t Last>
 struct nested_init {
   using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
 };
+template <class T, std::size_t Last, bool Checked = (Last <= max_checked_row)>
+struct innermost_list {
+  using type = init_row<T, Last>;
+};
+template <class T, std::size_t Last>
+struct innermost_list<T, Last, false> {
+  using type = std::initializer_list<T>;
+};
 template <class T, std::size_t Last>
 struct nested_init<T, 2, Last> {
-  using type = std::initializer_list<init_row<T, Last>>;
+  using type = std::initializer_list<typename innermost_list<T, Last>::type>;
 };
 template <class T, std::size_t Last>
 struct nested_init<T, 1, Last> {
