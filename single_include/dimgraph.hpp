@@ -8275,8 +8275,10 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
 // piece(c, at, i, m) for the pieces of a row r of n elements, vectors of L lanes: elements
 // [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
 // at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
-// the stack), at 0. piece is called in one place, so its kernel is compiled once per row
-// loop, vectors and remainder alike; the loop over whole vectors tests nothing but its end.
+// the stack), at 0. piece is called in two places: the loop over whole vectors (m is the
+// constant L there, so it tests nothing but its end) and the loop over the two partial
+// pieces. (One call site for both compiles the kernel once, but then every whole vector
+// tests m and the segment: GCC does not unswitch loops at -O2, and W1b ran 1.5x slower.)
 // Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only.
 template <std::size_t L, bool Pad = true, class Row, class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
@@ -8287,17 +8289,15 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
   } else {
     unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
-    // The segments [0, head), [head, body_end) and [body_end, n).
-    for (int s = 0; s < 3; ++s) {
-      const std::size_t from = s == 0 ? 0 : s == 1 ? head : body_end;
-      const std::size_t to = s == 0 ? head : s == 1 ? body_end : n;
+    for (std::size_t i = head; i < body_end; i += L) piece(r, i, i, L);
+    // The partial pieces [0, head) and [body_end, n), each one padded vector.
+    for (int s = 0; s < 2; ++s) {
+      const std::size_t from = s == 0 ? 0 : body_end;
+      const std::size_t to = s == 0 ? head : n;
       if (from == to) continue;
-      const bool part = s != 1;
       Row c = r;
-      if (part) c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
-      const std::size_t m = part ? to - from : L;
-      for (std::size_t i = from; i < to; i += m)
-        piece(static_cast<const Row&>(c), part ? 0 : i, i, m);
+      c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
+      piece(static_cast<const Row&>(c), 0, from, to - from);
     }
   }
 }
