@@ -110,6 +110,14 @@ inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, s
   return {std::move(part), 0};
 }
 
+// The work of `batch` products of [m, k] by [k, n]: batch * m * n * (k + 1) multiply-adds
+// and stores, saturated at 2^60 (it only decides the thread count).
+inline std::size_t product_work(std::size_t batch, std::size_t m, std::size_t n, std::size_t k) {
+  const double work = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+                      static_cast<double>(k + 1);
+  return work >= 0x1p60 ? std::size_t{1} << 60 : static_cast<std::size_t>(work);
+}
+
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
 // else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
 // stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
@@ -127,9 +135,7 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
 #endif
   const matmul_kernel kernel = choose_matmul(op, m, n, k);
   const bool by_rows = m > 1;
-  // (m * n * k multiply-adds; saturated, it only decides the thread count)
-  const std::size_t work = m * n > std::size_t(-1) / (k + 1) ? std::size_t(-1) : m * n * (k + 1);
-  std::size_t threads = parallel_threads_for(work);
+  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
   if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
   if (threads <= 1) return run_matmul(kernel, op, m, n, k);
   parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
@@ -233,9 +239,7 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     // product then runs on its thread alone); otherwise each product splits its rows.
     std::size_t threads = 1;
     if (cb.size > 1) {
-      const double work = static_cast<double>(cb.size) * static_cast<double>(am.size) *
-                          static_cast<double>(bn.size) * static_cast<double>(ak.size + 1);
-      threads = parallel_threads_for(work >= 1e18 ? std::size_t{1} << 60 : std::size_t(work));
+      threads = parallel_threads_for(product_work(cb.size, am.size, bn.size, ak.size));
     }
     if (threads > 1 && cb.size >= threads) parallel_parts(cb.size, threads, entries);
     else entries(0, cb.size);

@@ -242,43 +242,27 @@ auto where(C&& c, A&& a, B&& b) {
       nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
   static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
   if constexpr (nest && cond_bool) {
-    auto wrap = [](auto&& x, auto* other) -> decltype(auto) {
-      using other_t = std::remove_pointer_t<decltype(other)>;
-      return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
-    };
-    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>) {
+    // A scalar branch takes the other branch's element type (both scalars: their common one).
+    auto&& a_op = [&]() -> decltype(auto) {
+      if constexpr (expression<A>) return std::forward<A>(a);
+      else if constexpr (expression<B>)
+        return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+    }();
+    auto&& b_op = [&]() -> decltype(auto) {
+      if constexpr (expression<B>) return std::forward<B>(b);
+      else if constexpr (expression<A>)
+        return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+    }();
+    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
       // where(p OP q, a, b): the comparison's operands go straight into the select.
-      auto&& a_op = [&]() -> decltype(auto) {
-        if constexpr (expression<A>) return std::forward<A>(a);
-        else if constexpr (expression<B>)
-          return wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
-      }();
-      auto&& b_op = [&]() -> decltype(auto) {
-        if constexpr (expression<B>) return std::forward<B>(b);
-        else if constexpr (expression<A>)
-          return wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
-      }();
       return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
                                     std::forward<decltype(b_op)>(b_op));
-    } else if constexpr (expression<A> && expression<B>)
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
-                              std::forward<B>(b));
-    else if constexpr (expression<A>)
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
-          wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
-    else if constexpr (expression<B>)
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c),
-          wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)),
-          std::forward<B>(b));
     else
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c),
-          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
-          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                              std::forward<decltype(a_op)>(a_op),
+                              std::forward<decltype(b_op)>(b_op));
   } else {
     return detail::invalid_expr{};
   }
