@@ -6611,43 +6611,27 @@ auto where(C&& c, A&& a, B&& b) {
       nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
   static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
   if constexpr (nest && cond_bool) {
-    auto wrap = [](auto&& x, auto* other) -> decltype(auto) {
-      using other_t = std::remove_pointer_t<decltype(other)>;
-      return detail::as_operand<other_t>(std::forward<decltype(x)>(x));
-    };
-    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>) {
+    // A scalar branch takes the other branch's element type (both scalars: their common one).
+    auto&& a_op = [&]() -> decltype(auto) {
+      if constexpr (expression<A>) return std::forward<A>(a);
+      else if constexpr (expression<B>)
+        return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+    }();
+    auto&& b_op = [&]() -> decltype(auto) {
+      if constexpr (expression<B>) return std::forward<B>(b);
+      else if constexpr (expression<A>)
+        return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+    }();
+    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
       // where(p OP q, a, b): the comparison's operands go straight into the select.
-      auto&& a_op = [&]() -> decltype(auto) {
-        if constexpr (expression<A>) return std::forward<A>(a);
-        else if constexpr (expression<B>)
-          return wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
-      }();
-      auto&& b_op = [&]() -> decltype(auto) {
-        if constexpr (expression<B>) return std::forward<B>(b);
-        else if constexpr (expression<A>)
-          return wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
-      }();
       return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
                                     std::forward<decltype(b_op)>(b_op));
-    } else if constexpr (expression<A> && expression<B>)
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
-                              std::forward<B>(b));
-    else if constexpr (expression<A>)
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c), std::forward<A>(a),
-          wrap(std::forward<B>(b), static_cast<std::remove_cvref_t<A>*>(nullptr)));
-    else if constexpr (expression<B>)
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c),
-          wrap(std::forward<A>(a), static_cast<std::remove_cvref_t<B>*>(nullptr)),
-          std::forward<B>(b));
     else
-      return detail::make_map(
-          detail::fn::select{}, std::forward<C>(c),
-          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a},
-          scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b});
+      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                              std::forward<decltype(a_op)>(a_op),
+                              std::forward<decltype(b_op)>(b_op));
   } else {
     return detail::invalid_expr{};
   }
@@ -9400,6 +9384,14 @@ inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, s
   return {std::move(part), 0};
 }
 
+// The work of `batch` products of [m, k] by [k, n]: batch * m * n * (k + 1) multiply-adds
+// and stores, saturated at 2^60 (it only decides the thread count).
+inline std::size_t product_work(std::size_t batch, std::size_t m, std::size_t n, std::size_t k) {
+  const double work = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+                      static_cast<double>(k + 1);
+  return work >= 0x1p60 ? std::size_t{1} << 60 : static_cast<std::size_t>(work);
+}
+
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
 // else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
 // stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
@@ -9417,9 +9409,7 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
 #endif
   const matmul_kernel kernel = choose_matmul(op, m, n, k);
   const bool by_rows = m > 1;
-  // (m * n * k multiply-adds; saturated, it only decides the thread count)
-  const std::size_t work = m * n > std::size_t(-1) / (k + 1) ? std::size_t(-1) : m * n * (k + 1);
-  std::size_t threads = parallel_threads_for(work);
+  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
   if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
   if (threads <= 1) return run_matmul(kernel, op, m, n, k);
   parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
@@ -9523,9 +9513,7 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     // product then runs on its thread alone); otherwise each product splits its rows.
     std::size_t threads = 1;
     if (cb.size > 1) {
-      const double work = static_cast<double>(cb.size) * static_cast<double>(am.size) *
-                          static_cast<double>(bn.size) * static_cast<double>(ak.size + 1);
-      threads = parallel_threads_for(work >= 1e18 ? std::size_t{1} << 60 : std::size_t(work));
+      threads = parallel_threads_for(product_work(cb.size, am.size, bn.size, ak.size));
     }
     if (threads > 1 && cb.size >= threads) parallel_parts(cb.size, threads, entries);
     else entries(0, cb.size);
