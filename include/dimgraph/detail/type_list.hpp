@@ -54,11 +54,37 @@ using pop_front_t = slice_t<1, List::size, List>;
 template <class List>
 using pop_back_t = slice_t<0, List::size - 1, List>;
 
-// concat_t<Lists...>: a flat fold, so long lists do not nest instantiations.
-template <class... As, class... Bs>
-type_list<As..., Bs...> operator+(type_list<As...>, type_list<Bs...>);
+// concat_t<Lists...>: eight lists a step. (Not a fold over an operator: argument-dependent
+// lookup would bring every operator of the elements' namespaces, the library's and the
+// user's, into each step, and check their constraints against long lists.)
 template <class... Lists>
-using concat_t = decltype((type_list<>{} + ... + Lists{}));
+struct concat;
+template <>
+struct concat<> {
+  using type = type_list<>;
+};
+template <class... A>
+struct concat<type_list<A...>> {
+  using type = type_list<A...>;
+};
+template <class... A, class... B>
+struct concat<type_list<A...>, type_list<B...>> {
+  using type = type_list<A..., B...>;
+};
+template <class... A, class... B, class... C>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>> {
+  using type = type_list<A..., B..., C...>;
+};
+template <class... A, class... B, class... C, class... D, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>, Rest...>
+    : concat<type_list<A..., B..., C..., D...>, Rest...> {};
+template <class... A, class... B, class... C, class... D, class... E, class... F, class... G,
+          class... H, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>,
+              type_list<E...>, type_list<F...>, type_list<G...>, type_list<H...>, Rest...>
+    : concat<type_list<A..., B..., C..., D..., E..., F..., G..., H...>, Rest...> {};
+template <class... Lists>
+using concat_t = typename concat<Lists...>::type;
 
 // index_of_v<T, List>: position of the first T, or List::size when absent.
 template <class T, class... Ts>

@@ -122,7 +122,7 @@ DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>&
 // into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
 template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
           class Bases, std::size_t B, std::size_t S>
-DIMGRAPH_ALWAYS_INLINE inline void reduce_block(
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
     std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
     std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {
