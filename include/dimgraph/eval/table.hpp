@@ -354,33 +354,6 @@ inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const 
   }
 }
 
-// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
-  fn::lanes_t<T, L> v;
-  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
-  if constexpr (std::is_same_v<T, bool>) return -v;
-  else return v;
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
-  simd::lane_t<T> lanes[L];
-  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
-  fn::lanes_t<T, L> v;
-  std::memcpy(&v, lanes, sizeof(v));
-  return v;
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
-  if constexpr (std::is_same_v<T, bool>) v &= 1;
-  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
-  for (std::size_t l = 0; l < L; ++l)
-    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
-}
-
 // One row of a plan over a table: where each leaf starts and how it steps. Inner is the
 // output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
 // says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
@@ -388,7 +361,10 @@ DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes
 // an output pointer can alias, so the compiler keeps them in registers).
 template <class Table, class Inner, bool Unit>
 struct row {
+  using inner = Inner;
+  static constexpr bool unit = Unit;
   static constexpr std::size_t leaves = Table::leaf_count;
+  static constexpr const auto& leaf_slot = Table::leaf_slot;  // leaf k steps by step[leaf_slot[k]]
   std::array<const void*, Table::leaf_count + 1> at{};
   std::array<std::ptrdiff_t, Table::slots> step{};
 
@@ -414,25 +390,7 @@ struct row {
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
 
-  template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> load(std::size_t i) const {
-    const T* p = static_cast<const T*>(at[I]);
-    if constexpr (!list_contains_v<Dims, Inner>) {
-      return simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p));
-    } else if constexpr (View ? Unit : std::is_same_v<back_t<types_of_t<Dims>>, Inner>) {
-      return load_lanes<L>(p + i);
-    } else {
-      const std::ptrdiff_t s = step[slot<I, V, Dims, View>()];
-      return load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * s, s);
-    }
-  }
-
  private:
-  template <std::size_t I, std::size_t V, class Dims, bool View>
-  static constexpr std::size_t slot() {
-    if constexpr (View) return Table::template slot_of_view<V>;
-    else return Table::template slot_of_layout<Dims>;
-  }
   template <std::size_t... Is>
   DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
                                     const std::array<std::ptrdiff_t, Table::slots>& off,

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -286,17 +287,116 @@ template <std::size_t L, class N, class Kinds = std::make_index_sequence<reg_kin
 struct register_file;
 template <std::size_t L, std::size_t... N, std::size_t... Kinds>
 struct register_file<L, std::index_sequence<N...>, std::index_sequence<Kinds...>>
-    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {};
+    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {
+  static constexpr std::array<std::size_t, reg_kinds> counts{N...};
+  // The registers of kind K.
+  template <std::size_t K>
+  DIMGRAPH_ALWAYS_INLINE auto& bank() {
+    return static_cast<reg_slot<K, simd::vec<reg_lane_t<K>, L>[counts[K] + 1]>&>(*this).v;
+  }
+  template <std::size_t K>
+  DIMGRAPH_ALWAYS_INLINE const auto& bank() const {
+    return static_cast<const reg_slot<K, simd::vec<reg_lane_t<K>, L>[counts[K] + 1]>&>(*this).v;
+  }
+};
+
+// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
+  if constexpr (std::is_same_v<T, bool>) return -v;
+  else return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
+  simd::lane_t<T> lanes[L];
+  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, lanes, sizeof(v));
+  return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
+  if constexpr (std::is_same_v<T, bool>) v &= 1;
+  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
+  for (std::size_t l = 0; l < L; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// Register At (among those of its kind) of element type T, read and written.
+template <class T, std::size_t At, std::size_t L, class Regs>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> reg_get(const Regs& r) {
+  const auto& v = r.template bank<reg_kind_v<T>>()[At];
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, fn::lanes_t<T, L>>) return v;
+  else return simd::bits<fn::lanes_t<T, L>>(v);
+}
+template <class T, std::size_t At, std::size_t L, class Regs>
+DIMGRAPH_ALWAYS_INLINE inline void reg_set(Regs& r, fn::lanes_t<T, L> value) {
+  auto& v = r.template bank<reg_kind_v<T>>()[At];
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, fn::lanes_t<T, L>>) v = value;
+  else v = simd::bits<std::remove_cvref_t<decltype(v)>>(value);
+}
+
+// One instruction run into register Out: a function template per kind of instruction whose
+// arguments are the instruction, its registers and what it reads, never the program or the
+// row (a function named by the whole program, once per instruction, would be N names of
+// length N for a chain of N ops).
+//   leaf: lanes of a leaf at `at`, stepping by `step` elements (when it is not unit), at i;
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class X, class T>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequence<>,
+                                        std::nullptr_t, const void* at, std::ptrdiff_t step,
+                                        std::size_t i) {
+  using dims = typename X::dims;
+  const T* p = static_cast<const T*>(at);
+  if constexpr (!list_contains_v<dims, Inner>) {
+    reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p)));
+  } else if constexpr (is_view_v<X> ? Unit : std::is_same_v<back_t<types_of_t<dims>>, Inner>) {
+    reg_set<T, Out, L>(r, load_lanes<L>(p + i));
+  } else {
+    reg_set<T, Out, L>(r, load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * step, step));
+  }
+}
+//   scalar: the value in every lane;
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class T>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, scalar_op<T>*, std::index_sequence<>,
+                                        const T* value, const void*, std::ptrdiff_t, std::size_t) {
+  reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*value)));
+}
+//   apply: F over the registers In... (of types As...), F itself as state when it has data.
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class F, class V,
+          class... As, std::size_t... Dist, std::size_t... In, class State>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, apply_op<F, V, type_list<As...>, Dist...>*,
+                                        std::index_sequence<In...>, State f, const void*,
+                                        std::ptrdiff_t, std::size_t) {
+  if constexpr (std::is_null_pointer_v<State>)
+    reg_set<V, Out, L>(r, F{}.template apply<As...>(reg_get<As, In, L>(r)...));
+  else reg_set<V, Out, L>(r, f->template apply<As...>(reg_get<As, In, L>(r)...));
+}
+
+// The registers instruction K (an I) of a program with facts Facts reads.
+template <class Facts, std::size_t K, class I>
+struct input_registers {
+  using type = std::index_sequence<>;
+};
+template <class Facts, std::size_t K, class F, class V, class Args, std::size_t... Dist>
+struct input_registers<Facts, K, apply_op<F, V, Args, Dist...>> {
+  using type = std::index_sequence<Facts::reg_at[K - Dist]...>;
+};
 
 // The program's state, copied from where the walk found it.
 template <std::size_t S, class T>
 struct state_slot {
   T value;
 };
+struct state_tag {};
 template <class Ss, class... Ts>
 struct state_pack_impl;
 template <std::size_t... Ss, class... Ts>
-struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_slot<Ss, Ts>... {
+struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_tag, state_slot<Ss, Ts>... {
   explicit state_pack_impl([[maybe_unused]] const void* const* from)
       : state_slot<Ss, Ts>{*static_cast<const Ts*>(from[Ss])}... {}
 };
@@ -305,6 +405,22 @@ struct state_pack;
 template <class... Ts>
 struct state_pack<type_list<Ts...>> {
   using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+};
+
+// The state of an instruction: a pointer to slot S (of type T) of a state pack, or none.
+template <bool Stateful>
+struct state_of {
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE static std::nullptr_t get(const state_tag&) {
+    return nullptr;
+  }
+};
+template <>
+struct state_of<true> {
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE static const T* get(const state_slot<S, T>& slot) {
+    return &slot.value;
+  }
 };
 
 // The kernel of a program: its state, and packet<L>(row, i), the L lanes of the result at
@@ -330,50 +446,14 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
                                                         type_list<Is...>) const {
     register_file<L, typename register_counts<facts>::type> r;
     // (A braced list runs its elements in order, and does not nest like a fold.)
-    const int order[] = {(step<Ks, L>(r, row, i, static_cast<Is*>(nullptr)), 0)...};
+    const int order[] = {
+        (exec<facts::reg_at[Ks], L, typename Row::inner, Row::unit>(
+             r, static_cast<Is*>(nullptr), typename input_registers<facts, Ks, Is>::type{},
+             state_of<Is::stateful>::template get<facts::state_at[Ks], typename Is::state>(*this),
+             row.at[facts::leaf_at[Ks]], row.step[Row::leaf_slot[facts::leaf_at[Ks]]], i),
+         0)...};
     (void)order;
-    return reg<facts::size - 1, value_type, L>(r);
-  }
-
-  // Instruction K's register (of element type T).
-  template <std::size_t K, class T, std::size_t L, class Regs>
-  DIMGRAPH_ALWAYS_INLINE static fn::lanes_t<T, L> reg(const Regs& r) {
-    constexpr std::size_t kind = reg_kind_v<T>;
-    using R = simd::vec<reg_lane_t<kind>, L>;
-    const R& v =
-        static_cast<const reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
-    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) return v;
-    else return simd::bits<fn::lanes_t<T, L>>(v);
-  }
-  template <std::size_t K, class T, std::size_t L, class Regs>
-  DIMGRAPH_ALWAYS_INLINE static void set(Regs& r, fn::lanes_t<T, L> value) {
-    constexpr std::size_t kind = reg_kind_v<T>;
-    using R = simd::vec<reg_lane_t<kind>, L>;
-    R& v = static_cast<reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
-    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) v = value;
-    else v = simd::bits<R>(value);
-  }
-  template <std::size_t K, class T>
-  DIMGRAPH_ALWAYS_INLINE const T& state() const {
-    return static_cast<const state_slot<facts::state_at[K], T>&>(*this).value;
-  }
-
-  template <std::size_t K, std::size_t L, class Regs, class Row, class X, class T>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row& row, std::size_t i, leaf_op<X, T>*) const {
-    set<K, T, L>(r, row.template load<facts::leaf_at[K], facts::view_at[K], T, typename X::dims,
-                                      is_view_v<X>, L>(i));
-  }
-  template <std::size_t K, std::size_t L, class Regs, class Row, class T>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t, scalar_op<T>*) const {
-    set<K, T, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(state<K, T>())));
-  }
-  template <std::size_t K, std::size_t L, class Regs, class Row, class F, class V, class... As,
-            std::size_t... Dist>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t,
-                                   apply_op<F, V, type_list<As...>, Dist...>*) const {
-    if constexpr (apply_op<F, V, type_list<As...>, Dist...>::stateful)
-      set<K, V, L>(r, state<K, F>().template apply<As...>(reg<K - Dist, As, L>(r)...));
-    else set<K, V, L>(r, F{}.template apply<As...>(reg<K - Dist, As, L>(r)...));
+    return reg_get<value_type, facts::reg_at[facts::size - 1], L>(r);
   }
 };
 

@@ -60,7 +60,8 @@ constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>&
 // x's extent of D when D is a non-static dim of x, else 0.
 template <class D, class X>
 std::size_t dynamic_extent_or_zero(const X& x) {
-  if constexpr (!is_static_v<D> && list_contains_v<dims_t<X>, D>) return x.template extent<D>();
+  if constexpr (!is_static_v<D> && list_contains_v<typename X::dims, D>)
+    return x.template extent<D>();
   else return 0;
 }
 
@@ -82,64 +83,138 @@ DIMGRAPH_ALWAYS_INLINE inline void check_operand_extents(
   }
 }
 
+// The extents of a map node's non-static dims, kept in the node: a query is one read, and
+// what reads them is instantiated once per dim list, not once per node (a node's type names
+// its whole subtree, so a function per node of a chain of N ops is N names of length up to
+// N).
+struct node_extents_tag {};
+template <class Dims>
+struct node_extents;
+template <class... Ds>
+struct node_extents<dim_list<Ds...>> : node_extents_tag {
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t dynamic = (std::size_t{!is_static_v<Ds>} + ... + 0);
+  using array = std::array<std::size_t, dynamic>;
+
+  explicit node_extents(const array& e) : ext_(e) {}
+
+  // The extent of D.
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
+    else return ext_[slot<d>()];
+  }
+
+ private:
+  template <class D>
+  static constexpr std::size_t slot() {
+    std::size_t k = 0, at = 0;
+    ((std::is_same_v<Ds, D> ? (at = k) : 0, k += !is_static_v<Ds>), ...);
+    return at;
+  }
+  array ext_;
+};
+template <class... Ds>
+  requires((is_static_v<Ds> && ...))
+struct node_extents<dim_list<Ds...>> : node_extents_tag {
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t dynamic = 0;
+  using array = std::array<std::size_t, 0>;
+  explicit node_extents(const array&) {}
+  template <class D>
+  static constexpr std::size_t extent() {
+    static_assert(list_contains_v<dim_list<Ds...>, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
+    return bounds_v<std::remove_cvref_t<D>>.lo;
+  }
+};
+
+// What a node reads an operand's extents from: a map node's extents (shared by every node
+// with its dims), anything else as it is.
+template <class Dims>
+const node_extents<Dims>& extents_source(const node_extents<Dims>& x) {
+  return x;
+}
+template <class X>
+  requires(!std::is_base_of_v<node_extents_tag, X>)
+const X& extents_source(const X& x) {
+  return x;
+}
+
+// Which of Ds... are non-static dims of X, and their extents in x (0 for the others).
+template <class X, class... Ds>
+constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_in(std::type_identity<dim_list<Ds...>>) {
+  return {(!is_static_v<Ds> && list_contains_v<typename X::dims, Ds>)...};
+}
+template <class... Ds, class X>
+std::array<std::size_t, sizeof...(Ds)> dynamic_extents_in(std::type_identity<dim_list<Ds...>>,
+                                                          const X& x) {
+  return {dynamic_extent_or_zero<Ds>(x)...};
+}
+
+// The non-static extents of operands xs... over Ds..., in order; operands that share a
+// non-static dim must agree on it (shape_error naming op, the dim and both extents).
+template <class... Ds, class... Xs>
+std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic> merge_extents(
+    std::type_identity<dim_list<Ds...>>, const char* op, const Xs&... xs) {
+  constexpr std::size_t K = sizeof...(Xs), R = sizeof...(Ds);
+  using result = std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic>;
+  if constexpr (node_extents<dim_list<Ds...>>::dynamic == 0) {
+    return result{};
+  } else {
+    using dims = std::type_identity<dim_list<Ds...>>;
+    constexpr std::array<std::array<bool, R>, K> has{dynamic_dims_in<Xs>(dims{})...};
+    const std::array<std::array<std::size_t, R>, K> ext{dynamic_extents_in(dims{}, xs)...};
+    constexpr bool shared = [&] {
+      for (std::size_t d = 0; d < R; ++d) {
+        std::size_t n = 0;
+        for (std::size_t k = 0; k < K; ++k) n += has[k][d];
+        if (n > 1) return true;
+      }
+      return false;
+    }();
+    if constexpr (shared) check_operand_extents<K, R>(op, ext, has, {&describe<Ds>...});
+    result r{};
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+      bool dynamic = false;
+      for (std::size_t k = 0; k < K; ++k)
+        if (has[k][d]) {
+          r[at] = ext[k][d];
+          dynamic = true;
+          break;
+        }
+      at += dynamic;
+    }
+    return r;
+  }
+}
+
 }  // namespace detail
 
 template <class F, class... Ds, class... Ops>
-class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
+class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
+                                             public detail::node_extents<dim_list<Ds...>> {
+  using extents_base = detail::node_extents<dim_list<Ds...>>;
+
  public:
   using dims = dim_list<Ds...>;
   using value_type = typename F::template result_t<value_t<Ops>...>;
   using operand_types = std::tuple<Ops...>;  // (as held: a reference or a value)
   static constexpr const char* name = detail::op_name<F>();
 
- private:
-  // (steps, operand) of the operand with D nearest to a tensor.
-  template <class D>
-  static constexpr std::pair<std::size_t, std::size_t> steps_to() {
-    std::pair<std::size_t, std::size_t> best{static_cast<std::size_t>(-1), 0};
-    std::size_t i = 0;
-    (
-        [&] {
-          using op = std::remove_cvref_t<Ops>;
-          if constexpr (list_contains_v<dims_t<op>, D>) {
-            std::size_t steps = 0;
-            if constexpr (requires { op::extent_steps; })
-              steps = op::extent_steps[list_index_of_v<dims_t<op>, D>];
-            if (steps < best.first) best = {steps, i};
-          }
-          ++i;
-        }(),
-        ...);
-    return best;
-  }
-  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> nearest_{steps_to<Ds>().second..., 0};
-  // (Used here, so they are computed as the node's type is made, bottom-up; computed on first
-  // use at the top of a deep chain they would nest one instantiation per node.)
-  static_assert(nearest_[sizeof...(Ds)] == 0);
-
- public:
+  // (The extents are checked and kept before the operands are taken.)
   template <class... Args>
-  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_{{std::forward<Args>(args)}...} {
-    if constexpr (shared_dynamic_dims) check_extents(std::index_sequence_for<Ops...>{});
-  }
+  explicit map_expr(F f, Args&&... args)
+      : extents_base(detail::merge_extents(std::type_identity<dims>{}, name,
+                                           detail::extents_source(std::as_const(args))...)),
+        f_(std::move(f)),
+        ops_{{std::forward<Args>(args)}...} {}
 
-  // The extent of D, read from the operand that reaches a tensor with D in the fewest steps
-  // (the node keeps no extents: a deep chain's nodes stay small, and each query is a walk
-  // of a few nodes, not of the chain).
-  template <class D>
-  std::size_t extent() const {
-    using d = std::remove_cvref_t<D>;
-    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
-    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
-    else {
-      constexpr std::size_t at = nearest_[list_index_of_v<dims, d>];
-      return operand<at>().template extent<d>();
-    }
-  }
-  // For each dim, how many nodes a query of its extent walks (0 for a tensor).
-  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> extent_steps{
-      1 + steps_to<Ds>().first..., 0};
-  static_assert(extent_steps[sizeof...(Ds)] == 0);
+  // The extent of D (kept in the node).
+  using extents_base::extent;
 
   const F& fn() const { return f_; }
   template <std::size_t I>
@@ -151,26 +226,6 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
   // Naming the operands' evaluators instantiates them now, bottom-up as the expression is
   // built, so that evaluating a deep chain never nests their instantiations.
   static_assert(((detail::evaluator_of<Ops>::program::size > 0) && ...));
-
-  // Whether two operands share a non-static dim (whose extents must then agree).
-  template <class D>
-  static constexpr std::size_t holders() {
-    return is_static_v<D> ? 0 : (std::size_t{list_contains_v<dims_t<Ops>, D>} + ... + 0);
-  }
-  template <class Op>
-  static constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_of() {
-    return {(!is_static_v<Ds> && list_contains_v<dims_t<Op>, Ds>)...};
-  }
-  static constexpr bool shared_dynamic_dims = ((holders<Ds>() > 1) || ...);
-  template <std::size_t K>
-  std::array<std::size_t, sizeof...(Ds)> operand_extents() const {
-    return {detail::dynamic_extent_or_zero<Ds>(operand<K>())...};
-  }
-  template <std::size_t... Ks>
-  void check_extents(std::index_sequence<Ks...>) const {
-    detail::check_operand_extents<sizeof...(Ops), sizeof...(Ds)>(
-        name, {operand_extents<Ks>()...}, {dynamic_dims_of<Ops>()...}, {&describe<Ds>...});
-  }
 
   [[no_unique_address]] F f_;
   detail::operand_pack<Ops...> ops_;
