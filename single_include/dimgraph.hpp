@@ -384,11 +384,37 @@ using pop_front_t = slice_t<1, List::size, List>;
 template <class List>
 using pop_back_t = slice_t<0, List::size - 1, List>;
 
-// concat_t<Lists...>: a flat fold, so long lists do not nest instantiations.
-template <class... As, class... Bs>
-type_list<As..., Bs...> operator+(type_list<As...>, type_list<Bs...>);
+// concat_t<Lists...>: eight lists a step. (Not a fold over an operator: argument-dependent
+// lookup would bring every operator of the elements' namespaces, the library's and the
+// user's, into each step, and check their constraints against long lists.)
 template <class... Lists>
-using concat_t = decltype((type_list<>{} + ... + Lists{}));
+struct concat;
+template <>
+struct concat<> {
+  using type = type_list<>;
+};
+template <class... A>
+struct concat<type_list<A...>> {
+  using type = type_list<A...>;
+};
+template <class... A, class... B>
+struct concat<type_list<A...>, type_list<B...>> {
+  using type = type_list<A..., B...>;
+};
+template <class... A, class... B, class... C>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>> {
+  using type = type_list<A..., B..., C...>;
+};
+template <class... A, class... B, class... C, class... D, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>, Rest...>
+    : concat<type_list<A..., B..., C..., D...>, Rest...> {};
+template <class... A, class... B, class... C, class... D, class... E, class... F, class... G,
+          class... H, class... Rest>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>,
+              type_list<E...>, type_list<F...>, type_list<G...>, type_list<H...>, Rest...>
+    : concat<type_list<A..., B..., C..., D..., E..., F..., G..., H...>, Rest...> {};
+template <class... Lists>
+using concat_t = typename concat<Lists...>::type;
 
 // index_of_v<T, List>: position of the first T, or List::size when absent.
 template <class T, class... Ts>
@@ -6033,17 +6059,116 @@ template <std::size_t L, class N, class Kinds = std::make_index_sequence<reg_kin
 struct register_file;
 template <std::size_t L, std::size_t... N, std::size_t... Kinds>
 struct register_file<L, std::index_sequence<N...>, std::index_sequence<Kinds...>>
-    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {};
+    : reg_slot<Kinds, simd::vec<reg_lane_t<Kinds>, L>[N + 1]>... {
+  static constexpr std::array<std::size_t, reg_kinds> counts{N...};
+  // The registers of kind K.
+  template <std::size_t K>
+  DIMGRAPH_ALWAYS_INLINE auto& bank() {
+    return static_cast<reg_slot<K, simd::vec<reg_lane_t<K>, L>[counts[K] + 1]>&>(*this).v;
+  }
+  template <std::size_t K>
+  DIMGRAPH_ALWAYS_INLINE const auto& bank() const {
+    return static_cast<const reg_slot<K, simd::vec<reg_lane_t<K>, L>[counts[K] + 1]>&>(*this).v;
+  }
+};
+
+// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
+  if constexpr (std::is_same_v<T, bool>) return -v;
+  else return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
+  simd::lane_t<T> lanes[L];
+  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
+  fn::lanes_t<T, L> v;
+  std::memcpy(&v, lanes, sizeof(v));
+  return v;
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
+  if constexpr (std::is_same_v<T, bool>) v &= 1;
+  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+}
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
+  for (std::size_t l = 0; l < L; ++l)
+    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
+}
+
+// Register At (among those of its kind) of element type T, read and written.
+template <class T, std::size_t At, std::size_t L, class Regs>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> reg_get(const Regs& r) {
+  const auto& v = r.template bank<reg_kind_v<T>>()[At];
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, fn::lanes_t<T, L>>) return v;
+  else return simd::bits<fn::lanes_t<T, L>>(v);
+}
+template <class T, std::size_t At, std::size_t L, class Regs>
+DIMGRAPH_ALWAYS_INLINE inline void reg_set(Regs& r, fn::lanes_t<T, L> value) {
+  auto& v = r.template bank<reg_kind_v<T>>()[At];
+  if constexpr (std::is_same_v<std::remove_cvref_t<decltype(v)>, fn::lanes_t<T, L>>) v = value;
+  else v = simd::bits<std::remove_cvref_t<decltype(v)>>(value);
+}
+
+// One instruction run into register Out: a function template per kind of instruction whose
+// arguments are the instruction, its registers and what it reads, never the program or the
+// row (a function named by the whole program, once per instruction, would be N names of
+// length N for a chain of N ops).
+//   leaf: lanes of a leaf at `at`, stepping by `step` elements (when it is not unit), at i;
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class X, class T>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequence<>,
+                                        std::nullptr_t, const void* at, std::ptrdiff_t step,
+                                        std::size_t i) {
+  using dims = typename X::dims;
+  const T* p = static_cast<const T*>(at);
+  if constexpr (!list_contains_v<dims, Inner>) {
+    reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p)));
+  } else if constexpr (is_view_v<X> ? Unit : std::is_same_v<back_t<types_of_t<dims>>, Inner>) {
+    reg_set<T, Out, L>(r, load_lanes<L>(p + i));
+  } else {
+    reg_set<T, Out, L>(r, load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * step, step));
+  }
+}
+//   scalar: the value in every lane;
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class T>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, scalar_op<T>*, std::index_sequence<>,
+                                        const T* value, const void*, std::ptrdiff_t, std::size_t) {
+  reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*value)));
+}
+//   apply: F over the registers In... (of types As...), F itself as state when it has data.
+template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class F, class V,
+          class... As, std::size_t... Dist, std::size_t... In, class State>
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, apply_op<F, V, type_list<As...>, Dist...>*,
+                                        std::index_sequence<In...>, State f, const void*,
+                                        std::ptrdiff_t, std::size_t) {
+  if constexpr (std::is_null_pointer_v<State>)
+    reg_set<V, Out, L>(r, F{}.template apply<As...>(reg_get<As, In, L>(r)...));
+  else reg_set<V, Out, L>(r, f->template apply<As...>(reg_get<As, In, L>(r)...));
+}
+
+// The registers instruction K (an I) of a program with facts Facts reads.
+template <class Facts, std::size_t K, class I>
+struct input_registers {
+  using type = std::index_sequence<>;
+};
+template <class Facts, std::size_t K, class F, class V, class Args, std::size_t... Dist>
+struct input_registers<Facts, K, apply_op<F, V, Args, Dist...>> {
+  using type = std::index_sequence<Facts::reg_at[K - Dist]...>;
+};
 
 // The program's state, copied from where the walk found it.
 template <std::size_t S, class T>
 struct state_slot {
   T value;
 };
+struct state_tag {};
 template <class Ss, class... Ts>
 struct state_pack_impl;
 template <std::size_t... Ss, class... Ts>
-struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_slot<Ss, Ts>... {
+struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_tag, state_slot<Ss, Ts>... {
   explicit state_pack_impl([[maybe_unused]] const void* const* from)
       : state_slot<Ss, Ts>{*static_cast<const Ts*>(from[Ss])}... {}
 };
@@ -6052,6 +6177,22 @@ struct state_pack;
 template <class... Ts>
 struct state_pack<type_list<Ts...>> {
   using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+};
+
+// The state of an instruction: a pointer to slot S (of type T) of a state pack, or none.
+template <bool Stateful>
+struct state_of {
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE static std::nullptr_t get(const state_tag&) {
+    return nullptr;
+  }
+};
+template <>
+struct state_of<true> {
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE static const T* get(const state_slot<S, T>& slot) {
+    return &slot.value;
+  }
 };
 
 // The kernel of a program: its state, and packet<L>(row, i), the L lanes of the result at
@@ -6077,50 +6218,14 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
                                                         type_list<Is...>) const {
     register_file<L, typename register_counts<facts>::type> r;
     // (A braced list runs its elements in order, and does not nest like a fold.)
-    const int order[] = {(step<Ks, L>(r, row, i, static_cast<Is*>(nullptr)), 0)...};
+    const int order[] = {
+        (exec<facts::reg_at[Ks], L, typename Row::inner, Row::unit>(
+             r, static_cast<Is*>(nullptr), typename input_registers<facts, Ks, Is>::type{},
+             state_of<Is::stateful>::template get<facts::state_at[Ks], typename Is::state>(*this),
+             row.at[facts::leaf_at[Ks]], row.step[Row::leaf_slot[facts::leaf_at[Ks]]], i),
+         0)...};
     (void)order;
-    return reg<facts::size - 1, value_type, L>(r);
-  }
-
-  // Instruction K's register (of element type T).
-  template <std::size_t K, class T, std::size_t L, class Regs>
-  DIMGRAPH_ALWAYS_INLINE static fn::lanes_t<T, L> reg(const Regs& r) {
-    constexpr std::size_t kind = reg_kind_v<T>;
-    using R = simd::vec<reg_lane_t<kind>, L>;
-    const R& v =
-        static_cast<const reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
-    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) return v;
-    else return simd::bits<fn::lanes_t<T, L>>(v);
-  }
-  template <std::size_t K, class T, std::size_t L, class Regs>
-  DIMGRAPH_ALWAYS_INLINE static void set(Regs& r, fn::lanes_t<T, L> value) {
-    constexpr std::size_t kind = reg_kind_v<T>;
-    using R = simd::vec<reg_lane_t<kind>, L>;
-    R& v = static_cast<reg_slot<kind, R[facts::registers[kind] + 1]>&>(r).v[facts::reg_at[K]];
-    if constexpr (std::is_same_v<R, fn::lanes_t<T, L>>) v = value;
-    else v = simd::bits<R>(value);
-  }
-  template <std::size_t K, class T>
-  DIMGRAPH_ALWAYS_INLINE const T& state() const {
-    return static_cast<const state_slot<facts::state_at[K], T>&>(*this).value;
-  }
-
-  template <std::size_t K, std::size_t L, class Regs, class Row, class X, class T>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row& row, std::size_t i, leaf_op<X, T>*) const {
-    set<K, T, L>(r, row.template load<facts::leaf_at[K], facts::view_at[K], T, typename X::dims,
-                                      is_view_v<X>, L>(i));
-  }
-  template <std::size_t K, std::size_t L, class Regs, class Row, class T>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t, scalar_op<T>*) const {
-    set<K, T, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(state<K, T>())));
-  }
-  template <std::size_t K, std::size_t L, class Regs, class Row, class F, class V, class... As,
-            std::size_t... Dist>
-  DIMGRAPH_ALWAYS_INLINE void step(Regs& r, const Row&, std::size_t,
-                                   apply_op<F, V, type_list<As...>, Dist...>*) const {
-    if constexpr (apply_op<F, V, type_list<As...>, Dist...>::stateful)
-      set<K, V, L>(r, state<K, F>().template apply<As...>(reg<K - Dist, As, L>(r)...));
-    else set<K, V, L>(r, F{}.template apply<As...>(reg<K - Dist, As, L>(r)...));
+    return reg_get<value_type, facts::reg_at[facts::size - 1], L>(r);
   }
 };
 
@@ -6180,7 +6285,8 @@ constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>&
 // x's extent of D when D is a non-static dim of x, else 0.
 template <class D, class X>
 std::size_t dynamic_extent_or_zero(const X& x) {
-  if constexpr (!is_static_v<D> && list_contains_v<dims_t<X>, D>) return x.template extent<D>();
+  if constexpr (!is_static_v<D> && list_contains_v<typename X::dims, D>)
+    return x.template extent<D>();
   else return 0;
 }
 
@@ -6202,64 +6308,138 @@ DIMGRAPH_ALWAYS_INLINE inline void check_operand_extents(
   }
 }
 
+// The extents of a map node's non-static dims, kept in the node: a query is one read, and
+// what reads them is instantiated once per dim list, not once per node (a node's type names
+// its whole subtree, so a function per node of a chain of N ops is N names of length up to
+// N).
+struct node_extents_tag {};
+template <class Dims>
+struct node_extents;
+template <class... Ds>
+struct node_extents<dim_list<Ds...>> : node_extents_tag {
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t dynamic = (std::size_t{!is_static_v<Ds>} + ... + 0);
+  using array = std::array<std::size_t, dynamic>;
+
+  explicit node_extents(const array& e) : ext_(e) {}
+
+  // The extent of D.
+  template <class D>
+  std::size_t extent() const {
+    using d = std::remove_cvref_t<D>;
+    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
+    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
+    else return ext_[slot<d>()];
+  }
+
+ private:
+  template <class D>
+  static constexpr std::size_t slot() {
+    std::size_t k = 0, at = 0;
+    ((std::is_same_v<Ds, D> ? (at = k) : 0, k += !is_static_v<Ds>), ...);
+    return at;
+  }
+  array ext_;
+};
+template <class... Ds>
+  requires((is_static_v<Ds> && ...))
+struct node_extents<dim_list<Ds...>> : node_extents_tag {
+  using dims = dim_list<Ds...>;
+  static constexpr std::size_t dynamic = 0;
+  using array = std::array<std::size_t, 0>;
+  explicit node_extents(const array&) {}
+  template <class D>
+  static constexpr std::size_t extent() {
+    static_assert(list_contains_v<dim_list<Ds...>, std::remove_cvref_t<D>>,
+                  "dimgraph: extent: the expression has no such dim");
+    return bounds_v<std::remove_cvref_t<D>>.lo;
+  }
+};
+
+// What a node reads an operand's extents from: a map node's extents (shared by every node
+// with its dims), anything else as it is.
+template <class Dims>
+const node_extents<Dims>& extents_source(const node_extents<Dims>& x) {
+  return x;
+}
+template <class X>
+  requires(!std::is_base_of_v<node_extents_tag, X>)
+const X& extents_source(const X& x) {
+  return x;
+}
+
+// Which of Ds... are non-static dims of X, and their extents in x (0 for the others).
+template <class X, class... Ds>
+constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_in(std::type_identity<dim_list<Ds...>>) {
+  return {(!is_static_v<Ds> && list_contains_v<typename X::dims, Ds>)...};
+}
+template <class... Ds, class X>
+std::array<std::size_t, sizeof...(Ds)> dynamic_extents_in(std::type_identity<dim_list<Ds...>>,
+                                                          const X& x) {
+  return {dynamic_extent_or_zero<Ds>(x)...};
+}
+
+// The non-static extents of operands xs... over Ds..., in order; operands that share a
+// non-static dim must agree on it (shape_error naming op, the dim and both extents).
+template <class... Ds, class... Xs>
+std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic> merge_extents(
+    std::type_identity<dim_list<Ds...>>, const char* op, const Xs&... xs) {
+  constexpr std::size_t K = sizeof...(Xs), R = sizeof...(Ds);
+  using result = std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic>;
+  if constexpr (node_extents<dim_list<Ds...>>::dynamic == 0) {
+    return result{};
+  } else {
+    using dims = std::type_identity<dim_list<Ds...>>;
+    constexpr std::array<std::array<bool, R>, K> has{dynamic_dims_in<Xs>(dims{})...};
+    const std::array<std::array<std::size_t, R>, K> ext{dynamic_extents_in(dims{}, xs)...};
+    constexpr bool shared = [&] {
+      for (std::size_t d = 0; d < R; ++d) {
+        std::size_t n = 0;
+        for (std::size_t k = 0; k < K; ++k) n += has[k][d];
+        if (n > 1) return true;
+      }
+      return false;
+    }();
+    if constexpr (shared) check_operand_extents<K, R>(op, ext, has, {&describe<Ds>...});
+    result r{};
+    std::size_t at = 0;
+    for (std::size_t d = 0; d < R; ++d) {
+      bool dynamic = false;
+      for (std::size_t k = 0; k < K; ++k)
+        if (has[k][d]) {
+          r[at] = ext[k][d];
+          dynamic = true;
+          break;
+        }
+      at += dynamic;
+    }
+    return r;
+  }
+}
+
 }  // namespace detail
 
 template <class F, class... Ds, class... Ops>
-class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
+class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
+                                             public detail::node_extents<dim_list<Ds...>> {
+  using extents_base = detail::node_extents<dim_list<Ds...>>;
+
  public:
   using dims = dim_list<Ds...>;
   using value_type = typename F::template result_t<value_t<Ops>...>;
   using operand_types = std::tuple<Ops...>;  // (as held: a reference or a value)
   static constexpr const char* name = detail::op_name<F>();
 
- private:
-  // (steps, operand) of the operand with D nearest to a tensor.
-  template <class D>
-  static constexpr std::pair<std::size_t, std::size_t> steps_to() {
-    std::pair<std::size_t, std::size_t> best{static_cast<std::size_t>(-1), 0};
-    std::size_t i = 0;
-    (
-        [&] {
-          using op = std::remove_cvref_t<Ops>;
-          if constexpr (list_contains_v<dims_t<op>, D>) {
-            std::size_t steps = 0;
-            if constexpr (requires { op::extent_steps; })
-              steps = op::extent_steps[list_index_of_v<dims_t<op>, D>];
-            if (steps < best.first) best = {steps, i};
-          }
-          ++i;
-        }(),
-        ...);
-    return best;
-  }
-  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> nearest_{steps_to<Ds>().second..., 0};
-  // (Used here, so they are computed as the node's type is made, bottom-up; computed on first
-  // use at the top of a deep chain they would nest one instantiation per node.)
-  static_assert(nearest_[sizeof...(Ds)] == 0);
-
- public:
+  // (The extents are checked and kept before the operands are taken.)
   template <class... Args>
-  explicit map_expr(F f, Args&&... args) : f_(std::move(f)), ops_{{std::forward<Args>(args)}...} {
-    if constexpr (shared_dynamic_dims) check_extents(std::index_sequence_for<Ops...>{});
-  }
+  explicit map_expr(F f, Args&&... args)
+      : extents_base(detail::merge_extents(std::type_identity<dims>{}, name,
+                                           detail::extents_source(std::as_const(args))...)),
+        f_(std::move(f)),
+        ops_{{std::forward<Args>(args)}...} {}
 
-  // The extent of D, read from the operand that reaches a tensor with D in the fewest steps
-  // (the node keeps no extents: a deep chain's nodes stay small, and each query is a walk
-  // of a few nodes, not of the chain).
-  template <class D>
-  std::size_t extent() const {
-    using d = std::remove_cvref_t<D>;
-    static_assert(list_contains_v<dims, d>, "dimgraph: extent: the expression has no such dim");
-    if constexpr (is_static_v<d>) return bounds_v<d>.lo;
-    else {
-      constexpr std::size_t at = nearest_[list_index_of_v<dims, d>];
-      return operand<at>().template extent<d>();
-    }
-  }
-  // For each dim, how many nodes a query of its extent walks (0 for a tensor).
-  static constexpr std::array<std::size_t, sizeof...(Ds) + 1> extent_steps{
-      1 + steps_to<Ds>().first..., 0};
-  static_assert(extent_steps[sizeof...(Ds)] == 0);
+  // The extent of D (kept in the node).
+  using extents_base::extent;
 
   const F& fn() const { return f_; }
   template <std::size_t I>
@@ -6272,26 +6452,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base {
   // built, so that evaluating a deep chain never nests their instantiations.
   static_assert(((detail::evaluator_of<Ops>::program::size > 0) && ...));
 
-  // Whether two operands share a non-static dim (whose extents must then agree).
-  template <class D>
-  static constexpr std::size_t holders() {
-    return is_static_v<D> ? 0 : (std::size_t{list_contains_v<dims_t<Ops>, D>} + ... + 0);
-  }
-  template <class Op>
-  static constexpr std::array<bool, sizeof...(Ds)> dynamic_dims_of() {
-    return {(!is_static_v<Ds> && list_contains_v<dims_t<Op>, Ds>)...};
-  }
-  static constexpr bool shared_dynamic_dims = ((holders<Ds>() > 1) || ...);
-  template <std::size_t K>
-  std::array<std::size_t, sizeof...(Ds)> operand_extents() const {
-    return {detail::dynamic_extent_or_zero<Ds>(operand<K>())...};
-  }
-  template <std::size_t... Ks>
-  void check_extents(std::index_sequence<Ks...>) const {
-    detail::check_operand_extents<sizeof...(Ops), sizeof...(Ds)>(
-        name, {operand_extents<Ks>()...}, {dynamic_dims_of<Ops>()...}, {&describe<Ds>...});
-  }
-
+  friend struct detail::evaluator<map_expr>;  // (walks ops_ without a function per operand)
   [[no_unique_address]] F f_;
   detail::operand_pack<Ops...> ops_;
 };
@@ -6343,7 +6504,7 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
  private:
   template <std::size_t... Ks>
   static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
-    (evaluator_of<Ops>::walk(e.template operand<Ks>(), w), ...);
+    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).value, w), ...);
   }
 };
 
@@ -6452,10 +6613,13 @@ decltype(auto) rank0_as_scalar(X&& x) {
 
 template <class F, class A, class B>
 auto make_binary(A&& a, B&& b) {
-  if constexpr (expression<A> && expression<B>)
-    return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
-                    rank0_as_scalar<A>(std::forward<B>(b)));
-  else if constexpr (expression<A>)
+  if constexpr (expression<A> && expression<B>) {
+    if constexpr (dims_t<A>::size > 0 && dims_t<B>::size > 0)
+      return make_map(F{}, std::forward<A>(a), std::forward<B>(b));  // (no call per operand)
+    else
+      return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
+                      rank0_as_scalar<A>(std::forward<B>(b)));
+  } else if constexpr (expression<A>)
     return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
 }
@@ -7818,6 +7982,12 @@ bool self_overlapping(const std::array<std::size_t, R>& ext,
   return false;
 }
 
+// The memory of a leaf object (an Op::object).
+template <class Op>
+DIMGRAPH_ALWAYS_INLINE inline const void* leaf_data(const void* object) {
+  return static_cast<const typename Op::object*>(object)->data();
+}
+
 // The leaves of an expression evaluated over OutDims: their base pointers, the strides of
 // each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
 // view) along OutDims, and the temporaries the expression needed. Filled from the
@@ -7876,14 +8046,6 @@ struct leaf_table {
     set_layouts(std::make_index_sequence<layouts>{});
   }
 
-  // Leaf I (based at b) at the row whose operands start at off.
-  template <std::size_t I>
-  DIMGRAPH_ALWAYS_INLINE static const void* leaf_at(const void* b,
-                                                    const std::array<std::ptrdiff_t, slots>& off) {
-    return static_cast<const char*>(b) +
-           off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
-  }
-
   template <std::size_t V, class X>
   DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
     strides[slot_of_view<V>] = strides_along<OutDims>(x);
@@ -7911,17 +8073,28 @@ struct leaf_table {
   }
 
  private:
+  // (Expressions and functions named by the leaf's type, not by the table, which names every
+  // leaf: a chain of N ops is not N functions with names of length N.)
   template <class... Ops, std::size_t... Js>
   DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
                                          type_list<Ops...>, std::index_sequence<Js...>) {
-    const int order[] = {(add_object<Js, Ops>(objects[Js], bases), 0)..., 0};
+    const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
     (void)order;
+    add_views(objects, std::make_index_sequence<Views>{});
   }
-  template <std::size_t J, class Op>
-  DIMGRAPH_ALWAYS_INLINE void add_object(const void* object, bases_type& bases) {
-    const auto& x = *static_cast<const typename Op::object*>(object);
-    bases[J] = x.data();
-    if constexpr (Op::is_view) add_view<view_at[J]>(x);
+  // The leaf of view V.
+  static constexpr std::array<std::size_t, Views + 1> view_leaf = [] {
+    std::array<std::size_t, Views + 1> r{};
+    for (std::size_t k = 0; k < Leaves; ++k)
+      if (view_at[k + 1] != view_at[k]) r[view_at[k]] = k;
+    return r;
+  }();
+  template <std::size_t... Vs>
+  DIMGRAPH_ALWAYS_INLINE void add_views([[maybe_unused]] const void* const* objects,
+                                        std::index_sequence<Vs...>) {
+    (add_view<Vs>(*static_cast<const typename at_t<view_leaf[Vs], LeafOps>::object*>(
+         objects[view_leaf[Vs]])),
+     ...);
   }
   // Every leaf against the output (one loop: a long expression's leaves do not each carry
   // their own copy of the test).
@@ -8060,33 +8233,6 @@ inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const 
   }
 }
 
-// Lanes of element type T from memory: bool as masks, dg::index as its int64 value.
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p) {
-  fn::lanes_t<T, L> v;
-  std::memcpy(&v, static_cast<const void*>(p), sizeof(v));
-  if constexpr (std::is_same_v<T, bool>) return -v;
-  else return v;
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrdiff_t s) {
-  simd::lane_t<T> lanes[L];
-  for (std::size_t l = 0; l < L; ++l) lanes[l] = fn::lane_of(p[static_cast<std::ptrdiff_t>(l) * s]);
-  fn::lanes_t<T, L> v;
-  std::memcpy(&v, lanes, sizeof(v));
-  return v;
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
-  if constexpr (std::is_same_v<T, bool>) v &= 1;
-  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
-}
-template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
-  for (std::size_t l = 0; l < L; ++l)
-    p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
-}
-
 // One row of a plan over a table: where each leaf starts and how it steps. Inner is the
 // output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
 // says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
@@ -8094,7 +8240,10 @@ DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes
 // an output pointer can alias, so the compiler keeps them in registers).
 template <class Table, class Inner, bool Unit>
 struct row {
+  using inner = Inner;
+  static constexpr bool unit = Unit;
   static constexpr std::size_t leaves = Table::leaf_count;
+  static constexpr const auto& leaf_slot = Table::leaf_slot;  // leaf k steps by step[leaf_slot[k]]
   std::array<const void*, Table::leaf_count + 1> at{};
   std::array<std::ptrdiff_t, Table::slots> step{};
 
@@ -8120,30 +8269,16 @@ struct row {
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
 
-  template <std::size_t I, std::size_t V, class T, class Dims, bool View, std::size_t L>
-  DIMGRAPH_ALWAYS_INLINE fn::lanes_t<T, L> load(std::size_t i) const {
-    const T* p = static_cast<const T*>(at[I]);
-    if constexpr (!list_contains_v<Dims, Inner>) {
-      return simd::splat<simd::lane_t<T>, L>(fn::lane_of(*p));
-    } else if constexpr (View ? Unit : std::is_same_v<back_t<types_of_t<Dims>>, Inner>) {
-      return load_lanes<L>(p + i);
-    } else {
-      const std::ptrdiff_t s = step[slot<I, V, Dims, View>()];
-      return load_lanes<L>(p + static_cast<std::ptrdiff_t>(i) * s, s);
-    }
-  }
-
  private:
-  template <std::size_t I, std::size_t V, class Dims, bool View>
-  static constexpr std::size_t slot() {
-    if constexpr (View) return Table::template slot_of_view<V>;
-    else return Table::template slot_of_layout<Dims>;
-  }
   template <std::size_t... Is>
   DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
-    const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    const int order[] = {
+        (at[Is] = static_cast<const char*>(bases[Is]) +
+                  off[Table::leaf_slot[Is]] * static_cast<std::ptrdiff_t>(Table::leaf_bytes[Is]),
+         0)...,
+        0};
     (void)order;
   }
   template <std::size_t... Is>
@@ -8572,7 +8707,7 @@ DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>&
 // into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
 template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
           class Bases, std::size_t B, std::size_t S>
-DIMGRAPH_ALWAYS_INLINE inline void reduce_block(
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
     std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
     std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {

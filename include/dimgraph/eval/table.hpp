@@ -112,6 +112,12 @@ bool self_overlapping(const std::array<std::size_t, R>& ext,
   return false;
 }
 
+// The memory of a leaf object (an Op::object).
+template <class Op>
+DIMGRAPH_ALWAYS_INLINE inline const void* leaf_data(const void* object) {
+  return static_cast<const typename Op::object*>(object)->data();
+}
+
 // The leaves of an expression evaluated over OutDims: their base pointers, the strides of
 // each operand of the loop plan ("slots": 0 the output, then one per layout, then one per
 // view) along OutDims, and the temporaries the expression needed. Filled from the
@@ -170,14 +176,6 @@ struct leaf_table {
     set_layouts(std::make_index_sequence<layouts>{});
   }
 
-  // Leaf I (based at b) at the row whose operands start at off.
-  template <std::size_t I>
-  DIMGRAPH_ALWAYS_INLINE static const void* leaf_at(const void* b,
-                                                    const std::array<std::ptrdiff_t, slots>& off) {
-    return static_cast<const char*>(b) +
-           off[leaf_slot[I]] * static_cast<std::ptrdiff_t>(leaf_bytes[I]);
-  }
-
   template <std::size_t V, class X>
   DIMGRAPH_ALWAYS_INLINE void add_view(const X& x) {
     strides[slot_of_view<V>] = strides_along<OutDims>(x);
@@ -205,17 +203,28 @@ struct leaf_table {
   }
 
  private:
+  // (Expressions and functions named by the leaf's type, not by the table, which names every
+  // leaf: a chain of N ops is not N functions with names of length N.)
   template <class... Ops, std::size_t... Js>
   DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
                                          type_list<Ops...>, std::index_sequence<Js...>) {
-    const int order[] = {(add_object<Js, Ops>(objects[Js], bases), 0)..., 0};
+    const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
     (void)order;
+    add_views(objects, std::make_index_sequence<Views>{});
   }
-  template <std::size_t J, class Op>
-  DIMGRAPH_ALWAYS_INLINE void add_object(const void* object, bases_type& bases) {
-    const auto& x = *static_cast<const typename Op::object*>(object);
-    bases[J] = x.data();
-    if constexpr (Op::is_view) add_view<view_at[J]>(x);
+  // The leaf of view V.
+  static constexpr std::array<std::size_t, Views + 1> view_leaf = [] {
+    std::array<std::size_t, Views + 1> r{};
+    for (std::size_t k = 0; k < Leaves; ++k)
+      if (view_at[k + 1] != view_at[k]) r[view_at[k]] = k;
+    return r;
+  }();
+  template <std::size_t... Vs>
+  DIMGRAPH_ALWAYS_INLINE void add_views([[maybe_unused]] const void* const* objects,
+                                        std::index_sequence<Vs...>) {
+    (add_view<Vs>(*static_cast<const typename at_t<view_leaf[Vs], LeafOps>::object*>(
+         objects[view_leaf[Vs]])),
+     ...);
   }
   // Every leaf against the output (one loop: a long expression's leaves do not each carry
   // their own copy of the test).
@@ -395,7 +404,11 @@ struct row {
   DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
                                     const std::array<std::ptrdiff_t, Table::slots>& off,
                                     std::index_sequence<Is...>) {
-    const int order[] = {(at[Is] = Table::template leaf_at<Is>(bases[Is], off), 0)..., 0};
+    const int order[] = {
+        (at[Is] = static_cast<const char*>(bases[Is]) +
+                  off[Table::leaf_slot[Is]] * static_cast<std::ptrdiff_t>(Table::leaf_bytes[Is]),
+         0)...,
+        0};
     (void)order;
   }
   template <std::size_t... Is>

@@ -227,6 +227,7 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
   // built, so that evaluating a deep chain never nests their instantiations.
   static_assert(((detail::evaluator_of<Ops>::program::size > 0) && ...));
 
+  friend struct detail::evaluator<map_expr>;  // (walks ops_ without a function per operand)
   [[no_unique_address]] F f_;
   detail::operand_pack<Ops...> ops_;
 };
@@ -278,7 +279,7 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
  private:
   template <std::size_t... Ks>
   static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
-    (evaluator_of<Ops>::walk(e.template operand<Ks>(), w), ...);
+    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).value, w), ...);
   }
 };
 

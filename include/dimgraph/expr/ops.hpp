@@ -83,10 +83,13 @@ decltype(auto) rank0_as_scalar(X&& x) {
 
 template <class F, class A, class B>
 auto make_binary(A&& a, B&& b) {
-  if constexpr (expression<A> && expression<B>)
-    return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
-                    rank0_as_scalar<A>(std::forward<B>(b)));
-  else if constexpr (expression<A>)
+  if constexpr (expression<A> && expression<B>) {
+    if constexpr (dims_t<A>::size > 0 && dims_t<B>::size > 0)
+      return make_map(F{}, std::forward<A>(a), std::forward<B>(b));  // (no call per operand)
+    else
+      return make_map(F{}, rank0_as_scalar<B>(std::forward<A>(a)),
+                      rank0_as_scalar<A>(std::forward<B>(b)));
+  } else if constexpr (expression<A>)
     return make_map(F{}, std::forward<A>(a), as_operand<A>(std::forward<B>(b)));
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
 }
