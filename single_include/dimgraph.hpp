@@ -13495,6 +13495,22 @@ auto lstm_update(const C& c, const Sources& sources) {
   return lstm_state<decltype(h_new), decltype(c_new)>{std::move(h_new), std::move(c_new)};
 }
 
+// The step with separate weights: x . W and h . R, each evaluated once, and the biases (b_ih;
+// PyTorch's second bias b_hh when given) as the sources of the update.
+template <class X, class H, class C, class W, class R, class BI, class... BH>
+auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
+                   const BH&... b_hh) {
+  using d = cell_dims<X, H>;
+  const auto from_x = dimgraph::eval(dimgraph::dot<typename d::input>(x, w));
+  const auto from_h = dimgraph::eval(dimgraph::dot<typename d::hidden>(h, r));
+  if constexpr (sizeof...(BH) == 0)
+    return lstm_update<typename d::hidden>(
+        c, std::tuple_cat(with_bias(from_x, b_ih), std::forward_as_tuple(from_h)));
+  else
+    return lstm_update<typename d::hidden>(
+        c, std::tuple_cat(with_bias(from_x, b_ih), with_bias(from_h, b_hh...)));
+}
+
 }  // namespace detail
 
 // One LSTM step with separate weights, as PyTorch's LSTMCell (with one bias):
@@ -13512,13 +13528,7 @@ template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, la
           layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
   if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
-    using d = detail::cell_dims<X, H>;
-    using input = typename d::input;
-    using hidden = typename d::hidden;
-    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
-    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
-    return detail::lstm_update<hidden>(
-        c, std::tuple_cat(detail::with_bias(from_x, b), std::forward_as_tuple(from_h)));
+    return detail::lstm_separate(x, h, c, w, r, b);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
   }
@@ -13534,13 +13544,7 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
                const BH& b_hh) {
   if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
                                     false>()) {
-    using d = detail::cell_dims<X, H>;
-    using input = typename d::input;
-    using hidden = typename d::hidden;
-    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
-    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
-    return detail::lstm_update<hidden>(
-        c, std::tuple_cat(detail::with_bias(from_x, b_ih), detail::with_bias(from_h, b_hh)));
+    return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
   }
