@@ -410,8 +410,8 @@ struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>
     : concat<type_list<A..., B..., C..., D...>, Rest...> {};
 template <class... A, class... B, class... C, class... D, class... E, class... F, class... G,
           class... H, class... Rest>
-struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>,
-              type_list<E...>, type_list<F...>, type_list<G...>, type_list<H...>, Rest...>
+struct concat<type_list<A...>, type_list<B...>, type_list<C...>, type_list<D...>, type_list<E...>,
+              type_list<F...>, type_list<G...>, type_list<H...>, Rest...>
     : concat<type_list<A..., B..., C..., D..., E..., F..., G..., H...>, Rest...> {};
 template <class... Lists>
 using concat_t = typename concat<Lists...>::type;
