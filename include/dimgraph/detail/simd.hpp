@@ -51,6 +51,16 @@ struct vec_of {
 template <class T, std::size_t L>
 using vec = typename vec_of<T, L>::type;
 
+// The same aligned only as T: for loads and stores at any element. An access through it is
+// an access to T's (a store of floats cannot change a pointer, so the compiler keeps pointers
+// in registers across it; a store through memcpy may change anything).
+template <class T, std::size_t L>
+struct unaligned_vec_of {
+  typedef T type __attribute__((vector_size(sizeof(T) * L), aligned(alignof(T))));
+};
+template <class T, std::size_t L>
+using unaligned_vec = typename unaligned_vec_of<T, L>::type;
+
 // The lane type and count of a vector.
 template <class V>
 struct traits;

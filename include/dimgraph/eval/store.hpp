@@ -43,14 +43,29 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     defined(__SSE2__)
+  // (Builtins, not inline asm: GCC takes an asm's memory operand as a store that may change
+  // anything, and reloads the row's pointers from the stack after every vector.)
   using F = simd::vec<float, sizeof(v) / sizeof(float)>;
-  F& dst = *reinterpret_cast<F*>(p);
   const F bits = simd::bits<F>(v);
-  if constexpr (sizeof(F) == 64) asm("vmovntps %1, %0" : "=m"(dst) : "v"(bits));
-#if defined(__AVX__)
-  else asm("vmovntps %1, %0" : "=m"(dst) : "x"(bits));
+  float* dst = reinterpret_cast<float*>(p);
+#if defined(__clang__)
+  __builtin_nontemporal_store(bits, reinterpret_cast<F*>(dst));
 #else
-  else asm("movntps %1, %0" : "=m"(dst) : "x"(bits));
+  if constexpr (sizeof(F) == 64) {
+#if defined(__AVX512F__)
+    __builtin_ia32_movntps512(dst, bits);
+#else
+    store_lanes<L>(p, v);
+#endif
+  } else if constexpr (sizeof(F) == 32) {
+#if defined(__AVX__)
+    __builtin_ia32_movntps256(dst, bits);
+#else
+    store_lanes<L>(p, v);
+#endif
+  } else {
+    __builtin_ia32_movntps(dst, bits);
+  }
 #endif
 #else
   store_lanes<L>(p, v);
@@ -109,13 +124,27 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
 // constant L there, so it tests nothing but its end) and the loop over the two partial
 // pieces. (One call site for both compiles the kernel once, but then every whole vector
 // tests m and the segment: GCC does not unswitch loops at -O2, and W1b ran 1.5x slower.)
-// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only.
-template <std::size_t L, bool Pad = true, class Row, class Piece>
+// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only. With
+// OneSite (a long kernel, where a test per vector costs nothing next to the kernel, and a
+// second copy of the kernel doubles the compiler's work on the longest function), piece is
+// called in one place for every piece.
+template <std::size_t L, bool Pad = true, bool OneSite = false, class Row, class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
                                                   const std::ptrdiff_t* leaf_step,
                                                   const std::size_t* leaf_bytes, Piece&& piece) {
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
+  } else if constexpr (OneSite) {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    const std::size_t body_end = head + (n - head) / L * L;
+    Row c = r;
+    for (std::size_t i = 0; i < n;) {
+      const bool whole = i >= head && i < body_end;
+      const std::size_t m = whole ? L : (i < head ? head : n) - i;
+      if (!whole) c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
+      piece(whole ? r : static_cast<const Row&>(c), whole ? i : 0, i, m);
+      i += m;
+    }
   } else {
     unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;

@@ -319,7 +319,9 @@ DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrd
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
-  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+  if constexpr (std::is_same_v<simd::lane_t<T>, T>)
+    *reinterpret_cast<simd::unaligned_vec<T, L>*>(p) = v;
+  else std::memcpy(static_cast<void*>(p), &v, sizeof(v));
 }
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
@@ -431,6 +433,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
   using value_type = typename back_t<Program>::value_type;
   static constexpr std::size_t leaves = facts::leaves;
   static constexpr std::size_t views = facts::views;
+  static constexpr std::size_t instructions = facts::size;
   using state_base = typename state_pack<typename facts::state_types>::type;
   using state_base::state_base;
 
