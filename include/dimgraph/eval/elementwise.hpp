@@ -54,6 +54,10 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
 
+// A kernel of more instructions than this is compiled once, not once for whole vectors and
+// once for padded pieces (see for_each_piece).
+inline constexpr std::size_t one_site_above = 64;
+
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
 template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
@@ -78,24 +82,24 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
       streaming = stream;
       if (streaming) head = stream_head<L>(o, n, streaming);
     }
-    for_each_piece<L, Pad>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-                           [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-                               DIMGRAPH_ALWAYS_INLINE {
-                                 const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-                                 Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                                 if (m != L) [[unlikely]] {
-                                   store_first<L>(to, os, v, m);
-                                 } else if constexpr (Unit) {
-                                   if constexpr (can_stream_v<L, Out>)
-                                     if (streaming) {
-                                       stream_lanes<L>(to, v);
-                                       return;
-                                     }
-                                   store_lanes<L>(to, v);
-                                 } else {
-                                   store_lanes<L>(to, os, v);
-                                 }
-                               });
+    for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
+        r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
+          const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+          Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+          if (m != L) [[unlikely]] {
+            store_first<L>(to, os, v, m);
+          } else if constexpr (Unit) {
+            if constexpr (can_stream_v<L, Out>)
+              if (streaming) {
+                stream_lanes<L>(to, v);
+                return;
+              }
+            store_lanes<L>(to, v);
+          } else {
+            store_lanes<L>(to, os, v);
+          }
+        });
   });
   if (stream) stream_fence();
 }
