@@ -234,9 +234,17 @@ class scan_fn {
 //           itself when the walk reads every position of D once (else trip_dim<D, S>), S
 //           being the first sliced input's slicing. Outputs are in original order: iteration i
 //           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
-//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. With no iteration the outputs
-//           are empty along the iteration dim (other non-static dims at their smallest
-//           extents) and the carries are the inputs.
+//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. Its other extents are those
+//           of iteration 0's value.
+//  no iteration  the body is not called; the carries are the inputs, and each stacked
+//           output has extent 0 along the iteration dim and, along every other dim, the
+//           extent the body's value would have had: static dims their size, a non-static
+//           dim the extent it has in the first input that has it (the sliced inputs,
+//           whole, then the carries, in the order passed), so [Batch, Time, Hidden] over a
+//           batch of 32 is [32, 0, Hidden], as the shape inference of OpenVINO's body or
+//           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
+//           captures, or an op in it) is not known without running the body: it gets its
+//           smallest extent (0 for a dynamic dim).
 //  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
 // Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
@@ -296,7 +304,8 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
             if (!out)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(
+                  n, [&]<class X>(X*) { return e.template extent<X>(); }));
             else detail::check_emitted(*out, e, K, i);
             (*out)[at<iter>(slot)] = e;
           };
@@ -314,9 +323,17 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       using out_t = typename Run::template output_t<K>;
       auto& out = std::get<K>(outs);
+      // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
-        out.emplace(detail::stacked_output<out_t, iter>(
-            static_cast<const std::tuple_element_t<K, typename Run::emitted>*>(nullptr), n));
+        out.emplace(detail::stacked_output<out_t, iter>(n, [&]<class X>(X*) {
+          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+            return std::apply(
+                [&](const auto&... carries) {
+                  return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                },
+                state);
+          }(std::make_index_sequence<slice_count>{});
+        }));
       return std::move(*out);
     };
     return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},

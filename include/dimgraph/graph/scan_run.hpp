@@ -66,17 +66,37 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   return walks;
 }
 
-// A stacked output for the emitted value e: e's extents, and n along Iter.
-template <class Out, class Iter, class E>
-Out stacked_output(const E* e, std::size_t n) {
+// A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
+// static dims their size).
+template <class Out, class Iter, class ExtentOf>
+Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
-    auto extent_of = [&]<class X>(X*) -> std::size_t {
+    auto one = [&]<class X>(X*) -> std::size_t {
       if constexpr (std::is_same_v<X, Iter>) return n;
       else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
-      else return e ? e->template extent<X>() : bounds_v<X>.lo;
+      else return extent_of(static_cast<X*>(nullptr));
     };
-    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
+    return Out(Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan"));
   }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+// The extent of dim X for a scan that never ran its body: X's extent in the first of the
+// values (the sliced inputs' operands, then the initial carries) that has X, else X's
+// smallest extent (X then only comes from what the body would have computed, e.g. a tensor
+// it captures; the output is empty along the iteration dim either way).
+template <class X, class... Vs>
+std::size_t input_extent(const Vs&... vs) {
+  std::size_t extent = bounds_v<X>.lo;
+  bool found = false;
+  [[maybe_unused]] auto one = [&]<class V>(const V& v) {
+    if constexpr (list_contains_v<dims_t<V>, X>)
+      if (!found) {
+        extent = v.template extent<X>();
+        found = true;
+      }
+  };
+  (one(vs), ...);
+  return extent;
 }
 
 // f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
