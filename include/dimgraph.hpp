@@ -71,5 +71,13 @@
 #include "dimgraph/nn/linear.hpp"
 #include "dimgraph/nn/lstm_cell.hpp"
 #include "dimgraph/nn/gru_cell.hpp"
+#include "dimgraph/nn/embedding.hpp"
+#include "dimgraph/nn/norm.hpp"
+#include "dimgraph/nn/activation.hpp"
+#include "dimgraph/nn/feed_forward.hpp"
+#include "dimgraph/nn/attention_params.hpp"
+#include "dimgraph/nn/attention.hpp"
+#include "dimgraph/nn/encoder.hpp"
+#include "dimgraph/nn/conv1d.hpp"
 
 #include "dimgraph/model/parameters.hpp"

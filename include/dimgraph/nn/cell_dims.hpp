@@ -7,6 +7,7 @@
 
 #include "dimgraph/dim/list.hpp"
 #include "dimgraph/dim/operators.hpp"
+#include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/node.hpp"
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
@@ -24,6 +25,18 @@ namespace detail {
 // The dims of an operand (for symbols too, unlike dims_t).
 template <class X>
 using dims_of_t = typename std::remove_cvref_t<X>::dims;
+
+// The element type of an operand.
+template <class X>
+using value_of_t = typename std::remove_cvref_t<X>::value_type;
+
+// An operand that is read more than once: a tensor, view or symbol as it is, a lazy
+// expression evaluated once (a const reference, or the tensor it gives).
+template <class X>
+decltype(auto) read_once(const X& x) {
+  if constexpr (symbolic<X> || requires { x.data(); }) return (x);
+  else return dimgraph::eval(x);
+}
 
 // The first dim of a dim list (void for an empty one).
 template <class L>
