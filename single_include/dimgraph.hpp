@@ -2662,6 +2662,16 @@ struct vec_of {
 template <class T, std::size_t L>
 using vec = typename vec_of<T, L>::type;
 
+// The same aligned only as T: for loads and stores at any element. An access through it is
+// an access to T's (a store of floats cannot change a pointer, so the compiler keeps pointers
+// in registers across it; a store through memcpy may change anything).
+template <class T, std::size_t L>
+struct unaligned_vec_of {
+  typedef T type __attribute__((vector_size(sizeof(T) * L), aligned(alignof(T))));
+};
+template <class T, std::size_t L>
+using unaligned_vec = typename unaligned_vec_of<T, L>::type;
+
 // The lane type and count of a vector.
 template <class V>
 struct traits;
@@ -6091,7 +6101,9 @@ DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, L> load_lanes(const T* p, std::ptrd
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
-  std::memcpy(static_cast<void*>(p), &v, sizeof(v));
+  if constexpr (std::is_same_v<simd::lane_t<T>, T>)
+    *reinterpret_cast<simd::unaligned_vec<T, L>*>(p) = v;
+  else std::memcpy(static_cast<void*>(p), &v, sizeof(v));
 }
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline void store_lanes(T* p, std::ptrdiff_t s, fn::lanes_t<T, L> v) {
@@ -6203,6 +6215,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
   using value_type = typename back_t<Program>::value_type;
   static constexpr std::size_t leaves = facts::leaves;
   static constexpr std::size_t views = facts::views;
+  static constexpr std::size_t instructions = facts::size;
   using state_base = typename state_pack<typename facts::state_types>::type;
   using state_base::state_base;
 
@@ -8332,14 +8345,29 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     defined(__SSE2__)
+  // (Builtins, not inline asm: GCC takes an asm's memory operand as a store that may change
+  // anything, and reloads the row's pointers from the stack after every vector.)
   using F = simd::vec<float, sizeof(v) / sizeof(float)>;
-  F& dst = *reinterpret_cast<F*>(p);
   const F bits = simd::bits<F>(v);
-  if constexpr (sizeof(F) == 64) asm("vmovntps %1, %0" : "=m"(dst) : "v"(bits));
-#if defined(__AVX__)
-  else asm("vmovntps %1, %0" : "=m"(dst) : "x"(bits));
+  float* dst = reinterpret_cast<float*>(p);
+#if defined(__clang__)
+  __builtin_nontemporal_store(bits, reinterpret_cast<F*>(dst));
 #else
-  else asm("movntps %1, %0" : "=m"(dst) : "x"(bits));
+  if constexpr (sizeof(F) == 64) {
+#if defined(__AVX512F__)
+    __builtin_ia32_movntps512(dst, bits);
+#else
+    store_lanes<L>(p, v);
+#endif
+  } else if constexpr (sizeof(F) == 32) {
+#if defined(__AVX__)
+    __builtin_ia32_movntps256(dst, bits);
+#else
+    store_lanes<L>(p, v);
+#endif
+  } else {
+    __builtin_ia32_movntps(dst, bits);
+  }
 #endif
 #else
   store_lanes<L>(p, v);
@@ -8398,13 +8426,27 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
 // constant L there, so it tests nothing but its end) and the loop over the two partial
 // pieces. (One call site for both compiles the kernel once, but then every whole vector
 // tests m and the segment: GCC does not unswitch loops at -O2, and W1b ran 1.5x slower.)
-// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only.
-template <std::size_t L, bool Pad = true, class Row, class Piece>
+// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only. With
+// OneSite (a long kernel, where a test per vector costs nothing next to the kernel, and a
+// second copy of the kernel doubles the compiler's work on the longest function), piece is
+// called in one place for every piece.
+template <std::size_t L, bool Pad = true, bool OneSite = false, class Row, class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
                                                   const std::ptrdiff_t* leaf_step,
                                                   const std::size_t* leaf_bytes, Piece&& piece) {
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
+  } else if constexpr (OneSite) {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    const std::size_t body_end = head + (n - head) / L * L;
+    Row c = r;
+    for (std::size_t i = 0; i < n;) {
+      const bool whole = i >= head && i < body_end;
+      const std::size_t m = whole ? L : (i < head ? head : n) - i;
+      if (!whole) c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
+      piece(whole ? r : static_cast<const Row&>(c), whole ? i : 0, i, m);
+      i += m;
+    }
   } else {
     unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
@@ -8465,6 +8507,11 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
 
+// A kernel of more instructions than this is compiled once, not once for whole vectors and
+// once for padded pieces (see for_each_piece). (It then runs slower: W7's 170 instructions at
+// g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)
+inline constexpr std::size_t one_site_above = 512;
+
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
 // every view step by 1 along the inner loop.
 template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
@@ -8489,24 +8536,24 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
       streaming = stream;
       if (streaming) head = stream_head<L>(o, n, streaming);
     }
-    for_each_piece<L, Pad>(r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-                           [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-                               DIMGRAPH_ALWAYS_INLINE {
-                                 const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-                                 Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                                 if (m != L) [[unlikely]] {
-                                   store_first<L>(to, os, v, m);
-                                 } else if constexpr (Unit) {
-                                   if constexpr (can_stream_v<L, Out>)
-                                     if (streaming) {
-                                       stream_lanes<L>(to, v);
-                                       return;
-                                     }
-                                   store_lanes<L>(to, v);
-                                 } else {
-                                   store_lanes<L>(to, os, v);
-                                 }
-                               });
+    for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
+        r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
+          const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+          Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+          if (m != L) [[unlikely]] {
+            store_first<L>(to, os, v, m);
+          } else if constexpr (Unit) {
+            if constexpr (can_stream_v<L, Out>)
+              if (streaming) {
+                stream_lanes<L>(to, v);
+                return;
+              }
+            store_lanes<L>(to, v);
+          } else {
+            store_lanes<L>(to, os, v);
+          }
+        });
   });
   if (stream) stream_fence();
 }
@@ -11653,17 +11700,37 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   return walks;
 }
 
-// A stacked output for the emitted value e: e's extents, and n along Iter.
-template <class Out, class Iter, class E>
-Out stacked_output(const E* e, std::size_t n) {
+// A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
+// static dims their size).
+template <class Out, class Iter, class ExtentOf>
+Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
-    auto extent_of = [&]<class X>(X*) -> std::size_t {
+    auto one = [&]<class X>(X*) -> std::size_t {
       if constexpr (std::is_same_v<X, Iter>) return n;
       else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
-      else return e ? e->template extent<X>() : bounds_v<X>.lo;
+      else return extent_of(static_cast<X*>(nullptr));
     };
-    return Out(Out::shape_type::from_extents({extent_of(static_cast<Ds*>(nullptr))...}, "scan"));
+    return Out(Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan"));
   }(static_cast<dims_t<Out>*>(nullptr));
+}
+
+// The extent of dim X for a scan that never ran its body: X's extent in the first of the
+// values (the sliced inputs' operands, then the initial carries) that has X, else X's
+// smallest extent (X then only comes from what the body would have computed, e.g. a tensor
+// it captures; the output is empty along the iteration dim either way).
+template <class X, class... Vs>
+std::size_t input_extent(const Vs&... vs) {
+  std::size_t extent = bounds_v<X>.lo;
+  bool found = false;
+  [[maybe_unused]] auto one = [&]<class V>(const V& v) {
+    if constexpr (list_contains_v<dims_t<V>, X>)
+      if (!found) {
+        extent = v.template extent<X>();
+        found = true;
+      }
+  };
+  (one(vs), ...);
+  return extent;
 }
 
 // f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
@@ -12029,9 +12096,17 @@ class scan_fn {
 //           itself when the walk reads every position of D once (else trip_dim<D, S>), S
 //           being the first sliced input's slicing. Outputs are in original order: iteration i
 //           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
-//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. With no iteration the outputs
-//           are empty along the iteration dim (other non-static dims at their smallest
-//           extents) and the carries are the inputs.
+//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. Its other extents are those
+//           of iteration 0's value.
+//  no iteration  the body is not called; the carries are the inputs, and each stacked
+//           output has extent 0 along the iteration dim and, along every other dim, the
+//           extent the body's value would have had: static dims their size, a non-static
+//           dim the extent it has in the first input that has it (the sliced inputs,
+//           whole, then the carries, in the order passed), so [Batch, Time, Hidden] over a
+//           batch of 32 is [32, 0, Hidden], as the shape inference of OpenVINO's body or
+//           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
+//           captures, or an op in it) is not known without running the body: it gets its
+//           smallest extent (0 for a dynamic dim).
 //  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
 // Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
@@ -12091,7 +12166,8 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
             if (!out)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(&e, n));
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(
+                  n, [&]<class X>(X*) { return e.template extent<X>(); }));
             else detail::check_emitted(*out, e, K, i);
             (*out)[at<iter>(slot)] = e;
           };
@@ -12109,9 +12185,17 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       using out_t = typename Run::template output_t<K>;
       auto& out = std::get<K>(outs);
+      // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
-        out.emplace(detail::stacked_output<out_t, iter>(
-            static_cast<const std::tuple_element_t<K, typename Run::emitted>*>(nullptr), n));
+        out.emplace(detail::stacked_output<out_t, iter>(n, [&]<class X>(X*) {
+          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+            return std::apply(
+                [&](const auto&... carries) {
+                  return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                },
+                state);
+          }(std::make_index_sequence<slice_count>{});
+        }));
       return std::move(*out);
     };
     return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
@@ -13165,6 +13249,18 @@ namespace detail {
 template <class X>
 using dims_of_t = typename std::remove_cvref_t<X>::dims;
 
+// The element type of an operand.
+template <class X>
+using value_of_t = typename std::remove_cvref_t<X>::value_type;
+
+// An operand that is read more than once: a tensor, view or symbol as it is, a lazy
+// expression evaluated once (a const reference, or the tensor it gives).
+template <class X>
+decltype(auto) read_once(const X& x) {
+  if constexpr (symbolic<X> || requires { x.data(); }) return (x);
+  else return dimgraph::eval(x);
+}
+
 // The first dim of a dim list (void for an empty one).
 template <class L>
 struct first_dim {
@@ -13689,6 +13785,1384 @@ auto gru_cell(const X& x, const H& h, const P& p) {
 
 }  // namespace dimgraph::nn
 // ---- end dimgraph/nn/gru_cell.hpp
+// ---- begin dimgraph/nn/embedding.hpp
+// dg::nn::embedding: the rows of a table picked by a tensor of dg::index<Vocab> (token ids).
+
+
+
+namespace dimgraph::nn {
+namespace detail {
+
+// Why embedding rejects its operands (checked in this order: one message per mistake).
+enum class embedding_check { ok, not_index, table_rank, no_vocab_dim, idx_has_embed_dim };
+
+template <class Idx, class Table>
+constexpr embedding_check check_embedding() {
+  if constexpr (!is_index_v<value_of_t<Idx>>) {
+    return embedding_check::not_index;
+  } else {
+    using vocab = index_dim_t<value_of_t<Idx>>;
+    if (dims_of_t<Table>::size != 2) return embedding_check::table_rank;
+    if (!list_contains_v<dims_of_t<Table>, vocab>) return embedding_check::no_vocab_dim;
+    using embed = list_difference_t<dims_of_t<Table>, dim_list<vocab>>;
+    if (list_intersection_t<dims_of_t<Idx>, embed>::size != 0)
+      return embedding_check::idx_has_embed_dim;
+    return embedding_check::ok;
+  }
+}
+
+template <embedding_check Check>
+constexpr bool report_embedding() {
+  static_assert(Check != embedding_check::not_index,
+                "dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab> (token "
+                "ids that carry their vocabulary dim), not of floats or plain integers");
+  static_assert(Check != embedding_check::table_rank,
+                "dimgraph: nn::embedding: the table must have exactly two dims [vocab, embed]");
+  static_assert(Check != embedding_check::no_vocab_dim,
+                "dimgraph: nn::embedding: the table has no dim for the indices' vocabulary dim");
+  static_assert(Check != embedding_check::idx_has_embed_dim,
+                "dimgraph: nn::embedding: the indices already have the table's embedding dim");
+  return Check == embedding_check::ok;
+}
+
+}  // namespace detail
+
+// embedding(idx, table): row idx[..] of table for every index, as torch.nn.Embedding with
+// table its weight [num_embeddings, embedding_dim] = [vocab, embed] (either dim order):
+//   embedding([is...] of dg::index<vocab>, [vocab, embed]) -> [is..., embed]
+// Evaluated now (a tensor; a symbol when traced). Errors (compile time): idx's elements are not
+// dg::index<D>; the table has not two dims, or none of them is the indices' vocabulary dim;
+// idx has the embedding dim. Error (run time): an index outside [0, extent of vocab)
+// (index_error from gather naming the dim, the index and the extent), before anything is
+// written.
+template <layer_operand Idx, layer_operand Table>
+auto embedding(const Idx& idx, const Table& table) {
+  if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
+    return dimgraph::gather(table, idx);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// embedding(idx, p) with the table as one struct (see parameter_struct): p's one operand
+// member is the table (torch.nn.Embedding's weight). Error (compile time): p has not one
+// operand member.
+template <layer_operand Idx, parameter_struct P>
+auto embedding(const Idx& idx, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 1,
+                "dimgraph: nn::embedding: a parameter struct must hold the table (its one tensor "
+                "member)");
+  if constexpr (n == 1) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::embedding(a...); }, idx);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/embedding.hpp
+// ---- begin dimgraph/nn/norm.hpp
+// dg::nn::layer_norm and dg::nn::rms_norm: normalisation over named dims, as torch.nn's.
+
+
+
+namespace dimgraph::nn {
+namespace detail {
+
+using dimgraph::detail::type_list;
+using dimgraph::detail::types_of_t;
+
+// The dims a norm normalizes over: Dims... when named, else the weight's (W void: no weight).
+template <class W, class... Dims>
+struct normalized {
+  using type = type_list<Dims...>;
+};
+template <class W>
+  requires(!std::is_void_v<W>)
+struct normalized<W> {
+  using type = types_of_t<dims_of_t<W>>;
+};
+template <class W, class... Dims>
+using normalized_t = typename normalized<W, Dims...>::type;
+
+template <class D, class... Ds>
+inline constexpr std::size_t count_v = (std::size_t{std::is_same_v<D, Ds>} + ... + 0);
+
+// Why a norm rejects its operands (checked in this order: one message per mistake).
+enum class norm_check { ok, no_dims, not_floating, repeated_dim, x_lacks_dim, w_dims, b_dims };
+
+// W and B are void when not given.
+template <class X, class W, class B, class... Dims>
+constexpr norm_check check_norm(type_list<Dims...>) {
+  if constexpr (sizeof...(Dims) == 0) {
+    return norm_check::no_dims;
+  } else if constexpr (!std::is_floating_point_v<value_of_t<X>>) {
+    return norm_check::not_floating;
+  } else if constexpr (!((count_v<Dims, Dims...> == 1) && ...)) {
+    return norm_check::repeated_dim;  // (before a dim_list of them is formed)
+  } else {
+    if (!(list_contains_v<dims_of_t<X>, Dims> && ...)) return norm_check::x_lacks_dim;
+    if constexpr (!std::is_void_v<W>)
+      if (!list_same_set_v<dims_of_t<W>, dim_list<Dims...>>) return norm_check::w_dims;
+    if constexpr (!std::is_void_v<B>)
+      if (!list_same_set_v<dims_of_t<B>, dim_list<Dims...>>) return norm_check::b_dims;
+    return norm_check::ok;
+  }
+}
+template <class X, class W, class B, class... Dims>
+inline constexpr norm_check norm_check_v = check_norm<X, W, B>(normalized_t<W, Dims...>{});
+
+template <norm_check Check, bool Rms>
+constexpr bool report_norm() {
+  static_assert(Rms || Check != norm_check::no_dims,
+                "dimgraph: nn::layer_norm: name the normalized dims (layer_norm<Dims...>(x)) or "
+                "give a weight, whose dims they then are");
+  static_assert(!Rms || Check != norm_check::no_dims,
+                "dimgraph: nn::rms_norm: name the normalized dims (rms_norm<Dims...>(x)) or give "
+                "a weight, whose dims they then are");
+  static_assert(Rms || Check != norm_check::not_floating,
+                "dimgraph: nn::layer_norm: x must have a floating-point element type");
+  static_assert(!Rms || Check != norm_check::not_floating,
+                "dimgraph: nn::rms_norm: x must have a floating-point element type");
+  static_assert(Rms || Check != norm_check::repeated_dim,
+                "dimgraph: nn::layer_norm: a normalized dim is named twice");
+  static_assert(!Rms || Check != norm_check::repeated_dim,
+                "dimgraph: nn::rms_norm: a normalized dim is named twice");
+  static_assert(Rms || Check != norm_check::x_lacks_dim,
+                "dimgraph: nn::layer_norm: x has not every normalized dim");
+  static_assert(!Rms || Check != norm_check::x_lacks_dim,
+                "dimgraph: nn::rms_norm: x has not every normalized dim");
+  static_assert(Rms || Check != norm_check::w_dims,
+                "dimgraph: nn::layer_norm: the weight must have exactly the normalized dims");
+  static_assert(!Rms || Check != norm_check::w_dims,
+                "dimgraph: nn::rms_norm: the weight must have exactly the normalized dims");
+  static_assert(Check != norm_check::b_dims,
+                "dimgraph: nn::layer_norm: the bias must have exactly the normalized dims");
+  return Check == norm_check::ok;
+}
+
+// finish((x - mean) / sqrt(biased variance + eps)) over Dims, finish given the lazy normalized
+// x (it applies the weight and bias and evaluates): the mean first, then the variance as the
+// mean of the centred squares (no E[x^2] - E[x]^2 cancellation), 1 / sqrt once per row, then
+// one element-wise pass.
+template <class... Dims, class X, class Finish>
+auto layer_norm_of(type_list<Dims...>, const X& x_in, double eps, const Finish& finish) {
+  using T = value_of_t<X>;
+  decltype(auto) x = read_once(x_in);
+  const auto mean = dimgraph::eval(dimgraph::mean<Dims...>(x));
+  const auto centred = x - mean;
+  const auto var = dimgraph::eval(dimgraph::mean<Dims...>(centred * centred));
+  const auto inv_std = dimgraph::eval(dimgraph::rsqrt(var + static_cast<T>(eps)));
+  return finish(centred * inv_std);
+}
+
+// finish(x / sqrt(mean(x^2) + eps)) over Dims; eps defaults to the machine epsilon of x's
+// element type (torch.nn.RMSNorm with eps=None).
+template <class... Dims, class X, class Finish>
+auto rms_norm_of(type_list<Dims...>, const X& x_in, std::optional<double> eps,
+                 const Finish& finish) {
+  using T = value_of_t<X>;
+  decltype(auto) x = read_once(x_in);
+  const T e = eps ? static_cast<T>(*eps) : std::numeric_limits<T>::epsilon();
+  const auto mean_square = dimgraph::eval(dimgraph::mean<Dims...>(x * x));
+  const auto inv_rms = dimgraph::eval(dimgraph::rsqrt(mean_square + e));
+  return finish(x * inv_rms);
+}
+
+// Evaluates the normalized x.
+inline constexpr auto plain = [](const auto& y) { return dimgraph::eval(y); };
+
+}  // namespace detail
+
+// layer_norm<Dims...>(x, [weight, [bias,]] eps = 1e-5): torch.nn.LayerNorm over the dims Dims
+// (its normalized_shape; here named, in any position of x, not only the trailing ones):
+//   y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and biased var over Dims per row
+//   layer_norm<Dims...>([.., Dims.., ..], [Dims...], [Dims...]) -> x's dims in x's order
+// weight and bias are torch's weight and bias (shape normalized_shape, any dim order): none
+// (elementwise_affine=False), the weight alone (bias=False), or both. With a weight the dims
+// may be left out: layer_norm(x, w, b) normalizes over w's dims. The variance is the mean of
+// the centred squares (two passes over x, no cancellation). IEEE: a row holding an infinity
+// or a NaN gives NaN throughout (inf - inf), as torch; a constant row gives the bias.
+// Evaluated now (a tensor; a symbol when traced). Errors (compile time): no normalized dim;
+// x's element type not floating-point; a dim named twice; x lacks a normalized dim; the
+// weight's or bias's dims not exactly the normalized dims. Errors (run time): extents that
+// disagree (shape_error from the op that meets them).
+template <dimension... Dims, layer_operand X>
+auto layer_norm(const X& x, double eps = 1e-5) {
+  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
+  if constexpr (detail::report_norm<check, false>()) {
+    return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+template <dimension... Dims, layer_operand X, layer_operand W>
+auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
+  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
+  if constexpr (detail::report_norm<check, false>()) {
+    return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                 [&](const auto& y) { return dimgraph::eval(y * weight); });
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+template <dimension... Dims, layer_operand X, layer_operand W, layer_operand B>
+auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
+  constexpr auto check = detail::norm_check_v<X, W, B, Dims...>;
+  if constexpr (detail::report_norm<check, false>()) {
+    return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                 [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// layer_norm<Dims...>(x, p, eps = 1e-5) with the weights as one struct (see parameter_struct):
+// p's operand members are (weight) or (weight, bias) in declaration order, as torch.nn.LayerNorm's
+// state dict. Error (compile time): p has not one or two operand members.
+template <dimension... Dims, layer_operand X, parameter_struct P>
+auto layer_norm(const X& x, const P& p, double eps = 1e-5) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 1 || n == 2,
+                "dimgraph: nn::layer_norm: a parameter struct must hold the weight, or the weight "
+                "and the bias (its tensor members, in declaration order)");
+  if constexpr (n == 1 || n == 2) {
+    return std::apply([&](const auto&... a) { return nn::layer_norm<Dims...>(x, a..., eps); },
+                      detail::operand_members(p));
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// rms_norm<Dims...>(x, [weight,] eps = nullopt): torch.nn.RMSNorm over the dims Dims:
+//   y = x / sqrt(mean(x^2) + eps) * weight,  mean over Dims per row
+//   rms_norm<Dims...>([.., Dims.., ..], [Dims...]) -> x's dims in x's order
+// weight is torch's weight (shape normalized_shape; left out: elementwise_affine=False); with
+// it the dims may be left out (rms_norm(x, w)). eps left out (std::nullopt) is what torch
+// uses for eps=None: the machine epsilon of x's element type (2^-23 for float).
+// Evaluated now (a tensor; a symbol when traced). Errors: as layer_norm.
+template <dimension... Dims, layer_operand X>
+auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
+  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
+  if constexpr (detail::report_norm<check, true>()) {
+    return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+template <dimension... Dims, layer_operand X, layer_operand W>
+auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::nullopt) {
+  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
+  if constexpr (detail::report_norm<check, true>()) {
+    return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                               [&](const auto& y) { return dimgraph::eval(y * weight); });
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// rms_norm<Dims...>(x, p, eps = nullopt) with the weight as one struct (see parameter_struct):
+// p's one operand member is the weight. Error (compile time): p has not one operand member.
+template <dimension... Dims, layer_operand X, parameter_struct P>
+auto rms_norm(const X& x, const P& p, std::optional<double> eps = std::nullopt) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 1,
+                "dimgraph: nn::rms_norm: a parameter struct must hold the weight (its one tensor "
+                "member)");
+  if constexpr (n == 1) {
+    return nn::rms_norm<Dims...>(x, std::get<0>(detail::operand_members(p)), eps);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/norm.hpp
+// ---- begin dimgraph/nn/activation.hpp
+// dg::nn::gelu (exact and tanh forms, as torch's) and the activations nn layers choose from.
+
+
+
+namespace dimgraph::nn {
+
+// torch.nn.functional.gelu's `approximate`: 'none' (the erf form) or 'tanh'.
+enum class gelu_approximate { none, tanh };
+
+// The activation between the two products of nn::feed_forward.
+enum class activation { relu, gelu, gelu_tanh };
+
+namespace detail {
+
+// gelu of x as a lazy expression over x (which must outlive it):
+//   none:  x / 2 (1 + erf(x / sqrt 2))                           dg::gelu
+//   tanh:  x / 2 (1 + tanh(u)),  u = sqrt(2 / pi) (x + 0.044715 x^3)
+// The tanh form is computed as x sigmoid(2u), the same function without the cancellation
+// of 1 + tanh(u) for negative u. At -inf the exact form gives its limit -0 (dg::gelu), the
+// tanh form NaN (-inf * 0, as torch's formula x / 2 (1 + tanh(u)) gives).
+template <gelu_approximate A, class X>
+auto gelu_expr(const X& x) {
+  using T = value_of_t<X>;
+  if constexpr (A == gelu_approximate::none) {
+    return dimgraph::gelu(x);
+  } else {
+    constexpr T two_k = static_cast<T>(2 * 0.79788456080286535588);  // 2 sqrt(2 / pi)
+    constexpr T c = static_cast<T>(0.044715);
+    return x * dimgraph::sigmoid((x + c * (x * x * x)) * two_k);
+  }
+}
+
+// The activation A of x as a lazy expression over x.
+template <activation A, class X>
+auto activate(const X& x) {
+  if constexpr (A == activation::relu) return dimgraph::relu(x);
+  else if constexpr (A == activation::gelu) return gelu_expr<gelu_approximate::none>(x);
+  else return gelu_expr<gelu_approximate::tanh>(x);
+}
+
+}  // namespace detail
+
+// gelu<A>(x): torch.nn.functional.gelu(x, approximate=A) element by element, A none (the exact
+// erf form, the default; the same as dg::gelu) or tanh. Shape rule: x's dims. Evaluated now
+// (a tensor; a symbol when traced); dg::gelu is the lazy exact form, which fuses into what
+// follows. Error (compile time): x's element type is not floating-point.
+template <gelu_approximate A = gelu_approximate::none, layer_operand X>
+auto gelu(const X& x) {
+  constexpr bool floating = std::is_floating_point_v<detail::value_of_t<X>>;
+  static_assert(floating, "dimgraph: nn::gelu: x must have a floating-point element type");
+  if constexpr (floating) return dimgraph::eval(detail::gelu_expr<A>(x));
+  else return dimgraph::detail::invalid_expr{};
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/activation.hpp
+// ---- begin dimgraph/nn/feed_forward.hpp
+// dg::nn::feed_forward: linear, activation, linear (a transformer's position-wise block).
+
+
+
+namespace dimgraph::nn {
+namespace detail {
+
+// Why feed_forward rejects its operands (checked in this order: one message per mistake).
+enum class ff_check {
+  ok,
+  w1_rank,
+  w1_no_shared_dim,
+  w1_ambiguous,
+  b1_dims,
+  w2_rank,
+  w2_no_hidden_dim,
+  w2_ambiguous,
+  b2_dims
+};
+
+// The dims of a feed-forward block over x [.., model, ..]: model is the one dim x and W1
+// share, hidden W1's other dim, out W2's dim other than hidden (void until known).
+template <class X, class W1, class W2>
+struct ff_dims {
+  using model = first_dim_t<list_intersection_t<dims_of_t<X>, dims_of_t<W1>>>;
+  using hidden = first_dim_t<list_difference_t<dims_of_t<W1>, dims_of_t<X>>>;
+  using h_dims = list_difference_t<dims_of_t<X>, dims_of_t<W1>>;  // h: these, then hidden
+};
+
+// Whether the bias B (void: none) has exactly the dims of the list L.
+template <class B, class L>
+constexpr bool bias_fits() {
+  if constexpr (std::is_void_v<B>) return true;
+  else return list_same_set_v<dims_of_t<B>, L>;
+}
+
+// B1 and B2 are void when there are no biases.
+template <class X, class W1, class B1, class W2, class B2>
+constexpr ff_check check_feed_forward() {
+  using d = ff_dims<X, W1, W2>;
+  if constexpr (dims_of_t<W1>::size != 2) {
+    return ff_check::w1_rank;
+  } else if constexpr (list_intersection_t<dims_of_t<X>, dims_of_t<W1>>::size == 0) {
+    return ff_check::w1_no_shared_dim;
+  } else if constexpr (list_intersection_t<dims_of_t<X>, dims_of_t<W1>>::size > 1) {
+    return ff_check::w1_ambiguous;
+  } else if constexpr (!bias_fits<B1, dim_list<typename d::hidden>>()) {
+    return ff_check::b1_dims;
+  } else if constexpr (dims_of_t<W2>::size != 2) {
+    return ff_check::w2_rank;
+  } else if constexpr (!list_contains_v<dims_of_t<W2>, typename d::hidden>) {
+    return ff_check::w2_no_hidden_dim;
+  } else if constexpr (list_intersection_t<typename d::h_dims, dims_of_t<W2>>::size != 0) {
+    return ff_check::w2_ambiguous;
+  } else if constexpr (!bias_fits<
+                           B2, list_difference_t<dims_of_t<W2>, dim_list<typename d::hidden>>>()) {
+    return ff_check::b2_dims;
+  } else {
+    return ff_check::ok;
+  }
+}
+
+template <ff_check Check>
+constexpr bool report_feed_forward() {
+  static_assert(Check != ff_check::w1_rank,
+                "dimgraph: nn::feed_forward: W1 must have exactly two dims [hidden, model]");
+  static_assert(Check != ff_check::w1_no_shared_dim,
+                "dimgraph: nn::feed_forward: x and W1 share no dim, so there is no model dim to "
+                "contract");
+  static_assert(Check != ff_check::w1_ambiguous,
+                "dimgraph: nn::feed_forward: x and W1 share more than one dim, so the model dim "
+                "is ambiguous");
+  static_assert(Check != ff_check::b1_dims,
+                "dimgraph: nn::feed_forward: b1 must have exactly one dim, W1's hidden dim");
+  static_assert(Check != ff_check::w2_rank,
+                "dimgraph: nn::feed_forward: W2 must have exactly two dims [out, hidden]");
+  static_assert(Check != ff_check::w2_no_hidden_dim,
+                "dimgraph: nn::feed_forward: W2 lacks W1's hidden dim (W2 is [out, hidden])");
+  static_assert(Check != ff_check::w2_ambiguous,
+                "dimgraph: nn::feed_forward: W2's output dim is one of x's other dims");
+  static_assert(Check != ff_check::b2_dims,
+                "dimgraph: nn::feed_forward: b2 must have exactly one dim, W2's output dim");
+  return Check == ff_check::ok;
+}
+
+}  // namespace detail
+
+// feed_forward<A>(x, W1, b1, W2, b2) = linear(A(linear(x, W1, b1)), W2, b2), two
+// torch.nn.Linear with the activation A between them (activation::relu, the default as in
+// torch.nn.TransformerEncoderLayer; activation::gelu, activation::gelu_tanh):
+//   W1 [hidden, model], b1 [hidden], W2 [out, hidden], b2 [out]  (out is usually model again)
+//   feed_forward([.., model, ..]) -> [x's other dims in x's order, out]
+// model is the one dim x and W1 share, hidden W1's other dim. Work: the first product with its
+// bias, one pass for the activation, the second product with its bias. Evaluated now (a
+// tensor; a symbol when traced). Errors (compile time): a weight has not two dims; x and W1
+// share no dim or more than one; W2 lacks the hidden dim, or its output dim is one of x's
+// other dims; a bias whose dims are not its weight's output dim. Error (run time): extents
+// that disagree (shape_error, "dot").
+template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand B1,
+          layer_operand W2, layer_operand B2>
+auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
+  if constexpr (detail::report_feed_forward<detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
+    const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
+    return nn::linear(h, w2, b2);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// feed_forward<A>(x, W1, W2): as above without biases (torch.nn.Linear with bias=False).
+template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand W2>
+auto feed_forward(const X& x, const W1& w1, const W2& w2) {
+  if constexpr (detail::report_feed_forward<
+                    detail::check_feed_forward<X, W1, void, W2, void>()>()) {
+    const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
+    return nn::linear(h, w2);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// feed_forward<A>(x, p) with the weights as one struct (see parameter_struct): p's operand
+// members are (W1, b1, W2, b2) or (W1, W2) in declaration order, the two torch.nn.Linear's
+// weight and bias. Error (compile time): p has not two or four operand members.
+template <activation A = activation::relu, layer_operand X, parameter_struct P>
+auto feed_forward(const X& x, const P& p) {
+  constexpr std::size_t n = detail::operand_member_count_v<P>;
+  static_assert(n == 2 || n == 4,
+                "dimgraph: nn::feed_forward: a parameter struct must hold W1, b1, W2 and b2, or "
+                "W1 and W2 (its tensor members, in declaration order)");
+  if constexpr (n == 2 || n == 4) {
+    return detail::call_with_members(
+        p, [](const auto&... a) { return nn::feed_forward<A>(a...); }, x);
+  } else {
+    return dimgraph::detail::invalid_expr{};
+  }
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/feed_forward.hpp
+// ---- begin dimgraph/nn/attention_params.hpp
+// The parameters of dg::nn::multi_head_attention (its options, weight structs and key dim)
+// and the checks on its operands, one reason per mistake.
+
+
+#include <boost/hana/define_struct.hpp>
+
+
+namespace dimgraph::nn {
+
+// The key positions of self-attention: the query's time dim Time, renamed so that a query
+// position and a key position are two dims ([.., time, key(time)] holds the scores). Same size
+// as Time; printed "key(time)".
+template <dimension Time>
+struct key_dim : dim_expr_base {
+  static constexpr interval bounds = bounds_v<Time>;
+  static constexpr dim_kind kind = kind_v<Time>;
+};
+
+// The key dim of attention from the query's time dim QTime and the key's time dim KTime:
+// key_dim<QTime> when they are the same dim (self-attention), else KTime itself.
+template <dimension QTime, dimension KTime = QTime>
+using key_dim_t = std::conditional_t<same_dim_v<QTime, KTime>, key_dim<std::remove_cvref_t<QTime>>,
+                                     std::remove_cvref_t<KTime>>;
+
+// The options of nn::multi_head_attention. They change the computation, so they are a template
+// argument (nn::multi_head_attention<Heads, Time, nn::attention_options{.causal = true}>): a
+// traced attention records exactly the attention that runs. (Run-time values, the mask, are
+// arguments.)
+//   causal: query position i attends to key positions j <= i only (torch's is_causal; with
+//           query and key of different lengths the mask is aligned at the top left, as
+//           torch.ones(L, S).tril() in torch.nn.functional.scaled_dot_product_attention).
+struct attention_options {
+  bool causal = false;
+};
+
+// The weight and bias of a torch.nn.Linear [out, in] and [out] (a Hana struct: "weight", "bias").
+template <class T, dimension Out, dimension In>
+struct linear_parameters {
+  using weight_type = tensor<T, Out, In>;
+  using bias_type = tensor<T, Out>;
+  BOOST_HANA_DEFINE_STRUCT(linear_parameters, (weight_type, weight), (bias_type, bias));
+};
+
+// torch.nn.MultiheadAttention's state dict when query, key and value have the embed dim
+// (kdim = vdim = embed_dim): in_proj_weight [3 * inner, model], in_proj_bias [3 * inner] (the
+// query's, key's and value's projections one after the other, dg::c<3> * Inner) and out_proj
+// (weight [model, inner], bias [model]). torch's embed_dim E is both Model's and Inner's size:
+// here they are two dims (the model dim the block reads and writes, the dim the heads split).
+template <class T, dimension Model, dimension Inner>
+struct attention_parameters {
+  using in_dim = decltype(c<3> * Inner{});
+  using in_weight_type = tensor<T, in_dim, Model>;
+  using in_bias_type = tensor<T, in_dim>;
+  using out_type = linear_parameters<T, Model, Inner>;
+  BOOST_HANA_DEFINE_STRUCT(attention_parameters, (in_weight_type, in_proj_weight),
+                           (in_bias_type, in_proj_bias), (out_type, out_proj));
+};
+
+namespace detail {
+
+// No attention mask given.
+struct no_mask {};
+
+// Why multi_head_attention rejects its operands (checked in this order: one message per
+// mistake).
+enum class attention_check {
+  ok,
+  no_time_dim,
+  heads_in_query,
+  in_proj_rank,
+  in_proj_model_dim,
+  in_proj_not_three,
+  in_bias_dims,
+  q_proj_dims,
+  k_proj_dims,
+  v_proj_dims,
+  key_dims,
+  value_dims,
+  heads_divide,
+  out_proj_dims,
+  out_bias_dims,
+  traced_head_size,
+  mask_type,
+  mask_dims
+};
+
+template <class X>
+inline constexpr std::size_t rank_v = dims_of_t<X>::size;
+
+// Whether B's size can divide A's exactly (static sizes: it does; else some extents do).
+template <class A, class B>
+constexpr bool divides() {
+  return !exact_div(bounds_v<A>, bounds_v<B>).is_empty();
+}
+
+// The other dim of a two-dim weight W: the one that is not D (void unless W has exactly D and
+// one other dim).
+template <class W, class D>
+using other_dim_t =
+    std::conditional_t<rank_v<W> == 2 && list_contains_v<dims_of_t<W>, D>,
+                       first_dim_t<list_difference_t<dims_of_t<W>, dim_list<D>>>, void>;
+
+// The dims of attention from the query Q [batch.., time, model], the projections Wq [inner,
+// model], Wk [inner, kmodel], Wv [inner, vmodel] and the key K [batch.., ktime, kmodel]
+// (valid once check_attention_projections passed).
+template <class Heads, class Time, class Q, class Wq, class Wk, class Wv, class K>
+struct attention_dims {
+  using model = first_dim_t<list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>>;
+  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
+  using kmodel = other_dim_t<Wk, inner>;
+  using vmodel = other_dim_t<Wv, inner>;
+  using batch = list_difference_t<dims_of_t<Q>, dim_list<Time, model>>;
+  using k_rest = list_difference_t<dims_of_t<K>, list_concat_t<batch, dim_list<kmodel>>>;
+  using ktime = first_dim_t<k_rest>;
+  using head = decltype(div_left(Heads{}, inner{}));
+};
+
+// Whether the bias B has exactly the dim D.
+template <class B, class D>
+inline constexpr bool bias_of_v = list_same_set_v<dims_of_t<B>, dim_list<D>>;
+
+// The checks on everything but the packed in-projection (see check_packed).
+template <class Heads, class Time, class Q, class K, class V, class Wq, class Wk, class Wv,
+          class Bq, class Bk, class Bv, class Wo, class Bo, class M>
+constexpr attention_check check_attention() {
+  using check = attention_check;
+  using qd = dims_of_t<Q>;
+  if constexpr (!list_contains_v<qd, Time>) {
+    return check::no_time_dim;
+  } else if constexpr (list_contains_v<qd, Heads>) {
+    return check::heads_in_query;
+  } else if constexpr (rank_v<Wq> != 2 || list_intersection_t<qd, dims_of_t<Wq>>::size != 1 ||
+                       list_contains_v<dims_of_t<Wq>, Time>) {
+    return check::q_proj_dims;
+  } else {
+    using d = attention_dims<Heads, Time, Q, Wq, Wk, Wv, K>;
+    using batch = typename d::batch;
+    using kd = dims_of_t<K>;
+    using vd = dims_of_t<V>;
+    if constexpr (std::is_void_v<typename d::kmodel> || !list_contains_v<kd, typename d::kmodel>) {
+      return check::k_proj_dims;
+    } else if constexpr (std::is_void_v<typename d::vmodel> ||
+                         !list_contains_v<vd, typename d::vmodel>) {
+      return check::v_proj_dims;
+    } else if constexpr (!list_is_subset_v<batch, kd> || d::k_rest::size != 1 ||
+                         list_contains_v<kd, Heads>) {
+      return check::key_dims;
+    } else if constexpr (!list_same_set_v<vd, list_concat_t<batch, dim_list<typename d::ktime,
+                                                                            typename d::vmodel>>>) {
+      return check::value_dims;
+    } else if constexpr (!divides<typename d::inner, Heads>() || (list_contains_v<batch, Heads>)) {
+      return check::heads_divide;
+    } else if constexpr (!bias_of_v<Bq, typename d::inner> || !bias_of_v<Bk, typename d::inner> ||
+                         !bias_of_v<Bv, typename d::inner>) {
+      return check::in_bias_dims;
+    } else if constexpr (std::is_void_v<other_dim_t<Wo, typename d::inner>> ||
+                         list_contains_v<list_concat_t<batch, dim_list<Time>>,
+                                         other_dim_t<Wo, typename d::inner>>) {
+      return check::out_proj_dims;
+    } else if constexpr (!bias_of_v<Bo, other_dim_t<Wo, typename d::inner>>) {
+      return check::out_bias_dims;
+    } else if constexpr ((symbolic<Q> || symbolic<K> || symbolic<V> || symbolic<Wq> ||
+                          symbolic<Wk> || symbolic<Wv> || symbolic<Bq> || symbolic<Bk> ||
+                          symbolic<Bv>)&&!is_static_v<typename d::head>) {
+      return check::traced_head_size;
+    } else if constexpr (std::is_same_v<M, no_mask>) {
+      return check::ok;
+    } else if constexpr (!std::is_same_v<value_of_t<M>, bool> &&
+                         !std::is_floating_point_v<value_of_t<M>>) {
+      return check::mask_type;
+    } else if constexpr (!list_is_subset_v<
+                             dims_of_t<M>,
+                             list_concat_t<batch, dim_list<Heads, Time,
+                                                           key_dim_t<Time, typename d::ktime>>>>) {
+      return check::mask_dims;
+    } else {
+      return check::ok;
+    }
+  }
+}
+
+// The checks of a packed in-projection W [c<3> * inner, model] with its bias B [c<3> * inner].
+template <class Q, class W, class B>
+constexpr attention_check check_packed() {
+  using check = attention_check;
+  if constexpr (rank_v<W> != 2) {
+    return check::in_proj_rank;
+  } else if constexpr (list_intersection_t<dims_of_t<Q>, dims_of_t<W>>::size != 1) {
+    return check::in_proj_model_dim;
+  } else {
+    using whole = first_dim_t<list_difference_t<dims_of_t<W>, dims_of_t<Q>>>;
+    if constexpr (!divides<whole, const_dim<3>>()) return check::in_proj_not_three;
+    else if constexpr (!bias_of_v<B, whole>) return check::in_bias_dims;
+    else return check::ok;
+  }
+}
+
+template <attention_check Check>
+constexpr bool report_attention() {
+  using check = attention_check;
+  static_assert(Check != check::no_time_dim,
+                "dimgraph: nn::multi_head_attention: the query has no dim Time (the template "
+                "argument naming the query's positions)");
+  static_assert(Check != check::heads_in_query,
+                "dimgraph: nn::multi_head_attention: the query already has the heads dim");
+  static_assert(Check != check::in_proj_rank,
+                "dimgraph: nn::multi_head_attention: in_proj_weight must have exactly two dims "
+                "[3 * inner, model]");
+  static_assert(Check != check::in_proj_model_dim,
+                "dimgraph: nn::multi_head_attention: in_proj_weight must share exactly one dim "
+                "(the model dim) with the query");
+  static_assert(Check != check::in_proj_not_three,
+                "dimgraph: nn::multi_head_attention: in_proj_weight's output dim is not three "
+                "projections (write it dg::c<3> * Inner)");
+  static_assert(Check != check::in_bias_dims,
+                "dimgraph: nn::multi_head_attention: in_proj_bias must have exactly the "
+                "in-projection's output dim [3 * inner]");
+  static_assert(Check != check::q_proj_dims,
+                "dimgraph: nn::multi_head_attention: the query projection must be [inner, model], "
+                "sharing exactly one dim (model) with the query");
+  static_assert(Check != check::k_proj_dims,
+                "dimgraph: nn::multi_head_attention: the key projection must be [inner, kmodel] "
+                "with the query projection's inner dim and a dim of the key");
+  static_assert(Check != check::v_proj_dims,
+                "dimgraph: nn::multi_head_attention: the value projection must be [inner, vmodel] "
+                "with the query projection's inner dim and a dim of the value");
+  static_assert(Check != check::key_dims,
+                "dimgraph: nn::multi_head_attention: the key must have the query's batch dims, "
+                "one time dim and its model dim, nothing else");
+  static_assert(Check != check::value_dims,
+                "dimgraph: nn::multi_head_attention: the value must have the key's batch and "
+                "time dims and its model dim, nothing else");
+  static_assert(Check != check::heads_divide,
+                "dimgraph: nn::multi_head_attention: the number of heads does not divide the "
+                "projections' inner dim");
+  static_assert(Check != check::out_proj_dims,
+                "dimgraph: nn::multi_head_attention: out_proj's weight must be [out, inner] with "
+                "the projections' inner dim, out not a dim of the query's batch or time");
+  static_assert(Check != check::out_bias_dims,
+                "dimgraph: nn::multi_head_attention: out_proj's bias must have exactly the "
+                "output dim of out_proj's weight");
+  static_assert(Check != check::traced_head_size,
+                "dimgraph: nn::multi_head_attention: traced, the head size (the projections' inner "
+                "dim over the heads) must be static: the scale 1 / sqrt(head size) is a constant "
+                "of the graph (give the inner dim and the heads static sizes)");
+  static_assert(Check != check::mask_type,
+                "dimgraph: nn::multi_head_attention: the attention mask must be of bool (true: "
+                "masked out) or of floating point (added to the scores)");
+  static_assert(Check != check::mask_dims,
+                "dimgraph: nn::multi_head_attention: the attention mask may have only the dims "
+                "batch.., heads, time and the key dim (nn::key_dim_t<Time, KeyTime>)");
+  return Check == check::ok;
+}
+
+// A parameter struct of torch.nn.MultiheadAttention: packed (in_proj_weight, in_proj_bias,
+// out_proj.weight, out_proj.bias) or separate (q_proj_weight, k_proj_weight, v_proj_weight,
+// in_proj_bias, out_proj.weight, out_proj.bias).
+template <class P>
+concept packed_attention_struct = requires(const P& p) {
+  p.in_proj_weight;
+  p.in_proj_bias;
+  p.out_proj.weight;
+  p.out_proj.bias;
+};
+template <class P>
+concept separate_attention_struct = requires(const P& p) {
+  p.q_proj_weight;
+  p.k_proj_weight;
+  p.v_proj_weight;
+  p.in_proj_bias;
+  p.out_proj.weight;
+  p.out_proj.bias;
+};
+
+// Weights given as one struct.
+template <class P>
+concept attention_struct = packed_attention_struct<P> || separate_attention_struct<P>;
+
+}  // namespace detail
+
+}  // namespace dimgraph::nn
+
+namespace dimgraph::detail {
+template <class Time>
+struct describer<nn::key_dim<Time>> {
+  static constexpr int level = level_atom;
+  static std::string text() { return "key(" + describer<Time>::text() + ")"; }
+};
+}  // namespace dimgraph::detail
+// ---- end dimgraph/nn/attention_params.hpp
+// ---- begin dimgraph/nn/attention.hpp
+// dg::nn::multi_head_attention: scaled dot-product attention over heads, as
+// torch.nn.MultiheadAttention.
+
+
+
+namespace dimgraph::nn {
+
+namespace detail {
+
+// x with its time dim KTime renamed to the key dim (a view; x itself when they differ).
+template <class Time, class KTime, class X>
+decltype(auto) as_keys(X&& x) {
+  if constexpr (same_dim_v<Time, KTime>) return dimgraph::rename<KTime, key_dim_t<Time, KTime>>(x);
+  else return std::forward<X>(x);
+}
+
+// allowed[time, key] = key <= time over the extents of the scores' Time and Key: the causal
+// mask. For a symbol it is the graph node causal_mask<Time, Key>(scores), bool [Time, Key],
+// whose extents are the scores' when the graph runs (its eager value is this function's).
+template <class Time, class Key, class S>
+auto causal_allowed(const S& scores) {
+  if constexpr (symbolic<S>) {
+    return dimgraph::detail::symbolic_apply<op_tag<"causal_mask", Time, Key>>(
+        [](const auto& s) { return causal_allowed<Time, Key>(s); }, scores);
+  } else {
+    const std::size_t n_query = scores.template extent<Time>();
+    const auto qi = dimgraph::iota<std::int64_t, Time>(extent<Time>(n_query));
+    const auto kj = dimgraph::iota<std::int64_t, Key>(extent<Key>(scores.template extent<Key>()));
+    return dimgraph::eval(
+        dimgraph::less_equal(dimgraph::broadcast_to<Time, Key>(kj, extent<Time>(n_query)), qi));
+  }
+}
+
+// The scores with the user's mask applied (lazily): bool true masks out, floats are added.
+template <class S, class M>
+auto with_mask(const S& scores, const M& mask) {
+  using T = value_of_t<S>;
+  if constexpr (std::is_same_v<M, no_mask>) return (scores);
+  else if constexpr (std::is_same_v<value_of_t<M>, bool>)
+    return dimgraph::where(mask, -std::numeric_limits<T>::infinity(), scores);
+  else return scores + mask;
+}
+
+// The attention itself, on checked operands: projections, heads, scores, masks, softmax over
+// the key dim, the weighted sum of the values, the heads merged, the output projection.
+template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
+          class Wq, class Wk, class Wv, class Bq, class Bk, class Bv, class Wo, class Bo, class M>
+auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk, const Wv& wv,
+            const Bq& bq, const Bk& bk, const Bv& bv, const Wo& wo, const Bo& bo, const M& mask) {
+  using d = attention_dims<Heads, Time, Q, Wq, Wk, Wv, K>;
+  using inner = typename d::inner;
+  using head = typename d::head;
+  using ktime = typename d::ktime;
+  using kdim = key_dim_t<Time, ktime>;
+  using T = value_of_t<Q>;
+  constexpr T inf = std::numeric_limits<T>::infinity();
+
+  const auto qp = dimgraph::eval(dimgraph::dot<typename d::model>(query, wq) + bq);
+  const auto kp = dimgraph::eval(dimgraph::dot<typename d::kmodel>(key, wk) + bk);
+  const auto vp = dimgraph::eval(dimgraph::dot<typename d::vmodel>(value, wv) + bv);
+  const auto qh = dimgraph::split_dims<Heads, head>(qp);
+  const auto kh = dimgraph::split_dims<Heads, head>(as_keys<Time, ktime>(kp));
+  const auto vh = dimgraph::split_dims<Heads, head>(as_keys<Time, ktime>(vp));
+  // 1 / sqrt(head size): a constant of a traced graph (whose head size check_attention
+  // requires static), else from the extent.
+  const std::size_t head_size = [&] {
+    if constexpr (is_static_v<head>) return bounds_v<head>.lo;
+    else return qh.template extent<head>();
+  }();
+  const T scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(head_size)));
+  auto scores = dimgraph::eval(dimgraph::dot<head>(qh, kh) * scale);
+  const auto attn = [&] {
+    if constexpr (!O.causal) {
+      return dimgraph::softmax<kdim>(with_mask(scores, mask));
+    } else if constexpr (symbolic<decltype(scores)>) {
+      const auto causal = dimgraph::where(causal_allowed<Time, kdim>(scores), scores, -inf);
+      return dimgraph::softmax<kdim>(with_mask(causal, mask));
+    } else {
+      // The same where, written over the scores in place (eval of a symbol is the symbol: in
+      // a graph that is the node above): one more pass, one softmax kernel for both masks.
+      scores = dimgraph::where(causal_allowed<Time, kdim>(scores), scores, -inf);
+      return dimgraph::softmax<kdim>(with_mask(scores, mask));
+    }
+  }();
+  const auto context = dimgraph::eval(dimgraph::dot<kdim>(attn, vh));
+  const auto merged = dimgraph::merge_dims<Heads, head>(context);
+  auto out = dimgraph::eval(dimgraph::dot<inner>(merged, wo) + bo);
+  if constexpr (NeedWeights)
+    return std::pair{std::move(out), dimgraph::eval(dimgraph::mean<Heads>(attn))};
+  else return out;
+}
+
+// Packed in-projection weights as the three projections (views; symbols when traced).
+template <class Q, class W, class B>
+struct packed_projection {
+  using whole = first_dim_t<list_difference_t<dims_of_t<W>, dims_of_t<Q>>>;
+  using inner = decltype(div_left(c<3>, whole{}));
+  template <std::size_t I, class X>
+  static auto part(const X& x) {
+    return dimgraph::split_dims<const_dim<3>, inner>(x)[dimgraph::at<const_dim<3>>(I)];
+  }
+};
+
+// multi_head_attention on the packed weights (in_proj_weight, in_proj_bias).
+template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
+          class W, class B, class Wo, class Bo, class M>
+auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, const B& b_in,
+                   const Wo& wo, const Bo& bo, const M& mask) {
+  if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
+    return dimgraph::detail::invalid_expr{};
+  } else {
+    using p = packed_projection<Q, W, B>;
+    const auto wq = p::template part<0>(w_in);
+    const auto wk = p::template part<1>(w_in);
+    const auto wv = p::template part<2>(w_in);
+    const auto bq = p::template part<0>(b_in);
+    const auto bk = p::template part<1>(b_in);
+    const auto bv = p::template part<2>(b_in);
+    using P = std::remove_cvref_t<decltype(wq)>;
+    using PB = std::remove_cvref_t<decltype(bq)>;
+    constexpr auto check = check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
+    if constexpr (report_attention<check>())
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    else return dimgraph::detail::invalid_expr{};
+  }
+}
+
+// multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
+// and the packed bias.
+template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
+          class Wq, class Wk, class Wv, class B, class Wo, class Bo, class M>
+auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
+                     const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
+  using check = attention_check;
+  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
+  constexpr check bias_check = [] {
+    if constexpr (rank_v<Wq> != 2 || list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>::size != 1)
+      return check::q_proj_dims;
+    else if constexpr (!bias_of_v<B, decltype(c<3> * inner{})>) return check::in_bias_dims;
+    else return check::ok;
+  }();
+  if constexpr (!report_attention<bias_check>()) {
+    return dimgraph::detail::invalid_expr{};
+  } else {
+    const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
+    const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
+    const auto bv = packed_projection<Q, B, B>::template part<2>(b_in);
+    using PB = std::remove_cvref_t<decltype(bq)>;
+    constexpr auto all = check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
+    if constexpr (report_attention<all>())
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    else return dimgraph::detail::invalid_expr{};
+  }
+}
+
+template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
+          class P, class M>
+auto attend_struct(const Q& query, const K& key, const V& value, const P& p, const M& mask) {
+  if constexpr (packed_attention_struct<P>) {
+    return attend_packed<Heads, Time, O, NeedWeights>(query, key, value, p.in_proj_weight,
+                                                      p.in_proj_bias, p.out_proj.weight,
+                                                      p.out_proj.bias, mask);
+  } else {
+    return attend_separate<Heads, Time, O, NeedWeights>(
+        query, key, value, p.q_proj_weight, p.k_proj_weight, p.v_proj_weight, p.in_proj_bias,
+        p.out_proj.weight, p.out_proj.bias, mask);
+  }
+}
+
+}  // namespace detail
+
+// multi_head_attention<Heads, Time, O = {}>(query, key, value, in_proj_weight, in_proj_bias,
+//                                           out_proj_weight, out_proj_bias, [mask]):
+// torch.nn.MultiheadAttention's forward (batch_first is moot: dims are named; dropout none):
+//   q = query . Wq + bq,  k = key . Wk + bk,  v = value . Wv + bv      (Wq, Wk, Wv: the
+//   thirds of in_proj_weight [c<3> * inner, model], bq, bk, bv of in_proj_bias [c<3> * inner])
+//   per head h (inner = Heads * head, heads major, as torch's view(.., heads, head)):
+//   a = softmax over key of (q_h . k_h / sqrt(size(head)) + mask),  o_h = a . v_h
+//   out = concat_h(o_h) . out_proj_weight [out, inner] + out_proj_bias [out]
+// Shape rule (Time: the query's positions, KTime: the key's, Time again for self-attention):
+//   query [batch.., Time, model], key [batch.., KTime, model], value [batch.., KTime, model]
+//   -> [query's dims in its order with model replaced by out (last)]
+// key and value may have a time dim of their own (cross-attention over another sequence); when
+// it is Time (self-attention), the key positions become nn::key_dim<Time> inside, so scores
+// are [batch.., Heads, Time, key_dim_t<Time, KTime>]. The head dim is div_left(Heads, inner).
+// mask (torch's attn_mask, a run-time argument) has a subset of the dims batch.., Heads, Time,
+// key_dim_t<Time, KTime>: of bool, true masks a key position out; floating point, added to the
+// scores. O = nn::attention_options{.causal = true} masks out keys after the query position
+// (a template argument: it changes the computation; see attention_options). A row with every
+// key masked out gives NaN, as torch. Evaluated now (a tensor; a symbol when traced: the graph
+// is this computation, the causal mask a node causal_mask<Time, key>(scores) only when
+// O.causal, the scale a constant).
+// Errors (compile time): the query lacks Time or has Heads; in_proj_weight not [c<3> * inner,
+// model] sharing model with the query, or a bias not of its weight's output dim; key or value
+// not [batch.., KTime, model]; Heads not dividing inner; out_proj_weight not [out, inner]; traced
+// with a head size that is not static (the scale would not be a constant: a traced attention
+// needs static Heads and inner sizes); a mask not of bool or floating point, or with other dims.
+// Errors (run time): extents that disagree (shape_error from the op that meets them).
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
+          layer_operand Wo, layer_operand Bo>
+auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
+                          const B& in_proj_bias, const Wo& out_proj_weight,
+                          const Bo& out_proj_bias) {
+  return detail::attend_packed<Heads, Time, O, false>(query, key, value, in_proj_weight,
+                                                      in_proj_bias, out_proj_weight, out_proj_bias,
+                                                      detail::no_mask{});
+}
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
+          layer_operand Wo, layer_operand Bo, layer_operand M>
+auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
+                          const B& in_proj_bias, const Wo& out_proj_weight, const Bo& out_proj_bias,
+                          const M& mask) {
+  return detail::attend_packed<Heads, Time, O, false>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
+}
+
+// multi_head_attention<Heads, Time, O = {}>(query, key, value, p, [mask]) with the weights as
+// one struct named as torch's state dict: p.in_proj_weight, p.in_proj_bias, p.out_proj.weight,
+// p.out_proj.bias (nn::attention_parameters), or, for key and value of other sizes than the
+// query (torch's kdim, vdim), p.q_proj_weight [inner, model], p.k_proj_weight [inner, kmodel],
+// p.v_proj_weight [inner, vmodel], p.in_proj_bias, p.out_proj.weight, p.out_proj.bias.
+// Otherwise as above.
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, detail::attention_struct P>
+auto multi_head_attention(const Q& query, const K& key, const V& value, const P& p) {
+  return detail::attend_struct<Heads, Time, O, false>(query, key, value, p, detail::no_mask{});
+}
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, detail::attention_struct P,
+          layer_operand M>
+auto multi_head_attention(const Q& query, const K& key, const V& value, const P& p, const M& mask) {
+  return detail::attend_struct<Heads, Time, O, false>(query, key, value, p, mask);
+}
+
+// multi_head_attention_with_weights<Heads, Time, O = {}>(...): the same arguments as
+// multi_head_attention; returns std::pair{output, weights}, weights the attention
+// probabilities averaged over the heads, [batch.., Time, key_dim_t<Time, KTime>] (torch's
+// need_weights=True, average_attn_weights=True).
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
+          layer_operand Wo, layer_operand Bo>
+auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value,
+                                       const W& in_proj_weight, const B& in_proj_bias,
+                                       const Wo& out_proj_weight, const Bo& out_proj_bias) {
+  return detail::attend_packed<Heads, Time, O, true>(query, key, value, in_proj_weight,
+                                                     in_proj_bias, out_proj_weight, out_proj_bias,
+                                                     detail::no_mask{});
+}
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
+          layer_operand Wo, layer_operand Bo, layer_operand M>
+auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value,
+                                       const W& in_proj_weight, const B& in_proj_bias,
+                                       const Wo& out_proj_weight, const Bo& out_proj_bias,
+                                       const M& mask) {
+  return detail::attend_packed<Heads, Time, O, true>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
+}
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, detail::attention_struct P>
+auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value, const P& p) {
+  return detail::attend_struct<Heads, Time, O, true>(query, key, value, p, detail::no_mask{});
+}
+template <dimension Heads, dimension Time, attention_options O = attention_options{},
+          layer_operand Q, layer_operand K, layer_operand V, detail::attention_struct P,
+          layer_operand M>
+auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value, const P& p,
+                                       const M& mask) {
+  return detail::attend_struct<Heads, Time, O, true>(query, key, value, p, mask);
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/attention.hpp
+// ---- begin dimgraph/nn/encoder.hpp
+// dg::nn::transformer_encoder_layer: self-attention and a feed-forward block, as torch's.
+
+
+
+
+namespace dimgraph::nn {
+
+// The options of nn::transformer_encoder_layer (torch's constructor and forward arguments that
+// change the computation; dropout is not applied: inference). They are a template argument
+// (nn::transformer_encoder_layer<Heads, Time, nn::encoder_options{.norm_first = true}>), so a
+// traced layer records exactly the layer that runs; layer_norm_eps, a value, is an argument.
+//   activation: of the feed-forward block, activation::relu (torch's default) or gelu
+//   norm_first: false: post-norm (torch's default), true: pre-norm
+//   causal:     the self-attention's causal mask (torch's is_causal)
+struct encoder_options {
+  nn::activation activation = nn::activation::relu;
+  bool norm_first = false;
+  bool causal = false;
+};
+
+// The weight and bias of a torch.nn.LayerNorm over Dim (a Hana struct: "weight", "bias").
+template <class T, dimension Dim>
+struct norm_parameters {
+  using tensor_type = tensor<T, Dim>;
+  BOOST_HANA_DEFINE_STRUCT(norm_parameters, (tensor_type, weight), (tensor_type, bias));
+};
+
+// torch.nn.TransformerEncoderLayer's state dict as a Hana struct, so dg::io::load reads a torch
+// checkpoint's names: self_attn.in_proj_weight [3 * inner, model], self_attn.in_proj_bias,
+// self_attn.out_proj.weight [model, inner], self_attn.out_proj.bias, linear1.weight [hidden,
+// model], linear1.bias, linear2.weight [model, hidden], linear2.bias, norm1.weight [model],
+// norm1.bias, norm2.weight, norm2.bias. torch's d_model is the size of Model and Inner,
+// dim_feedforward Hidden's.
+template <class T, dimension Model, dimension Inner, dimension Hidden>
+struct encoder_layer_parameters {
+  using attention_type = attention_parameters<T, Model, Inner>;
+  using linear1_type = linear_parameters<T, Hidden, Model>;
+  using linear2_type = linear_parameters<T, Model, Hidden>;
+  using norm_type = norm_parameters<T, Model>;
+  BOOST_HANA_DEFINE_STRUCT(encoder_layer_parameters, (attention_type, self_attn),
+                           (linear1_type, linear1), (linear2_type, linear2), (norm_type, norm1),
+                           (norm_type, norm2));
+};
+
+namespace detail {
+
+// A struct with torch.nn.TransformerEncoderLayer's member names (see encoder_layer_parameters).
+template <class P>
+concept encoder_layer_struct = requires(const P& p) {
+  p.self_attn;
+  p.linear1.weight;
+  p.linear1.bias;
+  p.linear2.weight;
+  p.linear2.bias;
+  p.norm1.weight;
+  p.norm1.bias;
+  p.norm2.weight;
+  p.norm2.bias;
+};
+
+template <class Heads, class Time, encoder_options O, class X, class P, class M>
+auto encode(const X& x, const P& p, const M& mask, double eps) {
+  const auto attend_to = [&](const auto& y) {
+    return attend_struct<Heads, Time, attention_options{.causal = O.causal}, false>(
+        y, y, y, p.self_attn, mask);
+  };
+  const auto feed = [&](const auto& y) {
+    return nn::feed_forward<O.activation>(y, p.linear1.weight, p.linear1.bias, p.linear2.weight,
+                                          p.linear2.bias);
+  };
+  const auto norm1 = [&](const auto& y) {
+    return nn::layer_norm(y, p.norm1.weight, p.norm1.bias, eps);
+  };
+  const auto norm2 = [&](const auto& y) {
+    return nn::layer_norm(y, p.norm2.weight, p.norm2.bias, eps);
+  };
+  // (Checked one block after the other: one message per mistake.)
+  if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (dimgraph::detail::poisoned<decltype(feed(x))> ||
+                       dimgraph::detail::poisoned<decltype(norm1(x))> ||
+                       dimgraph::detail::poisoned<decltype(norm2(x))>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (O.norm_first) {
+    // (x + .. keeps x's dims and order: the result is a tensor of x's type, or its symbol.)
+    const auto h = dimgraph::eval(x + attend_to(norm1(x)));
+    return dimgraph::eval(h + feed(norm2(h)));
+  } else {
+    const auto h = norm1(dimgraph::eval(x + attend_to(x)));
+    return norm2(dimgraph::eval(h + feed(h)));
+  }
+}
+
+}  // namespace detail
+
+// transformer_encoder_layer<Heads, Time, O = {}>(x, p, [mask,] layer_norm_eps = 1e-5):
+// torch.nn.TransformerEncoderLayer's forward (dropout none) over x [batch.., Time, model]:
+//   post-norm (default):   h = norm1(x + sa(x)),   y = norm2(h + ff(h))
+//   pre-norm (norm_first): h = x + sa(norm1(x)),   y = h + ff(norm2(h))
+// O = nn::encoder_options{.activation, .norm_first, .causal} (a template argument: it changes
+// the computation). sa: nn::multi_head_attention<Heads, Time, {.causal = O.causal}>(x, x, x,
+// p.self_attn, mask); ff: nn::feed_forward<O.activation>(linear1, linear2), relu (torch's
+// default) or gelu; norm1, norm2: nn::layer_norm with layer_norm_eps. p has torch's state-dict
+// names (see encoder_layer_parameters); mask as multi_head_attention's (torch's src_mask).
+//   transformer_encoder_layer([batch.., Time, model]) -> x's dims and order
+// Evaluated now (a tensor; a symbol when traced: the graph is the form O chooses). Errors:
+// those of multi_head_attention (a traced layer needs a static head size), feed_forward and
+// layer_norm.
+template <dimension Heads, dimension Time, encoder_options O = encoder_options{}, layer_operand X,
+          detail::encoder_layer_struct P>
+auto transformer_encoder_layer(const X& x, const P& p, double layer_norm_eps = 1e-5) {
+  return detail::encode<Heads, Time, O>(x, p, detail::no_mask{}, layer_norm_eps);
+}
+template <dimension Heads, dimension Time, encoder_options O = encoder_options{}, layer_operand X,
+          detail::encoder_layer_struct P, layer_operand M>
+auto transformer_encoder_layer(const X& x, const P& p, const M& mask,
+                               double layer_norm_eps = 1e-5) {
+  return detail::encode<Heads, Time, O>(x, p, mask, layer_norm_eps);
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/encoder.hpp
+// ---- begin dimgraph/nn/conv1d.hpp
+// dg::nn::conv1d: a 1-d convolution over a named time dim with stride, padding and dilation.
+
+
+
+namespace dimgraph::nn {
+
+// torch.nn.Conv1d's stride, padding (zeros on both sides) and dilation, known at compile time
+// (a template argument: nn::conv1d<Time, Kernel, nn::conv_options{.stride = 2}>). As with
+// nn::attention_options and nn::encoder_options, options that change the computation are a
+// template argument, so a traced conv1d records exactly the computation that runs.
+struct conv_options {
+  std::size_t stride = 1;
+  std::size_t padding = 0;
+  std::size_t dilation = 1;
+};
+
+namespace detail {
+
+// The slice of the padded time dim that tap Tap of a kernel of K taps reads: positions
+// Tap d, Tap d + s, ... up to (K - 1 - Tap) d before the end. (Plain values and a struct: GCC 12
+// fails on the options' members inside an alias template.)
+template <class Time, std::size_t K, conv_options O, std::size_t Tap>
+struct conv_tap_slice {
+  static constexpr std::size_t before = O.padding;
+  static constexpr std::size_t cut = (K - 1 - Tap) * O.dilation;
+  static constexpr std::ptrdiff_t start = static_cast<std::ptrdiff_t>(Tap * O.dilation);
+  static constexpr slice_index end =
+      cut == 0 ? slice_index(none) : slice_index(-static_cast<std::ptrdiff_t>(cut));
+  static constexpr std::ptrdiff_t stride = static_cast<std::ptrdiff_t>(O.stride);
+  using padded = pad_dim_t<Time, before, before>;
+  using type = slice_dim_t<padded, start, end, stride>;
+};
+
+}  // namespace detail
+
+// The output time dim of nn::conv1d over Time with a kernel of K taps: the positions of the
+// first tap, by the slice and window algebra
+//   ceildiv((c<p> + time + c<p>) - c<d (K - 1)>, c<s>)
+// of extent floor((L + 2 p - d (K - 1) - 1) / s) + 1 (for a static Time a static dim of that
+// size; stride 1, no padding, K = 1 give Time itself).
+template <dimension Time, std::size_t K, conv_options O = conv_options{}>
+using conv1d_dim_t = typename detail::conv_tap_slice<std::remove_cvref_t<Time>, K, O, 0>::type;
+
+namespace detail {
+
+// Why conv1d rejects its operands (checked in this order: one message per mistake).
+enum class conv_check {
+  ok,
+  zero_option,
+  no_time_dim,
+  kernel_not_static,
+  w_dims,
+  no_in_dim,
+  out_in_x,
+  b_dims
+};
+
+template <class Time, class Kernel, conv_options O, class X, class W, class B>
+constexpr conv_check check_conv1d() {
+  using check = conv_check;
+  using wd = dims_of_t<W>;
+  if constexpr (O.stride == 0 || O.dilation == 0) {
+    return check::zero_option;
+  } else if constexpr (!list_contains_v<dims_of_t<X>, Time>) {
+    return check::no_time_dim;
+  } else if constexpr (!is_static_v<Kernel> || bounds_v<Kernel>.lo == 0) {
+    return check::kernel_not_static;
+  } else if constexpr (wd::size != 3 || !list_contains_v<wd, Kernel>) {
+    return check::w_dims;
+  } else if constexpr (list_intersection_t<dims_of_t<X>, wd>::size != 1 ||
+                       list_contains_v<wd, Time>) {
+    return check::no_in_dim;
+  } else {
+    using in = first_dim_t<list_intersection_t<dims_of_t<X>, wd>>;
+    using out = first_dim_t<list_difference_t<wd, dim_list<in, Kernel>>>;
+    if constexpr (list_contains_v<dims_of_t<X>, out>) {
+      return check::out_in_x;
+    } else if constexpr (!std::is_void_v<B>) {
+      if (!list_same_set_v<dims_of_t<B>, dim_list<out>>) return check::b_dims;
+    }
+    return check::ok;
+  }
+}
+
+template <conv_check Check>
+constexpr bool report_conv1d() {
+  using check = conv_check;
+  static_assert(Check != check::zero_option,
+                "dimgraph: nn::conv1d: the stride and the dilation must be at least 1");
+  static_assert(Check != check::no_time_dim,
+                "dimgraph: nn::conv1d: x has no dim Time (the template argument naming the dim "
+                "convolved over)");
+  static_assert(Check != check::kernel_not_static,
+                "dimgraph: nn::conv1d: the kernel dim must have a static size of at least 1");
+  static_assert(Check != check::w_dims,
+                "dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, kernel], "
+                "one of them the kernel dim");
+  static_assert(Check != check::no_in_dim,
+                "dimgraph: nn::conv1d: x and the weight must share exactly one dim (the input "
+                "channels), not the time dim");
+  static_assert(Check != check::out_in_x,
+                "dimgraph: nn::conv1d: the weight's output channel dim is already a dim of x");
+  static_assert(Check != check::b_dims,
+                "dimgraph: nn::conv1d: the bias must have exactly the weight's output channel dim");
+  return Check == check::ok;
+}
+
+// The padded x: a copy with O.padding zeros on both sides of Time (x itself without padding).
+template <class Time, conv_options O, class X>
+decltype(auto) conv_padded(const X& x) {
+  if constexpr (O.padding == 0) return read_once(x);
+  else return dimgraph::pad<Time, O.padding, O.padding>(x);
+}
+
+// Tap k's contribution: x_padded[.., k d + s i, ..] . w[.., k] over the input channels, with
+// the slice's time dim renamed to the output time dim.
+template <class Time, class Kernel, conv_options O, std::size_t Tap, class In, class P, class W>
+auto conv_tap(const P& padded, const W& w) {
+  constexpr std::size_t k = static_size_v<Kernel>;
+  using out_time = conv1d_dim_t<Time, k, O>;
+  using taps = conv_tap_slice<Time, k, O, Tap>;
+  using tap = typename taps::type;
+  auto slice = [&] {
+    return dimgraph::slice<typename taps::padded, taps::start, taps::end, taps::stride>(padded);
+  };
+  // (The views are handed over by value: the product must not refer to these locals.)
+  if constexpr (std::is_same_v<tap, out_time>)
+    return dimgraph::dot<In>(slice(), w[dimgraph::at<Kernel>(Tap)]);
+  else
+    return dimgraph::dot<In>(dimgraph::rename<tap, out_time>(slice()),
+                             w[dimgraph::at<Kernel>(Tap)]);
+}
+
+template <class Time, class Kernel, conv_options O, class X, class W, class... B>
+auto convolve(const X& x, const W& w, const B&... b) {
+  constexpr std::size_t k = static_size_v<Kernel>;
+  using in = first_dim_t<list_intersection_t<dims_of_t<X>, dims_of_t<W>>>;
+  if constexpr (!symbolic<X>) {
+    // torch's "Kernel size can't be greater than actual input size", before anything is made.
+    const std::size_t padded = x.template extent<Time>() + 2 * O.padding;
+    if (padded < O.dilation * (k - 1) + 1)
+      throw shape_error("nn::conv1d", "the padded extent " + std::to_string(padded) + " of dim '" +
+                                          describe<Time>() +
+                                          "' is shorter than the dilated kernel (" +
+                                          std::to_string(O.dilation * (k - 1) + 1) + ")");
+  }
+  decltype(auto) padded = conv_padded<Time, O>(x);
+  decltype(auto) weights = read_once(w);
+  // One product per tap (each evaluated by the element-wise pass that reads it), summed in one
+  // pass with the bias.
+  return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
+    const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
+    return dimgraph::eval((taps + ... + b));
+  }(std::make_index_sequence<k>{});
+}
+
+}  // namespace detail
+
+// conv1d<Time, Kernel, O>(x, weight, [bias]): torch.nn.Conv1d (groups 1, zero padding) over the
+// dim Time, weight [out, in, kernel] (torch's layout; any dim order), bias [out]:
+//   y[.., t', o] = sum over in, k of x_padded[.., t' s + k d, in] w[o, in, k] + b[o]
+//   conv1d<Time, Kernel, O>([.., Time, .., in, ..]) -> [x's other dims in x's order with Time
+//   replaced by conv1d_dim_t<Time, size(Kernel), O>, out (last)]
+// with O = conv_options{.stride = s, .padding = p, .dilation = d} and out length
+// floor((L + 2 p - d (size(Kernel) - 1) - 1) / s) + 1. in is the one dim x and the weight
+// share. Work: the padding (a copy when p > 0), one product per tap over strided views of x
+// (no im2col copy), one pass summing them with the bias. Evaluated now (a tensor; a symbol when
+// traced). Errors (compile time): stride or dilation 0; x lacks Time; Kernel not static; the
+// weight not [out, in, Kernel] sharing exactly one dim with x; out a dim of x; the bias not
+// [out]. Errors (run time): the padded length shorter than the dilated kernel, extents that
+// disagree (shape_error).
+template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
+          layer_operand W>
+auto conv1d(const X& x, const W& weight) {
+  using time = std::remove_cvref_t<Time>;
+  using kernel = std::remove_cvref_t<Kernel>;
+  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
+    return detail::convolve<time, kernel, O>(x, weight);
+  else return dimgraph::detail::invalid_expr{};
+}
+template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
+          layer_operand W, layer_operand B>
+auto conv1d(const X& x, const W& weight, const B& bias) {
+  using time = std::remove_cvref_t<Time>;
+  using kernel = std::remove_cvref_t<Kernel>;
+  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
+    return detail::convolve<time, kernel, O>(x, weight, bias);
+  else return dimgraph::detail::invalid_expr{};
+}
+
+}  // namespace dimgraph::nn
+// ---- end dimgraph/nn/conv1d.hpp
 
 // ---- begin dimgraph/model/parameters.hpp
 // dg::parameters, dg::parameter_count: the tensors of a model written as a Boost.Hana struct.
