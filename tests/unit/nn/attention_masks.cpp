@@ -30,7 +30,6 @@ using Inner3 = decltype(dg::c<3> * Inner{});
 
 using support::array3;
 
-const auto no_masking = [](std::size_t, std::size_t, std::size_t, std::size_t) { return false; };
 const auto nothing_added = [](std::size_t, std::size_t, std::size_t, std::size_t) { return 0.0; };
 
 // The packed weights of one attention block.
