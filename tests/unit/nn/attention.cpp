@@ -2,7 +2,7 @@
 // run-time batch and time, the averaged weights, the causal mask, the weights given one by one.
 #include <dimgraph.hpp>
 
-#include "reference_attention.hpp"
+#include "attention_fixture.hpp"
 
 #include <doctest/doctest.h>
 
@@ -16,61 +16,8 @@ namespace dg = dimgraph;
 
 namespace {
 
-struct Model : dg::dim<"model", 8> {};
-struct Inner : dg::dim<"inner", 8> {};
-struct Time : dg::dim<"time"> {};
-struct Source : dg::dim<"source"> {};
-struct KModel : dg::dim<"kmodel", 5> {};
-struct VModel : dg::dim<"vmodel", 3> {};
-struct Heads1 : dg::dim<"heads", 1> {};
-struct Heads2 : dg::dim<"heads", 2> {};
-struct Heads4 : dg::dim<"heads", 4> {};
-using Batch = dg::batch;
-using Inner3 = decltype(dg::c<3> * Inner{});
-
+using namespace attention_fixture;
 using support::array3;
-
-const auto no_masking = [](std::size_t, std::size_t, std::size_t, std::size_t) { return false; };
-const auto nothing_added = [](std::size_t, std::size_t, std::size_t, std::size_t) { return 0.0; };
-
-// The packed weights of one attention block.
-struct packed {
-  dg::nn::attention_parameters<float, Model, Inner> p;
-  packed() {
-    p.in_proj_weight = dg::uniform<float, Inner3, Model>(1, -0.5f, 0.5f);
-    p.in_proj_bias = dg::uniform<float, Inner3>(2, -0.5f, 0.5f);
-    p.out_proj.weight = dg::uniform<float, Model, Inner>(3, -0.5f, 0.5f);
-    p.out_proj.bias = dg::uniform<float, Model>(4, -0.5f, 0.5f);
-  }
-  // Accessors of the three projections (thirds of the packed weight, torch's chunk(3)).
-  auto w(std::size_t part) const {
-    return [this, part](std::size_t i, std::size_t m) -> double {
-      return p.in_proj_weight(part * 8 + i, m);
-    };
-  }
-  auto b(std::size_t part) const {
-    return [this, part](std::size_t i) -> double { return p.in_proj_bias(part * 8 + i); };
-  }
-  auto wo() const {
-    return [this](std::size_t o, std::size_t i) -> double { return p.out_proj.weight(o, i); };
-  }
-  auto bo() const {
-    return [this](std::size_t o) -> double { return p.out_proj.bias(o); };
-  }
-};
-
-template <class X>
-auto accessor(const X& x) {
-  return [&x](std::size_t i, std::size_t j, std::size_t k) -> double { return x(i, j, k); };
-}
-
-template <class Y>
-void check_near(const Y& y, const array3& want, std::size_t n0, std::size_t n1, std::size_t n2) {
-  for (std::size_t i = 0; i < n0; ++i)
-    for (std::size_t j = 0; j < n1; ++j)
-      for (std::size_t k = 0; k < n2; ++k)
-        CHECK(y(i, j, k) == doctest::Approx(want(i, j, k)).epsilon(1e-5));
-}
 
 template <class Heads, bool Causal>
 void check_self_attention(const packed& w, std::size_t nb, std::size_t nt) {
