@@ -28,6 +28,7 @@
 #include "dimgraph/tensor/print.hpp"
 
 #include "dimgraph/expr/node.hpp"
+#include "dimgraph/expr/lengths.hpp"
 #include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/map.hpp"
 #include "dimgraph/expr/functors.hpp"

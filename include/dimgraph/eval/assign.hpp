@@ -93,6 +93,28 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X
   else assign_elementwise<false>(dst, cast<result_t>(acc));
 }
 
+// The lengths of e's ragged dims given to the shape s (of e's extents).
+template <class... Ds, class E>
+void take_lengths_of(shape<Ds...>& s, const E& e, const char* op) {
+  auto one = [&]<class D>(std::type_identity<D>) {
+    if constexpr (carries_lengths_v<D, dim_list<Ds...>>)
+      s.template set_lengths<D>(op, lengths_in<D>(e));
+  };
+  (one(std::type_identity<Ds>{}), ...);
+}
+
+// A view keeps its lengths: e's must be the same, or full. Error: shape_error naming the dim.
+template <class... Ds, class E>
+void check_view_lengths(const shape<Ds...>& s, const E& e) {
+  auto one = [&]<class D>(std::type_identity<D>) {
+    if constexpr (carries_lengths_v<D, dim_list<Ds...>>) {
+      lengths_ref mine = s.template lengths<D>();
+      merge_lengths<D>("assign", mine, lengths_in<D>(e));
+    }
+  };
+  (one(std::type_identity<Ds>{}), ...);
+}
+
 // New memory for an assignment that changes a tensor's extents, made and handed over out of
 // line (cold), so the steady-state assignment keeps no allocation or call in its body and the
 // kernel is compiled once for both.
@@ -123,11 +145,15 @@ struct fresh_tensor {
 // (shape_error, named after the operation: dot for a product, else assign).
 template <class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
-  if constexpr (Dst::is_static) return {};
-  else
-    return Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e),
-        is_contract_v<E> ? "dot" : "assign");
+  if constexpr (Dst::is_static) {
+    return {};
+  } else {
+    const char* op = is_contract_v<E> ? "dot" : "assign";
+    auto s = Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), op);
+    if constexpr (Dst::shape_type::ragged_count > 0) take_lengths_of(s, e, op);
+    return s;
+  }
 }
 
 // dst = e once dst has e's extents: the one place that tells the kinds of evaluation apart. A
@@ -168,6 +194,7 @@ struct assign_hook<Dst, E> {
     } else if constexpr (check_assign<dst_type, E>()) {
       if constexpr (is_view_v<dst_type>) {
         check_extents(dst, e);
+        if constexpr (dst_type::shape_type::ragged_count > 0) check_view_lengths(dst.shape(), e);
         assign_into<true>(dst, e);
       } else if constexpr (dst_type::is_static && !is_contract_v<E>) {
         assign_into<true>(dst, e);
@@ -181,6 +208,8 @@ struct assign_hook<Dst, E> {
         assign_into<true>(fresh.ptr ? *fresh.ptr : dst, e);
         if (fresh.ptr) [[unlikely]]
           fresh.move_to(dst);
+        else if constexpr (dst_type::shape_type::ragged_count > 0)
+          tensor_internals::take_lengths(dst, s);
       }
     }
   }

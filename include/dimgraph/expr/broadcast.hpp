@@ -32,6 +32,11 @@ class broadcast_expr : public expr_node_base {
     if constexpr (list_contains_v<dims_t<X>, d>) return x_.template extent<d>();
     else return extents_[list_index_of_v<dims, d>];
   }
+  // The lengths of D: the operand's (a new dim has every entry full).
+  template <class D>
+  lengths_ref lengths() const {
+    return detail::lengths_in<std::remove_cvref_t<D>>(x_);
+  }
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:

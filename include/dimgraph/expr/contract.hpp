@@ -43,6 +43,16 @@ class contract_expr : public expr_node_base {
     if constexpr (list_contains_v<dims_t<A>, d>) return a_.template extent<d>();
     else return b_.template extent<d>();
   }
+  // The lengths of a kept ragged dim: those of the operands that carry them (equal: checked
+  // when the node is made).
+  template <class D>
+  lengths_ref lengths() const {
+    using d = std::remove_cvref_t<D>;
+    lengths_ref l = detail::lengths_in<d>(a_);
+    if constexpr (detail::carries_lengths_v<d, dims_t<B>>)
+      detail::merge_lengths<d>("dot", l, detail::lengths_in<d>(b_));
+    return l;
+  }
   const std::remove_cvref_t<A>& lhs() const { return a_; }
   const std::remove_cvref_t<B>& rhs() const { return b_; }
   // The operands. (A node with a source is evaluated into a tensor of its own before an
@@ -58,6 +68,11 @@ class contract_expr : public expr_node_base {
   }
   template <class S>
   void check_one() const {
+    if constexpr (detail::carries_lengths_v<S, dims_t<A>> &&
+                  detail::carries_lengths_v<S, dims_t<B>>) {
+      lengths_ref l = detail::lengths_in<S>(a_);
+      detail::merge_lengths<S>("dot", l, detail::lengths_in<S>(b_));
+    }
     if constexpr (!is_static_v<S>) {
       const std::size_t ea = a_.template extent<S>(), eb = b_.template extent<S>();
       if (ea != eb)

@@ -96,6 +96,9 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
   static constexpr std::size_t dynamic = (std::size_t{!is_static_v<Ds>} + ... + 0);
   using array = std::array<std::size_t, dynamic>;
 
+  // The dims that carry lengths (ragged, with their batch dim in the list): none, usually.
+  static constexpr std::size_t ragged = (std::size_t{carries_lengths_v<Ds, dims>} + ... + 0);
+
   explicit node_extents(const array& e) : ext_(e) {}
 
   // The extent of D.
@@ -107,7 +110,42 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
     else return ext_[slot<d>()];
   }
 
+  // The lengths of D (null: every entry full).
+  template <class D>
+  lengths_ref lengths() const {
+    using d = std::remove_cvref_t<D>;
+    if constexpr (carries_lengths_v<d, dims>) return len_[lslot<d>()];
+    else return {};
+  }
+
+ protected:
+  // The lengths of the operands xs merged (error: two operands with different lengths for a
+  // dim, shape_error naming op and the dim).
+  template <class... Xs>
+  void merge_operand_lengths(const char* op, const Xs&... xs) {
+    auto dim = [&]<class D>(std::type_identity<D>) {
+      if constexpr (carries_lengths_v<D, dims>) {
+        auto one = [&]<class X>(const X& x) {
+          if constexpr (carries_lengths_v<D, typename X::dims>)
+            merge_lengths<D>(op, len_[lslot<D>()], lengths_in<D>(x));
+        };
+        (one(xs), ...);
+      }
+    };
+    (dim(std::type_identity<Ds>{}), ...);
+  }
+  template <class D>
+  void set_lengths(lengths_ref l) {
+    len_[lslot<D>()] = std::move(l);
+  }
+
  private:
+  template <class D>
+  static constexpr std::size_t lslot() {
+    std::size_t k = 0, at = 0;
+    ((std::is_same_v<Ds, D> ? (at = k) : 0, k += carries_lengths_v<Ds, dims>), ...);
+    return at;
+  }
   template <class D>
   static constexpr std::size_t slot() {
     std::size_t k = 0, at = 0;
@@ -115,12 +153,18 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
     return at;
   }
   array ext_;
+  [[no_unique_address]] std::array<lengths_ref, ragged> len_{};
 };
 template <class... Ds>
   requires((is_static_v<Ds> && ...))
 struct node_extents<dim_list<Ds...>> : node_extents_tag {
   using dims = dim_list<Ds...>;
   static constexpr std::size_t dynamic = 0;
+  static constexpr std::size_t ragged = 0;
+  template <class D>
+  static lengths_ref lengths() {
+    return {};
+  }
   using array = std::array<std::size_t, 0>;
   explicit node_extents(const array&) {}
   template <class D>
@@ -211,7 +255,12 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
       : extents_base(detail::merge_extents(std::type_identity<dims>{}, name,
                                            detail::extents_source(std::as_const(args))...)),
         f_(std::move(f)),
-        ops_{{std::forward<Args>(args)}...} {}
+        ops_{{std::forward<Args>(args)}...} {
+    if constexpr (extents_base::ragged > 0)
+      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        this->merge_operand_lengths(name, detail::operand_at<Is>(ops_)...);
+      }(std::index_sequence_for<Ops...>{});
+  }
 
   // The extent of D (kept in the node).
   using extents_base::extent;

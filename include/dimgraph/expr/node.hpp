@@ -38,6 +38,18 @@ using value_t = typename std::remove_cvref_t<E>::value_type;
 template <expression E>
 using dims_t = typename std::remove_cvref_t<E>::dims;
 
+namespace detail {
+// The lengths of the ragged dim D in x (null: every entry full, or x has no lengths for D).
+// Tensors and views keep them in their shape; every kind of node that can have D with its batch
+// dim answers lengths<D>().
+template <class D, class X>
+lengths_ref lengths_in(const X& x) {
+  if constexpr (!carries_lengths_v<D, typename X::dims>) return {};
+  else if constexpr (is_leaf_v<X>) return x.shape().template lengths<D>();
+  else return x.template lengths<D>();
+}
+}  // namespace detail
+
 // A C++ scalar used as an operand ("wrapped number": it does not raise a tensor's
 // type within its category).
 template <class S>

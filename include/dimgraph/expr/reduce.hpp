@@ -128,6 +128,11 @@ class reduce_expr : public expr_node_base {
                   "dimgraph: extent: the expression has no such dim");
     return x_.template extent<D>();
   }
+  // The lengths of a kept ragged dim: the operand's.
+  template <class D>
+  lengths_ref lengths() const {
+    return detail::lengths_in<std::remove_cvref_t<D>>(x_);
+  }
   const std::remove_cvref_t<X>& source() const { return x_; }
   // The number of elements reduced into each result element.
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }

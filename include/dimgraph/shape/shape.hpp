@@ -14,6 +14,7 @@
 #include "dimgraph/dim/list.hpp"
 #include "dimgraph/dim/size.hpp"
 #include "dimgraph/shape/error.hpp"
+#include "dimgraph/shape/lengths.hpp"
 
 namespace dimgraph {
 
@@ -96,7 +97,9 @@ constexpr std::size_t checked_extent(const char* op, std::size_t n) {
 
 }  // namespace detail
 
-// The extents of Ds... . Static dims cost nothing: only the others are stored.
+// The extents of Ds... . Static dims cost nothing: only the others are stored. A ragged dim
+// whose batch dim is among Ds... also has its lengths (a shared pointer; null when every entry
+// is full); shapes without ragged dims store none.
 // Shape rule: none (a shape is what rules act on). Error: an extent outside its
 // dim's interval (shape_error), a missing or repeated extent argument (compile time).
 template <class... Ds>
@@ -120,7 +123,18 @@ class shape {
     return s;
   }();
 
+  // lslot_[i]: where dim i's lengths are stored, for dims that carry lengths.
+  static constexpr std::array<bool, rank> ragged_{detail::carries_lengths_v<Ds, dims>...};
+  static constexpr std::array<std::size_t, rank> lslot_ = [] {
+    std::array<std::size_t, rank> s{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < rank; ++i) s[i] = ragged_[i] ? n++ : 0;
+    return s;
+  }();
+
  public:
+  static constexpr std::size_t ragged_count =
+      (std::size_t{detail::carries_lengths_v<Ds, dims>} + ... + 0);
   static constexpr std::size_t dynamic_count = count_dynamic();
   static constexpr bool is_static = dynamic_count == 0;
   static_assert(detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...}),
@@ -154,6 +168,31 @@ class shape {
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
     s.check_size(op);
     return s;
+  }
+
+  // The lengths of D (null: every entry full, or D carries none in this shape).
+  template <class D>
+  const lengths_ref& lengths() const {
+    using d = std::remove_cvref_t<D>;
+    if constexpr (detail::carries_lengths_v<d, dims>)
+      return lengths_[lslot_[list_index_of_v<dims, d>]];
+    else return none_;
+  }
+  // Sets the lengths of D, checked against the extents of D and of its batch dim (errors: those
+  // of detail::check_lengths, naming op).
+  template <class D>
+  void set_lengths(const char* op, lengths_ref l) {
+    using d = std::remove_cvref_t<D>;
+    static_assert(detail::carries_lengths_v<d, dims>,
+                  "dimgraph: lengths: the dim is not ragged, or the shape lacks its batch dim");
+    detail::check_lengths<d>(op, l, extent<d>(), extent<ragged_batch_t<d>>());
+    lengths_[lslot_[list_index_of_v<dims, d>]] = std::move(l);
+  }
+  // Every dim's lengths taken from a shape with the same ragged dims (views keep their
+  // tensor's lengths).
+  template <class... Es>
+  void take_lengths(const shape<Es...>& other) {
+    (take_one<Ds>(other), ...);
   }
 
   template <class D>
@@ -201,15 +240,30 @@ class shape {
     if constexpr (!is_static) detail::check_elements<Ds...>(op, extents());
   }
 
+  template <class D, class Other>
+  void take_one(const Other& other) {
+    if constexpr (detail::carries_lengths_v<D, dims> &&
+                  detail::carries_lengths_v<D, typename Other::dims>)
+      lengths_[lslot_[list_index_of_v<dims, D>]] = other.template lengths<D>();
+  }
+
+  static inline const lengths_ref none_{};
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};
+  [[no_unique_address]] std::array<lengths_ref, ragged_count> lengths_{};
 };
 
-// The text of a shape: "[batch[2], time[25], feature=512]".
+// The text of a shape: "[batch[2], time[25], feature=512]"; a ragged dim with lengths shows
+// them: "time[5] lengths {5, 3, 1}".
 template <class... Ds>
 std::string to_string(const shape<Ds...>& s) {
   std::string out = "[";
   std::size_t i = 0;
-  ((out += (i ? ", " : "") + detail::dim_with_extent<Ds>(s.extent(i)), ++i), ...);
+  auto one = [&]<class D>(std::type_identity<D>) {
+    out += (i ? ", " : "") + detail::dim_with_extent<D>(s.extent(i));
+    if (const auto& l = s.template lengths<D>()) out += " lengths " + detail::lengths_text(*l);
+    ++i;
+  };
+  (one(std::type_identity<Ds>{}), ...);
   return out + "]";
 }
 

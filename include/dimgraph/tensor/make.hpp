@@ -14,18 +14,11 @@
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/tensor.hpp"
 
-// The compile-time checks of a factory's extent arguments, one message per mistake.
-#define DIMGRAPH_CHECK_EXTENTS(OP)                                                           \
-  constexpr auto check =                                                                     \
-      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});         \
-  static_assert(check != detail::extents_check::unknown_dim,                                 \
-                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
-  static_assert(check != detail::extents_check::repeated,                                    \
-                "dimgraph: " OP ": an extent is given twice");                               \
-  static_assert(check != detail::extents_check::missing,                                     \
-                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
-  static_assert(element<T>, "dimgraph: " OP                                                  \
-                            ": the element type must be bool, an 8-64-bit integer, "         \
+// The compile-time checks of a factory's shape arguments, one message per mistake.
+#define DIMGRAPH_CHECK_EXTENTS(OP)                                                   \
+  DIMGRAPH_CHECK_SHAPE_ARGS(OP, Ds, Es);                                             \
+  static_assert(element<T>, "dimgraph: " OP                                          \
+                            ": the element type must be bool, an 8-64-bit integer, " \
                             "float, double or dg::index<D>")
 
 namespace dimgraph {
@@ -34,8 +27,8 @@ namespace detail {
 // A value-initialised tensor of the given extents. After a reported error it is still a
 // tensor (missing extents at their dims' lower bounds, a float stand-in for a non-element
 // T), so that one mistake gives one message.
-template <class T, class... Ds, class... Es>
-auto new_tensor(const char* op, extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto new_tensor(const char* op, const Es&... e) {
   using elem = std::conditional_t<element<T>, T, float>;
   return tensor<elem, Ds...>(shape_from<Ds...>(op, e...));
 }
@@ -80,15 +73,15 @@ T uniform_real(std::mt19937_64& gen, T lo, T hi) {
 // A tensor of zeros: dg::zeros<float, Batch, Feature>(dg::extent<Batch>(2)). Extents by
 // tag in any order; static dims need none. Errors: a missing, repeated or foreign
 // extent (compile time); an extent outside its dim's interval (shape_error, "zeros").
-template <class T, class... Ds, class... Es>
-auto zeros(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto zeros(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("zeros");
   return detail::new_tensor<T, Ds...>("zeros", e...);
 }
 
 // A tensor of ones (true for bool, index 1 for dg::index<D>). Errors: as zeros.
-template <class T, class... Ds, class... Es>
-auto ones(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto ones(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("ones");
   auto x = detail::new_tensor<T, Ds...>("ones", e...);
   if constexpr (element<T>) std::fill_n(x.data(), x.size(), detail::element_from_integer<T>(1));
@@ -97,8 +90,8 @@ auto ones(extent_arg<Es>... e) {
 
 // A tensor with every element equal to value: dg::full<float, Time>(0.5f, dg::extent<Time>(4)).
 // Errors: as zeros.
-template <class T, class... Ds, class... Es>
-auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto full(std::type_identity_t<T> value, const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("full");
   auto x = detail::new_tensor<T, Ds...>("full", e...);
   if constexpr (element<T>) std::fill_n(x.data(), x.size(), value);
@@ -108,8 +101,8 @@ auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
 // 0, 1, 2, ... in row-major order of Ds... (converted to T: an integer type narrower than
 // the count wraps around; a dg::index<D> holds the count). Errors: as zeros; a bool
 // element type (compile time).
-template <class T, class... Ds, class... Es>
-auto iota(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto iota(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("iota");
   static_assert(!std::is_same_v<T, bool>, "dimgraph: iota: counting in bool makes no sense");
   auto x = detail::new_tensor<T, Ds...>("iota", e...);
@@ -130,9 +123,9 @@ auto iota(extent_arg<Es>... e) {
 //   unbiased (rejection sampling; a rejected draw takes another).
 // Errors: as zeros; lo > hi, or for floating point lo >= hi or a non-finite lo, hi or
 // hi - lo (dg::error, "uniform").
-template <class T, class... Ds, class... Es>
+template <class T, class... Ds, detail::shape_arg... Es>
 auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_bound_t<T> hi,
-             extent_arg<Es>... e) {
+             const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("uniform");
   using bound = detail::uniform_bound_t<T>;
   auto x = detail::new_tensor<T, Ds...>("uniform", e...);

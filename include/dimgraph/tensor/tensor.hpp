@@ -80,21 +80,115 @@ constexpr std::size_t last_bound_lo() {
   return n;
 }
 
-// The extent given for D, or D's static size when none is given.
-template <class D, class... Es>
-constexpr std::size_t given_extent(extent_arg<Es>... e) {
+// What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
+// dims (dg::lengths<D>(lens)).
+template <class A>
+struct shape_arg_traits : std::false_type {};
+template <class D>
+struct shape_arg_traits<extent_arg<D>> : std::true_type {
+  using extent_dims = type_list<D>;
+  using lengths_dims = type_list<>;
+};
+template <class D>
+struct shape_arg_traits<lengths_arg<D>> : std::true_type {
+  using extent_dims = type_list<>;
+  using lengths_dims = type_list<D>;
+};
+template <class A>
+concept shape_arg = shape_arg_traits<A>::value;
+
+// Why shape arguments As... do not fit the dims Ds... (one message per mistake, in this order).
+enum class shape_args_check {
+  ok,
+  unknown_dim,
+  repeated,
+  missing,
+  lengths_not_ragged,
+  lengths_without_batch
+};
+template <class... Ds, class... As>
+constexpr shape_args_check check_shape_args(type_list<Ds...>, type_list<As...>) {
+  using given = concat_t<typename shape_arg_traits<As>::extent_dims...>;
+  using lens = concat_t<typename shape_arg_traits<As>::lengths_dims...>;
+  using named = concat_t<given, lens>;
+  using all = type_list<Ds...>;
+  constexpr auto in_all = []<class... Xs>(type_list<Xs...>) {
+    return (contains_v<Xs, all> && ...);
+  };
+  if (!in_all(named{})) return shape_args_check::unknown_dim;
+  if (first_duplicate_v<given> != given::size || first_duplicate_v<lens> != lens::size)
+    return shape_args_check::repeated;
+  if (!((is_static_v<Ds> || contains_v<Ds, named>)&&...)) return shape_args_check::missing;
+  constexpr auto ragged = []<class... Ls>(type_list<Ls...>) { return (is_ragged_v<Ls> && ...); };
+  if (!ragged(lens{})) return shape_args_check::lengths_not_ragged;
+  constexpr auto batched = []<class... Ls>(type_list<Ls...>) {
+    return (carries_lengths_v<Ls, dim_list<Ds...>> && ...);
+  };
+  if (!batched(lens{})) return shape_args_check::lengths_without_batch;
+  return shape_args_check::ok;
+}
+
+// The extent given for D; else, for a ragged dim with lengths, the largest length; else D's
+// static size.
+template <class D, class A>
+constexpr void extent_from(const A&, std::size_t&, bool&) {}
+template <class D>
+constexpr void extent_from(const extent_arg<D>& e, std::size_t& n, bool& given) {
+  n = e.value;
+  given = true;
+}
+template <class D, class A>
+constexpr void length_extent_from(const A&, std::size_t&) {}
+template <class D>
+void length_extent_from(const lengths_arg<D>& l, std::size_t& n) {
+  n = longest(l.value);
+}
+template <class D, class... As>
+constexpr std::size_t given_extent(const As&... a) {
   std::size_t n = bounds_v<D>.lo;
-  ((std::is_same_v<D, Es> ? void(n = e.value) : void()), ...);
+  bool given = false;
+  (extent_from<D>(a, n, given), ...);
+  if (!given) (length_extent_from<D>(a, n), ...);
   return n;
 }
 
-// The shape of Ds... from extents given by tag in any order (static dims optional),
-// each checked against its dim's interval: a shape_error that names `op`, the dim and
-// the extent. The caller has checked the arguments with check_extents.
-template <class... Ds, class... Es>
-shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
-  return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+// The shape of Ds... from shape arguments in any order (static dims optional), each extent
+// checked against its dim's interval and the lengths against the extents: a shape_error that
+// names `op`, the dim and the extent. The caller has checked the arguments with
+// check_shape_args.
+template <class S, class A>
+void lengths_from(S&, const char*, const A&) {}
+template <class S, class D>
+void lengths_from(S& s, const char* op, const lengths_arg<D>& l) {
+  s.template set_lengths<D>(op, l.value);
 }
+template <class... Ds, class... As>
+shape<Ds...> shape_from(const char* op, const As&... a) {
+  auto s = shape<Ds...>::from_extents({given_extent<Ds>(a...)...}, op);
+  (lengths_from(s, op, a), ...);
+  return s;
+}
+
+// The static_asserts of an entry point Op taking shape arguments As for the dims Ds...
+#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                \
+  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                         \
+      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});       \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,            \
+                "dimgraph: " OP                                                              \
+                ": an extent or lengths are given for a dim the tensor does not "            \
+                "have");                                                                     \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated,               \
+                "dimgraph: " OP ": an extent or lengths are given twice");                   \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::missing,                \
+                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,     \
+                "dimgraph: " OP                                                              \
+                ": lengths are given for a dim that is not ragged (declare it "              \
+                "dg::dim<\"name\", dg::ragged<Batch>>)");                                    \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,  \
+                "dimgraph: " OP                                                              \
+                ": lengths are given for a ragged dim whose batch dim the "                  \
+                "tensor does not have")
 
 // Calls f(offset) for every element of a strided layout, in row-major order of its dims.
 template <std::size_t R, class F>
@@ -307,33 +401,29 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     }
     return *this;
   }
-  template <class... Ts>
-    requires(sizeof...(Ts) > 0)
-  explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
-    constexpr auto check =
-        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
-    static_assert(check != detail::extents_check::unknown_dim,
-                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
-    static_assert(check != detail::extents_check::repeated,
-                  "dimgraph: tensor: an extent is given twice");
-    static_assert(check != detail::extents_check::missing,
-                  "dimgraph: tensor: a non-static dim has no extent");
+  // By tag, in any order: the extent of every non-static dim, and the lengths of ragged dims
+  // (dg::lengths<Time>(lens); the extent is then the largest length unless given).
+  // Errors: an extent outside its dim's interval; lengths that are negative, above the extent,
+  // or not one per entry of the batch dim (shape_error naming the dims).
+  template <detail::shape_arg... As>
+    requires(sizeof...(As) > 0)
+  explicit tensor(const As&... a) : tensor(detail::shape_from<Ds...>("tensor", a...)) {
+    DIMGRAPH_CHECK_SHAPE_ARGS("tensor", Ds, As);
   }
 
   // Copies of elements given in row-major order of Ds..., from a span or a vector whose size
   // is the shape's size, or from a pointer to that many elements; extents by tag as above.
   // dg::tensor<float, Time, Feature> x(buffer, dg::extent<Time>(3)). Errors: those of the
   // extents; a span of another size (shape_error naming the shape and both sizes).
-  template <class... Es>
-  explicit tensor(std::span<const T> elements, extent_arg<Es>... e)
-      : tensor(checked_for_overwrite<Es...>(e...)) {
+  template <detail::shape_arg... As>
+  explicit tensor(std::span<const T> elements, const As&... a)
+      : tensor(checked_for_overwrite<As...>(a...)) {
     if (elements.size() != this->size())
       detail::throw_element_count("tensor", elements.size(), shape());
     std::copy_n(elements.data(), this->size(), data());
   }
-  template <class... Es>
-  explicit tensor(const T* elements, extent_arg<Es>... e)
-      : tensor(checked_for_overwrite<Es...>(e...)) {
+  template <detail::shape_arg... As>
+  explicit tensor(const T* elements, const As&... a) : tensor(checked_for_overwrite<As...>(a...)) {
     std::copy_n(elements, this->size(), data());
   }
 
@@ -377,7 +467,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   // Re-shapes (dynamic dims only); the contents become value-initialised when the extents change.
   void reshape(const shape_type& s) {
-    if (s == shape()) return;
+    if (s == shape()) {
+      if constexpr (shape_type::ragged_count > 0) shape_ = s;
+      return;
+    }
     storage_ = make_storage(s);
     shape_ = s;
     strides_ = strides_of(s);
@@ -399,17 +492,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
       : shape_(s.shape),
         storage_(detail::for_overwrite_t{}, s.shape.size()),
         strides_(strides_of(s.shape)) {}
-  template <class... Es>
-  static overwrite_shape checked_for_overwrite(extent_arg<Es>... e) {
-    constexpr auto check =
-        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
-    static_assert(check != detail::extents_check::unknown_dim,
-                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
-    static_assert(check != detail::extents_check::repeated,
-                  "dimgraph: tensor: an extent is given twice");
-    static_assert(check != detail::extents_check::missing,
-                  "dimgraph: tensor: a non-static dim has no extent");
-    return {detail::shape_from<Ds...>("tensor", e...)};
+  template <class... As>
+  static overwrite_shape checked_for_overwrite(const As&... a) {
+    DIMGRAPH_CHECK_SHAPE_ARGS("tensor", Ds, As);
+    return {detail::shape_from<Ds...>("tensor", a...)};
   }
 
   static constexpr std::size_t static_count() {
@@ -437,7 +523,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   }
   // A static tensor's shape and strides are constants (static_shape_, static_strides_);
   // only other tensors store theirs.
-  static constexpr shape_type static_shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
+  static constexpr auto static_shape_ = [] {
+    if constexpr (is_static) return shape_type::from_extents({bounds_v<Ds>.lo...});
+    else return 0;  // (a shape with ragged dims is not a literal type)
+  }();
   static constexpr detail::strides_t<rank> static_strides_ =
       detail::row_major_strides<rank>({bounds_v<Ds>.lo...});
   struct no_shape {
@@ -481,6 +570,11 @@ struct tensor_internals {
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
+  }
+  // Takes the lengths of s (same extents as t's).
+  template <class T, class... Ds>
+  static void take_lengths(tensor<T, Ds...>& t, const shape<Ds...>& s) {
+    t.shape_.take_lengths(s);
   }
 };
 }  // namespace detail
