@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
+#include <vector>
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/reshape.hpp"
@@ -42,12 +44,42 @@ constexpr structural_check check_gather() {
   }
 }
 
+// Which elements of a row-major tensor x, in order, lie inside the lengths of its ragged dims
+// (empty when x has no lengths: every element does). Padding indices are not read.
+template <class X>
+std::vector<bool> valid_positions(const X& x) {
+  std::vector<bool> valid;
+  using dims = typename X::dims;
+  [[maybe_unused]] const auto ext = x.shape().extents();
+  [[maybe_unused]] const auto str = row_major_strides<X::rank>(ext);
+  [[maybe_unused]] auto one = [&]<class R>(R*) {
+    if constexpr (carries_lengths_v<R, dims>) {
+      const lengths_ref& l = x.shape().template lengths<R>();
+      if (!l) return;
+      constexpr std::size_t r = list_index_of_v<dims, R>;
+      constexpr std::size_t b = list_index_of_v<dims, ragged_batch_t<R>>;
+      if (valid.empty()) valid.assign(x.size(), true);
+      for (std::size_t i = 0; i < valid.size(); ++i) {
+        const std::size_t at_r = (i / static_cast<std::size_t>(str[r])) % ext[r];
+        const std::size_t at_b = (i / static_cast<std::size_t>(str[b])) % ext[b];
+        if (static_cast<std::int64_t>(at_r) >= (*l)[at_b]) valid[i] = false;
+      }
+    }
+  };
+  [&]<class... Ds>(dim_list<Ds...>*) {
+    (one(static_cast<Ds*>(nullptr)), ...);
+  }(static_cast<dims*>(nullptr));
+  return valid;
+}
+
 // Every index in idx (a tensor) checked against extent n of V: index_error, before any write.
+// Indices in padding (valid is not empty and false there) are not checked.
 template <class V, class Idx>
-void check_indices(const char* op, const Idx& idx, std::size_t n) {
+void check_indices(const char* op, const Idx& idx, std::size_t n,
+                   const std::vector<bool>& valid = {}) {
   const auto* p = idx.data();
   for (std::size_t i = 0, size = idx.size(); i < size; ++i)
-    check_class_index<V>(op, p[i].value(), n);
+    if (valid.empty() || valid[i]) check_class_index<V>(op, p[i].value(), n);
 }
 
 // idx as a row-major tensor (a tensor already is one; anything else is evaluated).
@@ -88,8 +120,9 @@ auto gather(const Table& table, const Idx& idx) {
       using result_t = detail::tensor_of_list_t<value_t<t_t>,
                                                 detail::gather_dims_t<dims_t<t_t>, v, dims_t<Idx>>>;
       const std::size_t n = t.template extent<v>();
-      detail::check_indices<v>("gather", ix, n);
-      const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+      const std::vector<bool> valid = detail::valid_positions(ix);
+      detail::check_indices<v>("gather", ix, n, valid);
+      auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
         return result_t::shape_type::from_extents({[&] {
                                                     if constexpr (list_contains_v<dims_t<Idx>, Ds>)
                                                       return ix.template extent<Ds>();
@@ -97,7 +130,8 @@ auto gather(const Table& table, const Idx& idx) {
                                                   }()...},
                                                   "gather");
       }(static_cast<typename result_t::dims*>(nullptr));
-      result_t r(shape);
+      if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
+      result_t r(shape);  // (zeros: what padding rows keep)
       const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
       const auto* index = ix.data();
       using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
@@ -109,6 +143,7 @@ auto gather(const Table& table, const Idx& idx) {
           detail::is_tensor_v<t_t> &&
           std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
       for (std::size_t i = 0; i < rows && block > 0; ++i) {
+        if (!valid.empty() && !valid[i]) continue;
         const auto k = static_cast<std::size_t>(index[i].value());
         if constexpr (contiguous_rows) {
           std::copy_n(t.data() + k * block, block, r.data() + i * block);
@@ -156,19 +191,22 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
         const std::size_t n =
             detail::checked_extent<v>("one_hot", detail::given_extent<v>(given...));
         decltype(auto) ix = detail::row_major_indices(idx);
-        detail::check_indices<v>("one_hot", ix, n);
+        const std::vector<bool> valid = detail::valid_positions(ix);
+        detail::check_indices<v>("one_hot", ix, n, valid);
         using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
-        const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
           return result_t::shape_type::from_extents({[&] {
                                                       if constexpr (std::is_same_v<Ds, v>) return n;
                                                       else return ix.template extent<Ds>();
                                                     }()...},
                                                     "one_hot");
         }(static_cast<typename result_t::dims*>(nullptr));
+        if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
         result_t r(shape);
         const auto* index = ix.data();
         for (std::size_t i = 0, rows = ix.size(); i < rows; ++i)
-          r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
+          if (valid.empty() || valid[i])
+            r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
         return r;
       } else {
         return detail::invalid_expr{};

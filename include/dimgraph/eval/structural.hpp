@@ -28,14 +28,17 @@ void fill_view(const tensor_view<T, Ds...>& v, T value) {
 }
 
 // The shape of a result whose dims are x's with one dim (Special, of extent n) new.
+// The lengths of x's ragged dims go with them.
 template <class Result, class Special, class X>
 typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
-    return Result::shape_type::from_extents({[&] {
-                                              if constexpr (std::is_same_v<Ds, Special>) return n;
-                                              else return x.template extent<Ds>();
-                                            }()...},
-                                            op);
+    auto s = Result::shape_type::from_extents({[&] {
+                                                if constexpr (std::is_same_v<Ds, Special>) return n;
+                                                else return x.template extent<Ds>();
+                                              }()...},
+                                              op);
+    if constexpr (Result::shape_type::ragged_count > 0) take_lengths_of(s, x, op);
+    return s;
   }(static_cast<typename Result::dims*>(nullptr));
 }
 
@@ -44,6 +47,7 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
 // concat's operand: x, concatenated along its dim A.
 template <class A, class X>
 struct along_arg {
+  using dim = A;
   X operand;
 };
 template <dimension A, class X>
@@ -149,7 +153,11 @@ auto concat(Parts... parts) {
                   "dimgraph: concat: the result dim is already one of the other dims");
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps =
+        check != check_t::ok ||
+        (detail::keeps_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("concat"));
+    if constexpr (check == check_t::ok && keeps) {
       return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
         using r_dim = concat_dim_t<As...>;
         using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
@@ -224,7 +232,11 @@ auto merge_dims(X&& x) {
                   "dimgraph: merge_dims: the two dims are the same dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps =
+        check != check_t::ok ||
+        detail::keeps_lengths<X, std::remove_cvref_t<A>, std::remove_cvref_t<B>>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("merge_dims"));
+    if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using dims = dims_t<x_t>;
       using m = merge_dim_t<a, b>;
@@ -308,7 +320,9 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
     static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: pad: the padded dim is already a dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("pad"));
+    if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using value_type = value_t<x_t>;
       using result_t =

@@ -153,7 +153,7 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
     return at;
   }
   array ext_;
-  [[no_unique_address]] std::array<lengths_ref, ragged> len_{};
+  [[no_unique_address]] lengths_array<ragged> len_{};
 };
 template <class... Ds>
   requires((is_static_v<Ds> && ...))

@@ -15,6 +15,12 @@
 // or a view and must outlive the result: a temporary tensor is rejected (its view would
 // dangle); dg::eval a lazy expression first.
 
+// The message of a structural op that would lose the lengths of a ragged dim.
+#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
+  "dimgraph: " OP                                                           \
+  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
+  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+
 namespace dimgraph {
 namespace detail {
 
@@ -52,9 +58,25 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
     e[i] = is_new ? ext[i - K] : x.shape().extent(from);
     s[i] = is_new ? str[i - K] : x.strides()[from];
   }
+  auto vs = view_t::shape_type::from_extents(e, op);
+  if constexpr (view_t::shape_type::ragged_count > 0) vs.take_lengths(x.shape());
   // (An empty operand may have no memory at all: no offset from its null pointer.)
-  return view_t(x.data() + (x.size() == 0 ? 0 : offset), view_t::shape_type::from_extents(e, op),
-                s);
+  return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
+}
+
+// Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
+// is a ragged dim with lengths in x, or the batch dim of one.
+template <class X, class... Old>
+constexpr bool keeps_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return []<class... Ds>(dim_list<Ds...>*) {
+    auto ok = []<class D>(D*) {
+      if constexpr (carries_lengths_v<D, xd>)
+        return !(std::is_same_v<D, Old> || ...) && !(std::is_same_v<ragged_batch_t<D>, Old> || ...);
+      else return true;
+    };
+    return (ok(static_cast<Ds*>(nullptr)) && ...);
+  }(static_cast<xd*>(nullptr));
 }
 
 // The same with the dim Old replaced.
@@ -220,10 +242,36 @@ auto rename(X&& x) {
                   "dimgraph: rename: the dims have different static sizes");
     static_assert(check != check_t::sizes_disjoint,
                   "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both");
-    if constexpr (check == check_t::ok)
-      return detail::replaced_view<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>(
-          x, "rename", 0, {x.template extent<Old>()}, {x.template stride<Old>()});
-    else return detail::invalid_expr{};
+    using old_t = std::remove_cvref_t<Old>;
+    using new_t = std::remove_cvref_t<New>;
+    using xd = dims_t<X>;
+    // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
+    // a dim that is not ragged, it forgets them (the padding becomes data).
+    constexpr bool batch_kept = check != check_t::ok || [] {
+      return []<class... Ds>(dim_list<Ds...>*) {
+        return ((!detail::carries_lengths_v<Ds, xd> ||
+                 !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
+      }(static_cast<xd*>(nullptr));
+    }();
+    static_assert(batch_kept,
+                  "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
+                  "would be lost");
+    if constexpr (check == check_t::ok && batch_kept) {
+      auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
+                                                   {x.template stride<Old>()});
+      using view_t = decltype(v);
+      if constexpr (detail::carries_lengths_v<old_t, xd> &&
+                    detail::carries_lengths_v<new_t, dims_t<view_t>> &&
+                    std::is_same_v<ragged_batch_t<old_t>, ragged_batch_t<new_t>>) {
+        auto vs = v.shape();
+        vs.template set_lengths<new_t>("rename", x.shape().template lengths<old_t>());
+        return view_t(v.data(), vs, v.strides());
+      } else {
+        return v;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
@@ -260,7 +308,9 @@ auto split(X&& z, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split: more than one part has no static size; give the extents of all but one "
         "with dg::extent<Part>(n)");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, whole>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split"));
+    if constexpr (check == check_t::ok && keeps) {
       using parts = detail::type_list<std::remove_cvref_t<Parts>...>;
       auto [ext, known] = detail::part_extents(parts{}, given...);
       ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
@@ -314,7 +364,9 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
         "dg::extent<Factor>(n)");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, merge_dim_t<a, b>>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split_dims"));
+    if constexpr (check == check_t::ok && keeps) {
       using whole = merge_dim_t<a, b>;
       auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
       ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
@@ -357,7 +409,9 @@ auto slice(X&& x) {
     static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    if constexpr (check == check_t::ok)
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    if constexpr (check == check_t::ok && keeps)
       return detail::slice_view<a, result>(
           x, slice_positions(x.template extent<a>(), Start, End, Stride));
     else return detail::invalid_expr{};
@@ -386,7 +440,9 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    if constexpr (check == check_t::ok && keeps) {
       if (stride == 0)
         throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
       return detail::slice_view<a, result>(

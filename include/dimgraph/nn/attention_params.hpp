@@ -25,6 +25,18 @@ struct key_dim : dim_expr_base {
   static constexpr dim_kind kind = kind_v<Time>;
 };
 
+}  // namespace dimgraph::nn
+
+// The key dim of a ragged time dim is ragged over the same batch dim: renaming the keys keeps
+// their lengths, and the softmax over the keys gives padding keys weight 0 (the key-length mask).
+template <class Time>
+  requires dimgraph::is_ragged_v<Time>
+struct dimgraph::detail::ragged_batch_of<dimgraph::nn::key_dim<Time>> {
+  using type = dimgraph::ragged_batch_t<Time>;
+};
+
+namespace dimgraph::nn {
+
 // The key dim of attention from the query's time dim QTime and the key's time dim KTime:
 // key_dim<QTime> when they are the same dim (self-attention), else KTime itself.
 template <dimension QTime, dimension KTime = QTime>

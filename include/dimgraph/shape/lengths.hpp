@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -104,10 +105,16 @@ void merge_lengths(const char* op, lengths_ref& into, const lengths_ref& other) 
   if (*into != *other) throw_lengths_differ<D>(op, *into, *other);
 }
 
-// Whether dim D of the dim list L carries lengths: D is ragged and L has its batch dim.
+// Where N dims keep their lengths: nothing at all when N is 0 (std::array<T, 0> takes a byte).
+struct no_lengths {};
+template <std::size_t N>
+using lengths_array = std::conditional_t<N == 0, no_lengths, std::array<lengths_ref, N>>;
+
+// Whether dim D of the dim list L carries lengths: D is ragged, and L has it and its batch dim.
 template <class D, class L>
 constexpr bool carries_lengths() {
-  if constexpr (is_ragged_v<D>) return list_contains_v<L, ragged_batch_t<D>>;
+  if constexpr (is_ragged_v<D>)
+    return list_contains_v<L, D> && list_contains_v<L, ragged_batch_t<D>>;
   else return false;
 }
 template <class D, class L>

@@ -249,7 +249,7 @@ class shape {
 
   static inline const lengths_ref none_{};
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};
-  [[no_unique_address]] std::array<lengths_ref, ragged_count> lengths_{};
+  [[no_unique_address]] detail::lengths_array<ragged_count> lengths_{};
 };
 
 // The text of a shape: "[batch[2], time[25], feature=512]"; a ragged dim with lengths shows
@@ -258,7 +258,7 @@ template <class... Ds>
 std::string to_string(const shape<Ds...>& s) {
   std::string out = "[";
   std::size_t i = 0;
-  auto one = [&]<class D>(std::type_identity<D>) {
+  [[maybe_unused]] auto one = [&]<class D>(std::type_identity<D>) {
     out += (i ? ", " : "") + detail::dim_with_extent<D>(s.extent(i));
     if (const auto& l = s.template lengths<D>()) out += " lengths " + detail::lengths_text(*l);
     ++i;

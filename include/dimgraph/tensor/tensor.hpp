@@ -101,7 +101,9 @@ concept shape_arg = shape_arg_traits<A>::value;
 enum class shape_args_check {
   ok,
   unknown_dim,
+  unknown_lengths_dim,
   repeated,
+  repeated_lengths,
   missing,
   lengths_not_ragged,
   lengths_without_batch
@@ -115,9 +117,10 @@ constexpr shape_args_check check_shape_args(type_list<Ds...>, type_list<As...>) 
   constexpr auto in_all = []<class... Xs>(type_list<Xs...>) {
     return (contains_v<Xs, all> && ...);
   };
-  if (!in_all(named{})) return shape_args_check::unknown_dim;
-  if (first_duplicate_v<given> != given::size || first_duplicate_v<lens> != lens::size)
-    return shape_args_check::repeated;
+  if (!in_all(given{})) return shape_args_check::unknown_dim;
+  if (!in_all(lens{})) return shape_args_check::unknown_lengths_dim;
+  if (first_duplicate_v<given> != given::size) return shape_args_check::repeated;
+  if (first_duplicate_v<lens> != lens::size) return shape_args_check::repeated_lengths;
   if (!((is_static_v<Ds> || contains_v<Ds, named>)&&...)) return shape_args_check::missing;
   constexpr auto ragged = []<class... Ls>(type_list<Ls...>) { return (is_ragged_v<Ls> && ...); };
   if (!ragged(lens{})) return shape_args_check::lengths_not_ragged;
@@ -160,7 +163,8 @@ template <class S, class A>
 void lengths_from(S&, const char*, const A&) {}
 template <class S, class D>
 void lengths_from(S& s, const char* op, const lengths_arg<D>& l) {
-  s.template set_lengths<D>(op, l.value);
+  if constexpr (carries_lengths_v<D, typename S::dims>)  // (else a reported mistake)
+    s.template set_lengths<D>(op, l.value);
 }
 template <class... Ds, class... As>
 shape<Ds...> shape_from(const char* op, const As&... a) {
@@ -174,11 +178,13 @@ shape<Ds...> shape_from(const char* op, const As&... a) {
   constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                         \
       ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});       \
   static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,            \
-                "dimgraph: " OP                                                              \
-                ": an extent or lengths are given for a dim the tensor does not "            \
-                "have");                                                                     \
+                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,    \
+                "dimgraph: " OP ": lengths are given for a dim the tensor does not have");   \
   static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated,               \
-                "dimgraph: " OP ": an extent or lengths are given twice");                   \
+                "dimgraph: " OP ": an extent is given twice");                               \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,       \
+                "dimgraph: " OP ": lengths are given twice for a dim");                      \
   static_assert(shape_check != ::dimgraph::detail::shape_args_check::missing,                \
                 "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
   static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,     \
@@ -328,8 +334,18 @@ class tensor_access {
         ext[j] = self().shape().extent(i);
         str[j++] = self().strides()[i];
       }
-    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k],
-                view::shape_type::from_extents(ext, "at"), str);
+    // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
+    [[maybe_unused]] auto to_length = [&]<class R>(R*) {
+      if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
+        constexpr std::size_t r = list_index_of_v<dims, R>;
+        if (const auto& l = self().shape().template lengths<R>())
+          ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
+      }
+    };
+    (to_length(static_cast<Ds*>(nullptr)), ...);
+    auto vs = view::shape_type::from_extents(ext, "at");
+    if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
+    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
   }
 };
 
