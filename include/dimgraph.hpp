@@ -49,6 +49,7 @@
 #include "dimgraph/eval/compound.hpp"
 #include "dimgraph/eval/structural.hpp"
 #include "dimgraph/eval/gather.hpp"
+#include "dimgraph/eval/pack.hpp"
 #include "dimgraph/eval/softmax.hpp"
 #include "dimgraph/eval/gemm.hpp"
 #include "dimgraph/eval/cblas.hpp"

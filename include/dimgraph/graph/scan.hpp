@@ -13,41 +13,14 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
+#include "dimgraph/graph/scan_ragged.hpp"
 #include "dimgraph/graph/scan_run.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/step.hpp"
 
 namespace dimgraph {
 
-// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
-template <std::size_t K>
-struct unroll {
-  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
-  static constexpr std::size_t factor = K;
-};
-// dg::unroll_all: no loop at all; needs a trip count known at compile time.
-struct unroll_all {};
-
 namespace detail {
-
-// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
-template <class Unroll, std::size_t StaticCount, class F>
-void scan_loop(std::size_t n, F&& once) {
-  if constexpr (std::is_same_v<Unroll, unroll_all>) {
-    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      (once(Is), ...);
-    }(std::make_index_sequence<StaticCount>{});
-  } else {
-    constexpr std::size_t k = Unroll::factor;
-    std::size_t i = 0;
-    if constexpr (k > 1)
-      for (; i + k <= n; i += k)
-        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
-          (once(i + Us), ...);
-        }(std::make_index_sequence<k>{});
-    for (; i < n; ++i) once(i);
-  }
-}
 
 // An input of a traced scan: a symbol, or a symbol given as dg::sliced.
 template <class X>
@@ -108,8 +81,9 @@ std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::inde
                                                                        type_list<Cs...>);
 
 // How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
-// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all").
-template <class Unroll, class... Xs>
+// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all"; ", ragged over batch" when
+// RaggedBatch, the batch dim of a ragged scan, is not void).
+template <class Unroll, class RaggedBatch, class... Xs>
 std::string scan_attributes() {
   std::string sliced, carried;
   std::size_t k = 0;
@@ -129,6 +103,7 @@ std::string scan_attributes() {
   std::string out = sliced + (carried.empty() ? "" : ", " + carried);
   if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
   else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
+  if constexpr (!std::is_void_v<RaggedBatch>) out += ", ragged over " + describe<RaggedBatch>();
   return out;
 }
 
@@ -191,7 +166,7 @@ class scan_fn {
       return false;
     } else {
       return detail::check_scan_body<typename Run::iter, typename Run::carried,
-                                     typename Run::result>();
+                                     typename Run::result, typename Run::ragged_batch>();
     }
   }
 
@@ -210,9 +185,10 @@ class scan_fn {
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
     using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,
                                decltype(detail::scan_input_node(xs))...>;
-    return detail::region_results<true>(region{{detail::scan_input_node(xs)...},
-                                               {std::move(body)},
-                                               detail::scan_attributes<Unroll, Xs...>()});
+    return detail::region_results<true>(
+        region{{detail::scan_input_node(xs)...},
+               {std::move(body)},
+               detail::scan_attributes<Unroll, typename Run::ragged_batch, Xs...>()});
   }
 
   Body body_;
@@ -250,7 +226,21 @@ class scan_fn {
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
 // arguments of the slices' and carries' tensor types as a sub-graph; the result is a
 // std::tuple of symbols of the types above. The checks are the same.
-// Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
+// Ragged  when D is ragged (dg::ragged<Batch>) and the sliced inputs carry its lengths (they
+//          have Batch), each row b runs for its own length len[b], as PyTorch's packed
+//          sequences: iteration i is active for row b while i < len[b]. A forward walk reads
+//          position i; a backward walk (start -1, end 0, stride -1) reads len[b] - 1 - i, so it
+//          starts at the row's own last step. A carry stops changing after the row's last step
+//          (its final value is the row's state at its own end); emitted outputs are zero past
+//          the row's length and carry the lengths along D; a finished row's slices read as
+//          zeros (the body never sees padding). The body still runs on the whole batch,
+//          max(len) times; no row runs when every length is 0. Needs (compile time): every
+//          sliced input walks the whole of D one position at a time, a backward one has Batch,
+//          every carry and emitted value has Batch. Errors (run time): sliced inputs with
+//          different lengths; a sliced input, carry or emitted value whose Batch extent is not
+//          the number of lengths (shape_error). Without lengths (null: every row full) the
+//          scan is the plain one. Traced, the scan node says ", ragged over batch"; the graph
+//          runs the same way.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before
 // the first iteration): a slicing outside its dim or past its end, trip counts that differ
@@ -282,6 +272,12 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     return detail::scan_walks(std::get<pos[Ss]>(in)...);
   }(std::make_index_sequence<slice_count>{});
   const std::size_t n = walks[0].count;
+  if constexpr (Run::ragged) {
+    const lengths_ref lens = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
+    }(std::make_index_sequence<slice_count>{});
+    if (lens) return detail::run_ragged_scan<D, Unroll, Run>(body_, in, lens, n);
+  }
   state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
     return state_t(std::get<pos[slice_count + Cs]>(in)...);
   }(std::make_index_sequence<carry_count>{});

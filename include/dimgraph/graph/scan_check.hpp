@@ -31,7 +31,8 @@ enum class scan_input_check {
   other_dim,
   not_input,
   outside,
-  trips_differ
+  trips_differ,
+  ragged_walk
 };
 
 template <class First, class Other>
@@ -80,8 +81,45 @@ constexpr bool static_trips_agree(type_list<Ss...>) {
   }
 }
 
+// Whether scan<D> over the sliced inputs Sliced (a type_list) runs each batch row for its own
+// length: D is ragged and a sliced input has D's batch dim (so it carries D's lengths).
+template <class D, class Sliced>
+inline constexpr bool ragged_scan_v = false;
+template <class D, class... Ss>
+inline constexpr bool ragged_scan_v<D, type_list<Ss...>> =
+    (carries_lengths_v<D, dims_t<typename Ss::operand_type>> || ...);
+
+// A sliced input of a scan over the ragged dim D: it walks the whole dim one position at a
+// time (a row's steps are its first len positions, in either direction), and backwards only
+// with D's batch dim (row b's first step is its own last position, len[b] - 1).
+template <class D, class Sliced>
+constexpr bool ragged_walk_fits() {
+  constexpr slicing s = Sliced::slicing_value;
+  constexpr bool whole = walks_whole_dim<D, s>();
+  static_assert(whole,
+                "dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one "
+                "position at a time (forwards: start 0, end -1, stride 1; backwards: start -1, "
+                "end 0, stride -1)");
+  if constexpr (!whole) {
+    return false;
+  } else {
+    constexpr bool rows =
+        s.stride > 0 || list_contains_v<dims_t<typename Sliced::operand_type>, ragged_batch_t<D>>;
+    static_assert(rows,
+                  "dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the "
+                  "dim's batch dim (each row starts at its own last step)");
+    return rows;
+  }
+}
+template <class D, class... Ss>
+constexpr bool ragged_walks_fit(type_list<Ss...>) {
+  if constexpr (!ragged_scan_v<D, type_list<Ss...>>) return true;
+  else return (ragged_walk_fits<D, Ss>() && ...);
+}
+
 // The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
-// or an expression (a carry); static slicings inside their dims; static trip counts equal.
+// or an expression (a carry); static slicings inside their dims; static trip counts equal;
+// over a ragged dim whose lengths they carry, walks that ragged_walk_fits.
 template <class D, class... Xs>
 constexpr scan_input_check check_scan_inputs() {
   using sliced = sliced_inputs_t<Xs...>;
@@ -107,6 +145,8 @@ constexpr scan_input_check check_scan_inputs() {
     return scan_input_check::outside;
   } else if constexpr (!static_trips_agree(sliced{})) {
     return scan_input_check::trips_differ;
+  } else if constexpr (!ragged_walks_fit<D>(sliced{})) {
+    return scan_input_check::ragged_walk;
   } else {
     return scan_input_check::ok;
   }
@@ -144,10 +184,25 @@ constexpr bool emitted_value_fits() {
   }
 }
 
+// Over a ragged dim (Batch its batch dim), a carry (Emitted false) or an emitted value
+// (Emitted true) has Batch: each row keeps its carry, and gets zeros, after its last step.
+template <std::size_t Index, class Batch, class Value, bool Emitted>
+constexpr bool ragged_value_has_rows() {
+  constexpr bool has = list_contains_v<dims_t<Value>, Batch>;
+  static_assert(has || Emitted,
+                "dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim (each "
+                "row keeps its carry after its own last step)");
+  static_assert(has || !Emitted,
+                "dimgraph: scan: over a ragged dim, every emitted value needs the dim's batch "
+                "dim (each row's outputs past its own last step are zero)");
+  return has;
+}
+
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
 // with one carry per carried input, each of its input's type, and emitted expressions
-// without the iteration dim Iter.
-template <class Iter, class Carried, class R>
+// without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
+// carry and emitted value has Batch.
+template <class Iter, class Carried, class R, class Batch = void>
 constexpr bool check_scan_body() {
   if constexpr ((poisoned<R>)) {
     return false;
@@ -164,16 +219,29 @@ constexpr bool check_scan_body() {
                     "are carried inputs");
       return false;
     } else {
-      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                       std::index_sequence<Ks...>) {
-        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
-                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
-                              ...);
-        const bool emitted =
-            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
-        return carries && emitted;
-      }(std::make_index_sequence<Carried::size>{},
-             std::make_index_sequence<std::tuple_size_v<emits>>{});
+      constexpr auto carries = std::make_index_sequence<Carried::size>{};
+      constexpr auto emitted = std::make_index_sequence<std::tuple_size_v<emits>>{};
+      constexpr bool typed = []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                                      std::index_sequence<Ks...>) {
+        const bool c = (carry_keeps_type<Is, at_t<Is, Carried>,
+                                         carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
+                        ...);
+        const bool e = (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
+        return c && e;
+      }(carries, emitted);
+      if constexpr (!typed || std::is_void_v<Batch>) {
+        return typed;
+      } else {
+        return []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                        std::index_sequence<Ks...>) {
+          const bool c = (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...);
+          const bool e =
+              (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+                                     true>() &&
+               ...);
+          return c && e;
+        }(carries, emitted);
+      }
     }
   }
 }

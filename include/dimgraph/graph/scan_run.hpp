@@ -1,5 +1,5 @@
-// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
-// the body's arguments and result, and its stacked outputs.
+// The mechanics of one dg::scan: its loop (dg::unroll), the slices it reads, its trip-count
+// checks, the types of the body's arguments and result, and its stacked outputs.
 #pragma once
 
 #include <array>
@@ -18,7 +18,36 @@
 #include "dimgraph/graph/step.hpp"
 
 namespace dimgraph {
+
+// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
+template <std::size_t K>
+struct unroll {
+  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
+  static constexpr std::size_t factor = K;
+};
+// dg::unroll_all: no loop at all; needs a trip count known at compile time.
+struct unroll_all {};
+
 namespace detail {
+
+// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
+template <class Unroll, std::size_t StaticCount, class F>
+void scan_loop(std::size_t n, F&& once) {
+  if constexpr (std::is_same_v<Unroll, unroll_all>) {
+    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      (once(Is), ...);
+    }(std::make_index_sequence<StaticCount>{});
+  } else {
+    constexpr std::size_t k = Unroll::factor;
+    std::size_t i = 0;
+    if constexpr (k > 1)
+      for (; i + k <= n; i += k)
+        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
+          (once(i + Us), ...);
+        }(std::make_index_sequence<k>{});
+    for (; i < n; ++i) once(i);
+  }
+}
 
 // The view iteration i of the walk w gives of a sliced input (elements const).
 template <class Sliced>
@@ -208,6 +237,10 @@ struct scan_run {
   }();
   using first = front_t<sliced>;
   using iter = iteration_dim_t<D, first::slicing_value>;
+  // Each batch row runs for its own length (see ragged_scan_v); ragged_batch is then D's
+  // batch dim, else void.
+  static constexpr bool ragged = ragged_scan_v<D, sliced>;
+  using ragged_batch = std::conditional_t<ragged, ragged_batch_t<D>, void>;
   static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
   template <class X>
   using arg_of = typename scan_arg_type<X>::type;

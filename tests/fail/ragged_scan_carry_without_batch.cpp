@@ -1,0 +1,23 @@
+// expect: dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim
+#include <dimgraph.hpp>
+namespace dg = dimgraph;
+struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};
+struct Time : dg::dim<"time", dg::ragged<Batch>> {};
+struct F : dg::dim<"f", 2> {};
+void f(const dg::tensor<float, Batch, Time, F>& x, const dg::tensor<float, F>& s0,
+       const dg::tensor<float, Batch, F>& h0) {
+#ifdef DIMGRAPH_FAIL
+  (void)h0;
+  auto r = dg::scan<Time>([](const auto& xt, const auto& s) {
+    return dg::step(dg::carry(s + dg::sum<Batch>(xt)));
+  })(dg::sliced<Time>(x), s0);
+#else
+  auto r = dg::scan<Time>([](const auto& xt, const auto& s) {
+    return dg::step(dg::carry(s + xt));
+  })(dg::sliced<Time>(x), h0);
+  (void)s0;
+#endif
+  (void)r;
+}
+
+int main() {}
