@@ -716,7 +716,9 @@ auto permute(X&& x) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
   std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
   detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};
-  return tensor_view<elem, Ps...>(x.data(), shape<Ps...>::from_extents(ext, "permute"), str);
+  auto s = shape<Ps...>::from_extents(ext, "permute");
+  if constexpr (shape<Ps...>::ragged_count > 0) s.take_lengths(x.shape());
+  return tensor_view<elem, Ps...>(x.data(), s, str);
 }
 
 }  // namespace dimgraph

@@ -172,3 +172,11 @@ TEST_CASE("ragged: concat and pad along another dim keep the lengths") {
   const auto p = dg::pad<F, 1, 2>(x);
   CHECK(lengths_vector(dg::lengths_of<Time>(p)) == lens_t{3, 1});
 }
+
+TEST_CASE("ragged: a permuted view keeps the lengths") {
+  dg::tensor<float, Batch, Time, F> x(dg::extent<Batch>(2), dg::lengths<Time>({1, 3}));
+  const auto p = dg::permute<Time, F, Batch>(x);
+  CHECK(lengths_vector(dg::lengths_of<Time>(p)) == lens_t{1, 3});
+  const dg::tensor<float, Time, Batch, F> copy = p;
+  CHECK(lengths_vector(dg::lengths_of<Time>(copy)) == lens_t{1, 3});
+}
