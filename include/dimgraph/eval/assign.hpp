@@ -71,8 +71,10 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
 }
 
 // dst = a reduction: accumulated into a fresh tensor (so dst may even share memory with
-// the input), then written to dst (divided by the count for a mean).
-// Error: max or min over no elements (shape_error), before anything is written.
+// the input), then written to dst (divided by the count for a mean). Over a ragged dim or its
+// batch dim, padding is masked out (reduce_ragged_into).
+// Error: max or min over no elements, or over a row of length 0 (shape_error), before anything
+// is written.
 template <class Dst, class Op, class X, class... Rs>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   using node = reduce_expr<Op, X, Rs...>;
@@ -81,16 +83,21 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X
   const auto& x = e.source();
   if constexpr (Op::empty_is_error)
     if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
-  auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
-    return tensor<acc_t, Ds...>(shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
-  }(std::type_identity<typename node::dims>{});
-  constexpr acc_t identity = Op::template identity<acc_t>();
-  if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
-  accumulate<Op, acc_t>(acc, x);
-  if constexpr (std::is_same_v<Op, fn::mean_reduce>)
-    assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
-  else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
-  else assign_elementwise<false>(dst, cast<result_t>(acc));
+  if constexpr (ragged_over_v<dims_t<X>, dim_list<Rs...>>) {
+    reduce_ragged_into<Op, Rs...>(dst, x);
+  } else {
+    auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+      return tensor<acc_t, Ds...>(
+          shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
+    }(std::type_identity<typename node::dims>{});
+    constexpr acc_t identity = Op::template identity<acc_t>();
+    if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
+    accumulate<Op, acc_t>(acc, x);
+    if constexpr (std::is_same_v<Op, fn::mean_reduce>)
+      assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
+    else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
+    else assign_elementwise<false>(dst, cast<result_t>(acc));
+  }
 }
 
 // The lengths of e's ragged dims given to the shape s (of e's extents).

@@ -5,8 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/compound.hpp"
@@ -147,6 +149,61 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   return out;
 }
 
+// Softmax (Log: log-softmax) over D of a tensor or view whose only dim to mask is D itself
+// (ragged, its batch dim in x): the row of each batch entry over its own length, and fill at
+// the padding (0, or -inf for log-softmax; an empty row is all fill).
+template <class D, bool Log, class X>
+auto softmax_ragged_rows(const X& x) {
+  using B = ragged_batch_t<D>;
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = uninitialized_like<T>(x);
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const lengths_ref lens = lengths_in<D>(x);
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  constexpr T fill = Log ? -std::numeric_limits<T>::infinity() : T(0);
+  for (std::size_t b = 0, rows = x.template extent<B>(); b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : n;
+    const auto xb = entry_view<B>(x, b);
+    const auto ob = entry_view<B>(out, b);
+    for_each_position(xb[dimgraph::at<D>(0)], ob[dimgraph::at<D>(0)], n,
+                      [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                        if (len != 0) {
+                          if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, len);
+                          else softmax_row<Log, false>(o, os, xr, xs, len);
+                        }
+                        for (std::size_t j = len; j < n; ++j)
+                          o[static_cast<std::ptrdiff_t>(j) * os] = fill;
+                      });
+  }
+  return out;
+}
+
+// Softmax over D of a tensor or view with ragged dims to mask (masked_dims_t over D): D's
+// padding, or (D a batch dim) the entries of D at which a ragged dim's position is past its
+// length. The masked positions read -inf (probability 0) and are written fill afterwards, so
+// a row with no valid position is all fill. Each row of D alone: softmax_ragged_rows.
+template <class D, bool Log, class X>
+auto softmax_ragged(const X& x) {
+  using masked = masked_dims_t<dims_t<X>, dim_list<D>>;
+  if constexpr (std::is_same_v<masked, dim_list<D>>) {
+    return softmax_ragged_rows<D, Log>(x);
+  } else {
+    using T = fn::float_of_t<typename X::value_type>;
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return with_position_type(
+        x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
+          const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
+          const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
+          auto out = softmax_rows<D, Log>(without_lengths(masked_x));
+          assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
+          tensor_internals::take_lengths(out, masked_x.shape());
+          return out;
+        });
+  }
+}
+
 // The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
 // NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
 template <bool Max, bool Unit, class V>
@@ -197,26 +254,168 @@ DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrd
   return best_at;
 }
 
+// out = the position of the extreme element along D of x (D's extent n > 0; out has x's other
+// dims, in x's order).
+template <class D, bool Max, class X, class Out>
+DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_into(const X& x, const Out& out) {
+  using V = typename X::value_type;
+  const std::size_t n = x.template extent<D>();
+  if (out.size() == 0) return;
+  const std::ptrdiff_t xs = x.template stride<D>();
+  for_each_position(x[dimgraph::at<D>(0)], out, n,
+                    [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+                      *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
+                                            : arg_extreme_row<Max, false>(xr, xs, n));
+                    });
+}
+
+// A new tensor of element type T with x's dims but D (D's extent > 0), keeping the lengths of
+// x's other ragged dims.
+template <class T, class D, class X>
+auto uninitialized_without(const X& x) {
+  if constexpr (X::shape_type::ragged_count > 0) {
+    auto s = entry_view<D>(x, 0).shape();
+    s.take_lengths(x.shape());
+    return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+      return tensor_internals::for_overwrite<tensor<T, Ds...>>(s);
+    }(std::type_identity<list_difference_t<dims_t<X>, dim_list<D>>>{});
+  } else {
+    return uninitialized_like<T>(x[dimgraph::at<D>(0)]);
+  }
+}
+
 template <class D, bool Max, class X>
 DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
-  using V = typename X::value_type;
-  const auto first = x[dimgraph::at<D>(0)];
-  auto out = uninitialized_like<index<D>>(first);
-  const std::size_t n = x.template extent<D>();
-  if (out.size() == 0) return out;
-  const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(first, out.view(), n, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
-    *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
-                          : arg_extreme_row<Max, false>(xr, xs, n));
-  });
+  auto out = uninitialized_without<index<D>, D>(x);
+  arg_extreme_into<D, Max>(x, out.view());
   return out;
+}
+
+// argmax (Max) or argmin over the ragged dim D alone (its batch dim in x): each row over its
+// own length. Error: a row of length 0 (shape_error naming the batch entry), before any work.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged_rows(const X& x, const char* op) {
+  using B = ragged_batch_t<D>;
+  const std::size_t rows = x.template extent<B>();
+  const lengths_ref lens = lengths_in<D>(x);
+  if (lens)
+    for (std::size_t b = 0; b < rows; ++b)
+      if ((*lens)[b] == 0) [[unlikely]]
+        throw_no_valid_element<B>(op, {b}, lengths_description<D>(*lens));
+  auto out = uninitialized_without<index<D>, D>(x);
+  for (std::size_t b = 0; b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : x.template extent<D>();
+    arg_extreme_into<D, Max>(leading_view<D>(entry_view<B>(x, b), len), entry_view<B>(out, b));
+  }
+  return out;
+}
+
+// The error of arg_extreme_masked at x's position p (x's dims XDims): names p along the dims
+// Ks... and the lengths of the masked dims (rules, in the order of Masked).
+template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
+    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>*) {
+  std::string lens;
+  [&]<class... Es>(dim_list<Es...>*) {
+    std::size_t k = 0;
+    ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
+  }(static_cast<Masked*>(nullptr));
+  throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
+}
+
+// argmax (Max) or argmin over D of a tensor or view with other ragged dims to mask (D is the
+// batch dim of a ragged dim, with or without being ragged itself): a plain loop that visits
+// only the valid entries of each row of D. Error: a row with no valid entry (shape_error
+// naming its position along the mask dims), before the result is returned.
+template <class D, bool Max, class X>
+auto arg_extreme_masked(const X& x, const char* op) {
+  using V = typename X::value_type;
+  using xdims = dims_t<X>;
+  using masked = masked_dims_t<xdims, dim_list<D>>;
+  constexpr std::size_t R = X::rank, kd = list_index_of_v<xdims, D>;
+  auto out = uninitialized_without<index<D>, D>(x);
+  const auto ext = x.shape().extents();
+  for (std::size_t i = 0; i < R; ++i)
+    if (ext[i] == 0) return out;
+  // Per masked dim: where it and its batch dim are in x, and its lengths.
+  struct rule {
+    std::size_t dim, batch;
+    std::vector<std::int64_t> lengths;
+  };
+  const auto rules = [&]<class... Es>(dim_list<Es...>*) {
+    const auto one = [&]<class E>(std::type_identity<E>) {
+      const lengths_ref l = lengths_in<E>(x);
+      return rule{
+          list_index_of_v<xdims, E>, list_index_of_v<xdims, ragged_batch_t<E>>,
+          l ? *l
+            : std::vector<std::int64_t>(ext[list_index_of_v<xdims, ragged_batch_t<E>>],
+                                        static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
+    };
+    return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
+  }(static_cast<masked*>(nullptr));
+  const auto better = [](V b, V a) {
+    if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
+    else return Max ? a < b : b < a;
+  };
+  const auto& xs = x.strides();
+  const auto& os = out.strides();
+  std::array<std::size_t, R> p{};
+  for (;;) {
+    std::ptrdiff_t xo = 0, oo = 0;
+    for (std::size_t i = 0; i < R; ++i)
+      if (i != kd) {
+        xo += static_cast<std::ptrdiff_t>(p[i]) * xs[i];
+        oo += static_cast<std::ptrdiff_t>(p[i]) * os[i < kd ? i : i - 1];
+      }
+    bool found = false;
+    V best{};
+    std::int64_t best_at = 0;
+    for (std::size_t d = 0; d < ext[kd]; ++d) {
+      p[kd] = d;
+      bool valid = true;
+      for (const rule& r : rules)
+        valid = valid && static_cast<std::int64_t>(p[r.dim]) < r.lengths[p[r.batch]];
+      if (!valid) continue;
+      const V v = x.data()[xo + static_cast<std::ptrdiff_t>(d) * xs[kd]];
+      if (!found || better(v, best)) {
+        best = v;
+        best_at = static_cast<std::int64_t>(d);
+        found = true;
+      }
+    }
+    p[kd] = 0;
+    if (!found) [[unlikely]]
+      throw_no_valid_row<xdims, masked>(
+          op, p, rules,
+          static_cast<list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>*>(nullptr));
+    out.data()[oo] = index<D>(best_at);
+    bool done = true;
+    for (std::size_t i = R; i-- > 0;) {
+      if (i == kd) continue;
+      if (++p[i] < ext[i]) {
+        done = false;
+        break;
+      }
+      p[i] = 0;
+    }
+    if (done) return out;
+  }
+}
+// argmax (Max) or argmin over D of a tensor or view with ragged dims to mask: D's own rows
+// by length (arg_extreme_ragged_rows) when D is the only one, else arg_extreme_masked.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged(const X& x, const char* op) {
+  if constexpr (std::is_same_v<masked_dims_t<dims_t<X>, dim_list<D>>, dim_list<D>>)
+    return arg_extreme_ragged_rows<D, Max>(x, op);
+  else return arg_extreme_masked<D, Max>(x, op);
 }
 }  // namespace detail
 
 // log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
 // near +-1000 stay finite; an infinite m is taken as 0 (as PyTorch), so a row holding +inf
 // gives +inf and a row of only -inf gives -inf. Integers compute in float. Shape rule: as
-// sum. Over no elements (a reduced extent of 0) it is log(0) = -inf.
+// sum. Over no elements (a reduced extent of 0, or a ragged row of length 0) it is
+// log(0) = -inf; over a ragged dim or its batch dim, padding is left out.
 // Error: a dim the tensor does not have; a bool or index operand.
 template <class... Rs, expression X>
 auto logsumexp(X&& x) {
@@ -225,10 +424,14 @@ auto logsumexp(X&& x) {
                 "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
     using T = detail::fn::float_of_t<value_t<X>>;
+    // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
+    using max_op =
+        std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
+                           detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
     const auto xf = eval(cast<T>(x));
     const bool empty = ((x.template extent<Rs>() == 0) || ...);
     if (empty) return eval(log(sum<Rs...>(exp(xf))));
-    const auto m = eval(max<Rs...>(xf));
+    const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
     const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
     return eval(shift + log(sum<Rs...>(exp(xf - shift))));
   } else {
@@ -236,28 +439,37 @@ auto logsumexp(X&& x) {
   }
 }
 
-// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims.
+// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims. Over a
+// ragged dim D (or D the batch dim of a ragged dim of x) only valid positions count: padding
+// gets probability exactly 0, and a row of length 0 is all 0.
 template <class D, expression X>
 DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
+      else return detail::softmax_ragged<D, false>(detail::materialize(x));
+    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
     else return detail::softmax_rows<D, false>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
 }
 
-// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
+// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims. Over a ragged dim,
+// as softmax: padding gets -inf (log 0), and a row of length 0 is all -inf.
 template <class D, expression X>
 DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
+      else return detail::softmax_ragged<D, true>(detail::materialize(x));
+    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
     else return detail::softmax_rows<D, true>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
@@ -266,8 +478,10 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
 
 // The first position of the largest (argmax) or smallest (argmin) element along D, as
 // dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
+// Over a ragged dim D (or D the batch dim of a ragged dim of x), only valid positions count.
 // Shape rule: [x dims] -> [x dims without D].
-// Error (run time): D has extent 0, so there is no position (shape_error).
+// Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
+// there is no position (shape_error).
 #define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                        \
   template <class D, expression X>                                                               \
   auto NAME(X&& x) {                                                                             \
@@ -276,8 +490,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
         ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
     if constexpr (ok) {                                                                          \
       if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
-      if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme<D, MAX>(x);                 \
-      else return detail::arg_extreme<D, MAX>(detail::materialize(x));                           \
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
+        if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
+        else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
+      } else if constexpr (detail::is_leaf_v<X>) {                                               \
+        return detail::arg_extreme<D, MAX>(x);                                                   \
+      } else {                                                                                   \
+        return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
+      }                                                                                          \
     } else {                                                                                     \
       return detail::invalid_expr{};                                                             \
     }                                                                                            \

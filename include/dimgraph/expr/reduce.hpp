@@ -21,6 +21,9 @@ namespace detail::fn {
 // gives its identity (sum 0, prod 1, any false, all true; mean 0 / 0, i.e. NaN), except where
 // empty_is_error: max and min of nothing have no value, and evaluating them throws
 // dg::shape_error. max and min propagate NaN (a NaN anywhere gives NaN, as torch.max).
+// Over a ragged dim (or its batch dim) only valid positions count: padding is read as the
+// identity, a mean divides by the number of valid positions, and a max or min over a row
+// with no valid position (length 0) throws as over an empty extent.
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
@@ -64,10 +67,11 @@ struct mean_reduce : sum_reduce {
   template <class T>
   using acc = double;
 };
-template <bool Max>
+// (EmptyIsError false: the identity, -inf for max, over no elements; what logsumexp needs.)
+template <bool Max, bool EmptyIsError = true>
 struct extreme_reduce {
   static constexpr const char* name = Max ? "max" : "min";
-  static constexpr bool empty_is_error = true;
+  static constexpr bool empty_is_error = EmptyIsError;
   template <class T>
   using result = T;
   template <class T>
@@ -110,6 +114,31 @@ using all_reduce = logical_reduce<true>;
 
 }  // namespace detail::fn
 
+namespace detail {
+// Whether an op over the dims Over (reduced, contracted, or the softmax dim) of an operand with
+// the dims L must respect the lengths of D: D carries lengths in L (it is ragged and L has its
+// batch dim), and D or its batch dim is in Over. (Over the batch dim alone, the positions past
+// each row's length are padding too.)
+template <class D, class L, class Over>
+constexpr bool respects_lengths_of() {
+  if constexpr (carries_lengths_v<D, L>)
+    return list_contains_v<Over, D> || list_contains_v<Over, ragged_batch_t<D>>;
+  else return false;
+}
+template <class L, class Over>
+struct respects_lengths {
+  template <class D>
+  struct pred : std::bool_constant<respects_lengths_of<D, L, Over>()> {};
+};
+// masked_dims_t<L, Over>: the dims of L, in L's order, whose lengths an op over Over respects
+// (an empty list for every operand without ragged dims).
+template <class L, class Over>
+using masked_dims_t = dims_of_t<filter_t<respects_lengths<L, Over>::template pred, types_of_t<L>>>;
+// Whether an op over Over reads a position of an operand with the dims L that may be padding.
+template <class L, class Over>
+inline constexpr bool ragged_over_v = masked_dims_t<L, Over>::size > 0;
+}  // namespace detail
+
 // Op over the dims Rs... of X. Shape rule: [x dims] -> [x dims without Rs...], in x's order.
 template <class Op, class X, class... Rs>
 class reduce_expr : public expr_node_base {
@@ -150,8 +179,10 @@ struct detail::evaluator<reduce_expr<Op, X, Rs...>>
 // The public reductions. Result element type: sum and prod of bool or integers give int64,
 // of floats the same type; mean of bool or integers gives float; max and min keep the type;
 // any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
-// given twice, or the op on dg::index<D> (any/all: on a non-bool). Error (run time, when
-// evaluated): max or min over a reduced extent of 0 (shape_error naming the dims).
+// given twice, or the op on dg::index<D> (any/all: on a non-bool). Over a ragged dim or its
+// batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
+// or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
+// length 0 (shape_error naming the row and the lengths), before anything is written.
 #define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
   template <class... Rs, expression X>                                              \
   auto NAME(X&& x) {                                                                \
