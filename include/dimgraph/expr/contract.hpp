@@ -91,7 +91,8 @@ template <class A, class B, class... Ks>
 struct detail::evaluator<contract_expr<A, B, Ks...>>
     : detail::temporary_evaluator<contract_expr<A, B, Ks...>> {};
 
-// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
+// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule). Contracting a
+// ragged dim, or its batch dim, sums only valid positions: padding is never read.
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
 template <class... Ks, expression A, expression B>
