@@ -269,12 +269,28 @@ struct dim_expr_base {};
 // Every tag derives from this.
 struct dim_tag_base : dim_expr_base {};
 
+// The size argument of a ragged dim: a dynamic dim whose valid length differs per entry of
+// the batch dim B (a tag). struct Time : dg::dim<"time", dg::ragged<dg::batch>> {};
+template <class B>
+struct ragged_over {
+  using batch = B;
+};
+template <class B>
+inline constexpr ragged_over<B> ragged{};
+
 namespace detail {
+
+template <class S>
+struct ragged_size : std::false_type {};
+template <class B>
+struct ragged_size<ragged_over<B>> : std::true_type {};
 
 template <class S>
 constexpr interval size_to_interval(S size) {
   if constexpr (std::is_same_v<S, interval>) {
     return size;
+  } else if constexpr (ragged_size<S>::value) {
+    return interval{};
   } else {
     static_assert(std::is_integral_v<S> && !std::is_same_v<S, bool>,
                   "dimgraph: dim: a size is an integer, a dg::range{lo, hi} or omitted (dynamic)");
@@ -295,6 +311,7 @@ constexpr dim_kind default_kind(interval size) {
 //   struct Time    : dg::dim<"time"> {};                 // dynamic: [0, unbounded]
 //   struct Feature : dg::dim<"feature", 512> {};         // static
 //   struct Beam    : dg::dim<"beam", dg::range{1, 8}> {};// interval
+//   struct Time    : dg::dim<"time", dg::ragged<Batch>> {};  // dynamic, a length per batch entry
 // Two tags with equal names and sizes are still different dims.
 // Error: an empty size interval (lo > hi) or a negative size.
 template <detail::fixed_string Name, auto Size = interval{},
@@ -305,6 +322,7 @@ struct dim : dim_tag_base {
   static constexpr dim_kind kind = Kind;
   static_assert(!bounds.is_empty(),
                 "dimgraph: dim: the size interval is empty (lo > hi) or the size is negative");
+  static constexpr auto size_argument = Size;
 };
 
 // The one predefined global batch dim (dynamic).
@@ -314,6 +332,26 @@ struct batch : dim<"batch", interval{}, dim_kind::batch> {};
 template <class T>
 inline constexpr bool is_tag_v =
     std::is_base_of_v<dim_tag_base, T> && std::is_same_v<T, std::remove_cvref_t<T>>;
+
+namespace detail {
+template <class D>
+struct ragged_batch_of {
+  using type = void;
+};
+template <class D>
+  requires ragged_size<std::remove_cvref_t<decltype(D::size_argument)>>::value
+struct ragged_batch_of<D> {
+  using type = typename std::remove_cvref_t<decltype(D::size_argument)>::batch;
+  static_assert(std::is_base_of_v<dim_tag_base, type> && !std::is_same_v<type, D>,
+                "dimgraph: ragged: a dim is ragged over another dim tag");
+};
+}  // namespace detail
+
+// The batch dim a ragged dim D has its lengths over (void when D is not ragged).
+template <class D>
+using ragged_batch_t = typename detail::ragged_batch_of<std::remove_cvref_t<D>>::type;
+template <class D>
+inline constexpr bool is_ragged_v = !std::is_void_v<ragged_batch_t<D>>;
 
 // Any dim: a tag or a result of the dim algebra (cv-qualifiers and references are
 // ignored, so decltype of a constexpr dim variable works everywhere).
@@ -1980,6 +2018,118 @@ constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
 
 #include <cstdint>
 
+// ---- begin dimgraph/shape/lengths.hpp
+// The per-batch lengths of ragged dims: how a shape holds them, checks them and merges them.
+
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+
+namespace dimgraph {
+
+// The valid length of a ragged dim for each entry of its batch dim, in batch order. Shared
+// and immutable: copying a shape or a tensor copies a pointer. A null reference means every
+// entry is full (its length is the dim's extent): what a tensor without given lengths has.
+using lengths_ref = std::shared_ptr<const std::vector<std::int64_t>>;
+
+// Lengths given by tag: dg::lengths<Time>({5, 3, 1}) (or from a tensor over the batch dim, see
+// tensor/lengths.hpp), next to dg::extent<Batch>(3) where a tensor is made. When no extent is
+// given for the dim, its extent is the largest length.
+template <class D>
+struct lengths_arg {
+  lengths_ref value;
+};
+template <dimension D>
+lengths_arg<std::remove_cvref_t<D>> lengths(std::span<const std::int64_t> lens) {
+  return {std::make_shared<const std::vector<std::int64_t>>(lens.begin(), lens.end())};
+}
+template <dimension D>
+lengths_arg<std::remove_cvref_t<D>> lengths(std::initializer_list<std::int64_t> lens) {
+  return {std::make_shared<const std::vector<std::int64_t>>(lens)};
+}
+
+namespace detail {
+
+inline std::string lengths_text(const std::vector<std::int64_t>& v) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(v[i]);
+  }
+  return out + "}";
+}
+
+// The largest of the lengths (0 for none); negative lengths are left to check_lengths.
+inline std::size_t longest(const lengths_ref& l) {
+  std::int64_t m = 0;
+  if (l)
+    for (std::int64_t x : *l) m = std::max(m, x);
+  return static_cast<std::size_t>(m);
+}
+
+// Checks lengths l of the ragged dim D against D's extent and the extent of its batch dim.
+// Errors (shape_error naming op and the dims): a length count other than the batch extent, a
+// negative length, a length above D's extent.
+template <class D>
+void check_lengths(const char* op, const lengths_ref& l, std::size_t extent,
+                   std::size_t batch_extent) {
+  if (!l) return;
+  using B = ragged_batch_t<D>;
+  if (l->size() != batch_extent)
+    throw shape_error(op, std::to_string(l->size()) + " lengths are given for dim '" +
+                              describe<D>() + "' but its batch dim '" + describe<B>() +
+                              "' has extent " + std::to_string(batch_extent));
+  for (std::size_t b = 0; b < l->size(); ++b) {
+    const std::int64_t n = (*l)[b];
+    if (n < 0)
+      throw shape_error(op, "dim '" + describe<D>() + "' has a negative length " +
+                                std::to_string(n) + " at '" + describe<B>() + "' " +
+                                std::to_string(b));
+    if (static_cast<std::uint64_t>(n) > extent)
+      throw shape_error(op, "dim '" + describe<D>() + "' has length " + std::to_string(n) +
+                                " at '" + describe<B>() + "' " + std::to_string(b) +
+                                ", above its extent " + std::to_string(extent));
+  }
+}
+
+// Two operands' lengths of D merged: a null reference (every entry full) takes the other's;
+// lengths shared by identity or equal by value are one. Error (shape_error naming op and D):
+// different lengths.
+template <class D>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_lengths_differ(
+    const char* op, const std::vector<std::int64_t>& a, const std::vector<std::int64_t>& b) {
+  throw shape_error(op, "dim '" + describe<D>() + "' has lengths " + lengths_text(a) +
+                            " in one operand and " + lengths_text(b) + " in another");
+}
+template <class D>
+void merge_lengths(const char* op, lengths_ref& into, const lengths_ref& other) {
+  if (!other || into == other) return;
+  if (!into) {
+    into = other;
+    return;
+  }
+  if (*into != *other) throw_lengths_differ<D>(op, *into, *other);
+}
+
+// Where N dims keep their lengths: nothing at all when N is 0 (std::array<T, 0> takes a byte).
+struct no_lengths {};
+template <std::size_t N>
+using lengths_array = std::conditional_t<N == 0, no_lengths, std::array<lengths_ref, N>>;
+
+// Whether dim D of the dim list L carries lengths: D is ragged, and L has it and its batch dim.
+template <class D, class L>
+constexpr bool carries_lengths() {
+  if constexpr (is_ragged_v<D>)
+    return list_contains_v<L, D> && list_contains_v<L, ragged_batch_t<D>>;
+  else return false;
+}
+template <class D, class L>
+inline constexpr bool carries_lengths_v = carries_lengths<D, L>();
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/shape/lengths.hpp
 
 namespace dimgraph {
 
@@ -2062,7 +2212,9 @@ constexpr std::size_t checked_extent(const char* op, std::size_t n) {
 
 }  // namespace detail
 
-// The extents of Ds... . Static dims cost nothing: only the others are stored.
+// The extents of Ds... . Static dims cost nothing: only the others are stored. A ragged dim
+// whose batch dim is among Ds... also has its lengths (a shared pointer; null when every entry
+// is full); shapes without ragged dims store none.
 // Shape rule: none (a shape is what rules act on). Error: an extent outside its
 // dim's interval (shape_error), a missing or repeated extent argument (compile time).
 template <class... Ds>
@@ -2086,7 +2238,18 @@ class shape {
     return s;
   }();
 
+  // lslot_[i]: where dim i's lengths are stored, for dims that carry lengths.
+  static constexpr std::array<bool, rank> ragged_{detail::carries_lengths_v<Ds, dims>...};
+  static constexpr std::array<std::size_t, rank> lslot_ = [] {
+    std::array<std::size_t, rank> s{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < rank; ++i) s[i] = ragged_[i] ? n++ : 0;
+    return s;
+  }();
+
  public:
+  static constexpr std::size_t ragged_count =
+      (std::size_t{detail::carries_lengths_v<Ds, dims>} + ... + 0);
   static constexpr std::size_t dynamic_count = count_dynamic();
   static constexpr bool is_static = dynamic_count == 0;
   static_assert(detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...}),
@@ -2120,6 +2283,31 @@ class shape {
     ((s.template set_checked<Ds>(op, ext[i++])), ...);
     s.check_size(op);
     return s;
+  }
+
+  // The lengths of D (null: every entry full, or D carries none in this shape).
+  template <class D>
+  const lengths_ref& lengths() const {
+    using d = std::remove_cvref_t<D>;
+    if constexpr (detail::carries_lengths_v<d, dims>)
+      return lengths_[lslot_[list_index_of_v<dims, d>]];
+    else return none_;
+  }
+  // Sets the lengths of D, checked against the extents of D and of its batch dim (errors: those
+  // of detail::check_lengths, naming op).
+  template <class D>
+  void set_lengths(const char* op, lengths_ref l) {
+    using d = std::remove_cvref_t<D>;
+    static_assert(detail::carries_lengths_v<d, dims>,
+                  "dimgraph: lengths: the dim is not ragged, or the shape lacks its batch dim");
+    detail::check_lengths<d>(op, l, extent<d>(), extent<ragged_batch_t<d>>());
+    lengths_[lslot_[list_index_of_v<dims, d>]] = std::move(l);
+  }
+  // Every dim's lengths taken from a shape with the same ragged dims (views keep their
+  // tensor's lengths).
+  template <class... Es>
+  void take_lengths(const shape<Es...>& other) {
+    (take_one<Ds>(other), ...);
   }
 
   template <class D>
@@ -2167,15 +2355,30 @@ class shape {
     if constexpr (!is_static) detail::check_elements<Ds...>(op, extents());
   }
 
+  template <class D, class Other>
+  void take_one(const Other& other) {
+    if constexpr (detail::carries_lengths_v<D, dims> &&
+                  detail::carries_lengths_v<D, typename Other::dims>)
+      lengths_[lslot_[list_index_of_v<dims, D>]] = other.template lengths<D>();
+  }
+
+  static inline const lengths_ref none_{};
   [[no_unique_address]] std::array<std::size_t, dynamic_count> extents_{};
+  [[no_unique_address]] detail::lengths_array<ragged_count> lengths_{};
 };
 
-// The text of a shape: "[batch[2], time[25], feature=512]".
+// The text of a shape: "[batch[2], time[25], feature=512]"; a ragged dim with lengths shows
+// them: "time[5] lengths {5, 3, 1}".
 template <class... Ds>
 std::string to_string(const shape<Ds...>& s) {
   std::string out = "[";
   std::size_t i = 0;
-  ((out += (i ? ", " : "") + detail::dim_with_extent<Ds>(s.extent(i)), ++i), ...);
+  [[maybe_unused]] auto one = [&]<class D>(std::type_identity<D>) {
+    out += (i ? ", " : "") + detail::dim_with_extent<D>(s.extent(i));
+    if (const auto& l = s.template lengths<D>()) out += " lengths " + detail::lengths_text(*l);
+    ++i;
+  };
+  (one(std::type_identity<Ds>{}), ...);
   return out + "]";
 }
 
@@ -2184,7 +2387,6 @@ std::string to_string(const shape<Ds...>& s) {
 // ---- begin dimgraph/shape/rules.hpp
 // Propagation rules of the structural ops: each result dim as a type next to its run-time extent.
 
-#include <initializer_list>
 
 
 // Each rule is written once. The compile-time half is a dim type made by the dim
@@ -3174,8 +3376,6 @@ inline constexpr bool is_narrowing_v = detail::narrowing<Src, Dst>();
 // dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
 
 #include <ranges>
-#include <span>
-#include <vector>
 
 // ---- begin dimgraph/tensor/assign_hook.hpp
 // The assignment hook: how a tensor or a view takes the value of an expression (declared here,
@@ -3501,21 +3701,121 @@ constexpr std::size_t last_bound_lo() {
   return n;
 }
 
-// The extent given for D, or D's static size when none is given.
-template <class D, class... Es>
-constexpr std::size_t given_extent(extent_arg<Es>... e) {
+// What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
+// dims (dg::lengths<D>(lens)).
+template <class A>
+struct shape_arg_traits : std::false_type {};
+template <class D>
+struct shape_arg_traits<extent_arg<D>> : std::true_type {
+  using extent_dims = type_list<D>;
+  using lengths_dims = type_list<>;
+};
+template <class D>
+struct shape_arg_traits<lengths_arg<D>> : std::true_type {
+  using extent_dims = type_list<>;
+  using lengths_dims = type_list<D>;
+};
+template <class A>
+concept shape_arg = shape_arg_traits<A>::value;
+
+// Why shape arguments As... do not fit the dims Ds... (one message per mistake, in this order).
+enum class shape_args_check {
+  ok,
+  unknown_dim,
+  unknown_lengths_dim,
+  repeated,
+  repeated_lengths,
+  missing,
+  lengths_not_ragged,
+  lengths_without_batch
+};
+template <class... Ds, class... As>
+constexpr shape_args_check check_shape_args(type_list<Ds...>, type_list<As...>) {
+  using given = concat_t<typename shape_arg_traits<As>::extent_dims...>;
+  using lens = concat_t<typename shape_arg_traits<As>::lengths_dims...>;
+  using named = concat_t<given, lens>;
+  using all = type_list<Ds...>;
+  constexpr auto in_all = []<class... Xs>(type_list<Xs...>) {
+    return (contains_v<Xs, all> && ...);
+  };
+  if (!in_all(given{})) return shape_args_check::unknown_dim;
+  if (!in_all(lens{})) return shape_args_check::unknown_lengths_dim;
+  if (first_duplicate_v<given> != given::size) return shape_args_check::repeated;
+  if (first_duplicate_v<lens> != lens::size) return shape_args_check::repeated_lengths;
+  if (!((is_static_v<Ds> || contains_v<Ds, named>)&&...)) return shape_args_check::missing;
+  constexpr auto ragged = []<class... Ls>(type_list<Ls...>) { return (is_ragged_v<Ls> && ...); };
+  if (!ragged(lens{})) return shape_args_check::lengths_not_ragged;
+  constexpr auto batched = []<class... Ls>(type_list<Ls...>) {
+    return (carries_lengths_v<Ls, dim_list<Ds...>> && ...);
+  };
+  if (!batched(lens{})) return shape_args_check::lengths_without_batch;
+  return shape_args_check::ok;
+}
+
+// The extent given for D; else, for a ragged dim with lengths, the largest length; else D's
+// static size.
+template <class D, class A>
+constexpr void extent_from(const A&, std::size_t&, bool&) {}
+template <class D>
+constexpr void extent_from(const extent_arg<D>& e, std::size_t& n, bool& given) {
+  n = e.value;
+  given = true;
+}
+template <class D, class A>
+constexpr void length_extent_from(const A&, std::size_t&) {}
+template <class D>
+void length_extent_from(const lengths_arg<D>& l, std::size_t& n) {
+  n = longest(l.value);
+}
+template <class D, class... As>
+constexpr std::size_t given_extent(const As&... a) {
   std::size_t n = bounds_v<D>.lo;
-  ((std::is_same_v<D, Es> ? void(n = e.value) : void()), ...);
+  bool given = false;
+  (extent_from<D>(a, n, given), ...);
+  if (!given) (length_extent_from<D>(a, n), ...);
   return n;
 }
 
-// The shape of Ds... from extents given by tag in any order (static dims optional),
-// each checked against its dim's interval: a shape_error that names `op`, the dim and
-// the extent. The caller has checked the arguments with check_extents.
-template <class... Ds, class... Es>
-shape<Ds...> shape_from(const char* op, extent_arg<Es>... e) {
-  return shape<Ds...>::from_extents({given_extent<Ds>(e...)...}, op);
+// The shape of Ds... from shape arguments in any order (static dims optional), each extent
+// checked against its dim's interval and the lengths against the extents: a shape_error that
+// names `op`, the dim and the extent. The caller has checked the arguments with
+// check_shape_args.
+template <class S, class A>
+void lengths_from(S&, const char*, const A&) {}
+template <class S, class D>
+void lengths_from(S& s, const char* op, const lengths_arg<D>& l) {
+  if constexpr (carries_lengths_v<D, typename S::dims>)  // (else a reported mistake)
+    s.template set_lengths<D>(op, l.value);
 }
+template <class... Ds, class... As>
+shape<Ds...> shape_from(const char* op, const As&... a) {
+  auto s = shape<Ds...>::from_extents({given_extent<Ds>(a...)...}, op);
+  (lengths_from(s, op, a), ...);
+  return s;
+}
+
+// The static_asserts of an entry point Op taking shape arguments As for the dims Ds...
+#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                \
+  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                         \
+      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});       \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,            \
+                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,    \
+                "dimgraph: " OP ": lengths are given for a dim the tensor does not have");   \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated,               \
+                "dimgraph: " OP ": an extent is given twice");                               \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,       \
+                "dimgraph: " OP ": lengths are given twice for a dim");                      \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::missing,                \
+                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,     \
+                "dimgraph: " OP                                                              \
+                ": lengths are given for a dim that is not ragged (declare it "              \
+                "dg::dim<\"name\", dg::ragged<Batch>>)");                                    \
+  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,  \
+                "dimgraph: " OP                                                              \
+                ": lengths are given for a ragged dim whose batch dim the "                  \
+                "tensor does not have")
 
 // Calls f(offset) for every element of a strided layout, in row-major order of its dims.
 template <std::size_t R, class F>
@@ -3655,8 +3955,18 @@ class tensor_access {
         ext[j] = self().shape().extent(i);
         str[j++] = self().strides()[i];
       }
-    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k],
-                view::shape_type::from_extents(ext, "at"), str);
+    // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
+    [[maybe_unused]] auto to_length = [&]<class R>(R*) {
+      if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
+        constexpr std::size_t r = list_index_of_v<dims, R>;
+        if (const auto& l = self().shape().template lengths<R>())
+          ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
+      }
+    };
+    (to_length(static_cast<Ds*>(nullptr)), ...);
+    auto vs = view::shape_type::from_extents(ext, "at");
+    if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
+    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
   }
 };
 
@@ -3728,33 +4038,29 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
     }
     return *this;
   }
-  template <class... Ts>
-    requires(sizeof...(Ts) > 0)
-  explicit tensor(extent_arg<Ts>... e) : tensor(detail::shape_from<Ds...>("tensor", e...)) {
-    constexpr auto check =
-        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Ts...>{});
-    static_assert(check != detail::extents_check::unknown_dim,
-                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
-    static_assert(check != detail::extents_check::repeated,
-                  "dimgraph: tensor: an extent is given twice");
-    static_assert(check != detail::extents_check::missing,
-                  "dimgraph: tensor: a non-static dim has no extent");
+  // By tag, in any order: the extent of every non-static dim, and the lengths of ragged dims
+  // (dg::lengths<Time>(lens); the extent is then the largest length unless given).
+  // Errors: an extent outside its dim's interval; lengths that are negative, above the extent,
+  // or not one per entry of the batch dim (shape_error naming the dims).
+  template <detail::shape_arg... As>
+    requires(sizeof...(As) > 0)
+  explicit tensor(const As&... a) : tensor(detail::shape_from<Ds...>("tensor", a...)) {
+    DIMGRAPH_CHECK_SHAPE_ARGS("tensor", Ds, As);
   }
 
   // Copies of elements given in row-major order of Ds..., from a span or a vector whose size
   // is the shape's size, or from a pointer to that many elements; extents by tag as above.
   // dg::tensor<float, Time, Feature> x(buffer, dg::extent<Time>(3)). Errors: those of the
   // extents; a span of another size (shape_error naming the shape and both sizes).
-  template <class... Es>
-  explicit tensor(std::span<const T> elements, extent_arg<Es>... e)
-      : tensor(checked_for_overwrite<Es...>(e...)) {
+  template <detail::shape_arg... As>
+  explicit tensor(std::span<const T> elements, const As&... a)
+      : tensor(checked_for_overwrite<As...>(a...)) {
     if (elements.size() != this->size())
       detail::throw_element_count("tensor", elements.size(), shape());
     std::copy_n(elements.data(), this->size(), data());
   }
-  template <class... Es>
-  explicit tensor(const T* elements, extent_arg<Es>... e)
-      : tensor(checked_for_overwrite<Es...>(e...)) {
+  template <detail::shape_arg... As>
+  explicit tensor(const T* elements, const As&... a) : tensor(checked_for_overwrite<As...>(a...)) {
     std::copy_n(elements, this->size(), data());
   }
 
@@ -3798,7 +4104,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   // Re-shapes (dynamic dims only); the contents become value-initialised when the extents change.
   void reshape(const shape_type& s) {
-    if (s == shape()) return;
+    if (s == shape()) {
+      if constexpr (shape_type::ragged_count > 0) shape_ = s;
+      return;
+    }
     storage_ = make_storage(s);
     shape_ = s;
     strides_ = strides_of(s);
@@ -3820,17 +4129,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
       : shape_(s.shape),
         storage_(detail::for_overwrite_t{}, s.shape.size()),
         strides_(strides_of(s.shape)) {}
-  template <class... Es>
-  static overwrite_shape checked_for_overwrite(extent_arg<Es>... e) {
-    constexpr auto check =
-        detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});
-    static_assert(check != detail::extents_check::unknown_dim,
-                  "dimgraph: tensor: an extent is given for a dim the tensor does not have");
-    static_assert(check != detail::extents_check::repeated,
-                  "dimgraph: tensor: an extent is given twice");
-    static_assert(check != detail::extents_check::missing,
-                  "dimgraph: tensor: a non-static dim has no extent");
-    return {detail::shape_from<Ds...>("tensor", e...)};
+  template <class... As>
+  static overwrite_shape checked_for_overwrite(const As&... a) {
+    DIMGRAPH_CHECK_SHAPE_ARGS("tensor", Ds, As);
+    return {detail::shape_from<Ds...>("tensor", a...)};
   }
 
   static constexpr std::size_t static_count() {
@@ -3858,7 +4160,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   }
   // A static tensor's shape and strides are constants (static_shape_, static_strides_);
   // only other tensors store theirs.
-  static constexpr shape_type static_shape_ = shape_type::from_extents({bounds_v<Ds>.lo...});
+  static constexpr auto static_shape_ = [] {
+    if constexpr (is_static) return shape_type::from_extents({bounds_v<Ds>.lo...});
+    else return 0;  // (a shape with ragged dims is not a literal type)
+  }();
   static constexpr detail::strides_t<rank> static_strides_ =
       detail::row_major_strides<rank>({bounds_v<Ds>.lo...});
   struct no_shape {
@@ -3902,6 +4207,11 @@ struct tensor_internals {
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
+  }
+  // Takes the lengths of s (same extents as t's).
+  template <class T, class... Ds>
+  static void take_lengths(tensor<T, Ds...>& t, const shape<Ds...>& s) {
+    t.shape_.take_lengths(s);
   }
 };
 }  // namespace detail
@@ -4027,7 +4337,9 @@ auto permute(X&& x) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
   std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
   detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};
-  return tensor_view<elem, Ps...>(x.data(), shape<Ps...>::from_extents(ext, "permute"), str);
+  auto s = shape<Ps...>::from_extents(ext, "permute");
+  if constexpr (shape<Ps...>::ragged_count > 0) s.take_lengths(x.shape());
+  return tensor_view<elem, Ps...>(x.data(), s, str);
 }
 
 }  // namespace dimgraph
@@ -4228,18 +4540,11 @@ auto strided_view(P&& memory, Args... args) {
 #include <random>
 
 
-// The compile-time checks of a factory's extent arguments, one message per mistake.
-#define DIMGRAPH_CHECK_EXTENTS(OP)                                                           \
-  constexpr auto check =                                                                     \
-      detail::check_extents(detail::type_list<Ds...>{}, detail::type_list<Es...>{});         \
-  static_assert(check != detail::extents_check::unknown_dim,                                 \
-                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
-  static_assert(check != detail::extents_check::repeated,                                    \
-                "dimgraph: " OP ": an extent is given twice");                               \
-  static_assert(check != detail::extents_check::missing,                                     \
-                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
-  static_assert(element<T>, "dimgraph: " OP                                                  \
-                            ": the element type must be bool, an 8-64-bit integer, "         \
+// The compile-time checks of a factory's shape arguments, one message per mistake.
+#define DIMGRAPH_CHECK_EXTENTS(OP)                                                   \
+  DIMGRAPH_CHECK_SHAPE_ARGS(OP, Ds, Es);                                             \
+  static_assert(element<T>, "dimgraph: " OP                                          \
+                            ": the element type must be bool, an 8-64-bit integer, " \
                             "float, double or dg::index<D>")
 
 namespace dimgraph {
@@ -4248,8 +4553,8 @@ namespace detail {
 // A value-initialised tensor of the given extents. After a reported error it is still a
 // tensor (missing extents at their dims' lower bounds, a float stand-in for a non-element
 // T), so that one mistake gives one message.
-template <class T, class... Ds, class... Es>
-auto new_tensor(const char* op, extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto new_tensor(const char* op, const Es&... e) {
   using elem = std::conditional_t<element<T>, T, float>;
   return tensor<elem, Ds...>(shape_from<Ds...>(op, e...));
 }
@@ -4294,15 +4599,15 @@ T uniform_real(std::mt19937_64& gen, T lo, T hi) {
 // A tensor of zeros: dg::zeros<float, Batch, Feature>(dg::extent<Batch>(2)). Extents by
 // tag in any order; static dims need none. Errors: a missing, repeated or foreign
 // extent (compile time); an extent outside its dim's interval (shape_error, "zeros").
-template <class T, class... Ds, class... Es>
-auto zeros(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto zeros(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("zeros");
   return detail::new_tensor<T, Ds...>("zeros", e...);
 }
 
 // A tensor of ones (true for bool, index 1 for dg::index<D>). Errors: as zeros.
-template <class T, class... Ds, class... Es>
-auto ones(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto ones(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("ones");
   auto x = detail::new_tensor<T, Ds...>("ones", e...);
   if constexpr (element<T>) std::fill_n(x.data(), x.size(), detail::element_from_integer<T>(1));
@@ -4311,8 +4616,8 @@ auto ones(extent_arg<Es>... e) {
 
 // A tensor with every element equal to value: dg::full<float, Time>(0.5f, dg::extent<Time>(4)).
 // Errors: as zeros.
-template <class T, class... Ds, class... Es>
-auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto full(std::type_identity_t<T> value, const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("full");
   auto x = detail::new_tensor<T, Ds...>("full", e...);
   if constexpr (element<T>) std::fill_n(x.data(), x.size(), value);
@@ -4322,8 +4627,8 @@ auto full(std::type_identity_t<T> value, extent_arg<Es>... e) {
 // 0, 1, 2, ... in row-major order of Ds... (converted to T: an integer type narrower than
 // the count wraps around; a dg::index<D> holds the count). Errors: as zeros; a bool
 // element type (compile time).
-template <class T, class... Ds, class... Es>
-auto iota(extent_arg<Es>... e) {
+template <class T, class... Ds, detail::shape_arg... Es>
+auto iota(const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("iota");
   static_assert(!std::is_same_v<T, bool>, "dimgraph: iota: counting in bool makes no sense");
   auto x = detail::new_tensor<T, Ds...>("iota", e...);
@@ -4344,9 +4649,9 @@ auto iota(extent_arg<Es>... e) {
 //   unbiased (rejection sampling; a rejected draw takes another).
 // Errors: as zeros; lo > hi, or for floating point lo >= hi or a non-finite lo, hi or
 // hi - lo (dg::error, "uniform").
-template <class T, class... Ds, class... Es>
+template <class T, class... Ds, detail::shape_arg... Es>
 auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_bound_t<T> hi,
-             extent_arg<Es>... e) {
+             const Es&... e) {
   DIMGRAPH_CHECK_EXTENTS("uniform");
   using bound = detail::uniform_bound_t<T>;
   auto x = detail::new_tensor<T, Ds...>("uniform", e...);
@@ -4644,6 +4949,18 @@ using value_t = typename std::remove_cvref_t<E>::value_type;
 template <expression E>
 using dims_t = typename std::remove_cvref_t<E>::dims;
 
+namespace detail {
+// The lengths of the ragged dim D in x (null: every entry full, or x has no lengths for D).
+// Tensors and views keep them in their shape; every kind of node that can have D with its batch
+// dim answers lengths<D>().
+template <class D, class X>
+lengths_ref lengths_in(const X& x) {
+  if constexpr (!carries_lengths_v<D, typename X::dims>) return {};
+  else if constexpr (is_leaf_v<X>) return x.shape().template lengths<D>();
+  else return x.template lengths<D>();
+}
+}  // namespace detail
+
 // A C++ scalar used as an operand ("wrapped number": it does not raise a tensor's
 // type within its category).
 template <class S>
@@ -4712,6 +5029,59 @@ constexpr std::size_t containing_operand() {
 }  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/expr/node.hpp
+// ---- begin dimgraph/expr/lengths.hpp
+// The lengths of ragged dims at the tensor level: given from a tensor over the batch dim, and
+// read back from any expression.
+
+
+
+namespace dimgraph {
+
+// Lengths of the ragged dim D from an integer tensor or view over D's batch dim:
+// dg::lengths<Time>(lens) next to dg::extent<Batch>(n) where a tensor is made.
+// Errors (compile time): D is not ragged; x is not an integer tensor over D's batch dim alone.
+template <dimension D, expression X>
+  requires detail::is_leaf_v<X>
+lengths_arg<std::remove_cvref_t<D>> lengths(const X& x) {
+  using d = std::remove_cvref_t<D>;
+  static_assert(is_ragged_v<d>,
+                "dimgraph: lengths: the dim is not ragged (declare it dg::dim<\"name\", "
+                "dg::ragged<Batch>>)");
+  if constexpr (is_ragged_v<d>) {
+    static_assert(std::is_same_v<dims_t<X>, dim_list<ragged_batch_t<d>>> &&
+                      std::integral<value_t<X>> && !std::is_same_v<value_t<X>, bool>,
+                  "dimgraph: lengths: the lengths are an integer tensor over the ragged dim's "
+                  "batch dim alone");
+  }
+  std::vector<std::int64_t> v;
+  v.reserve(x.size());
+  for (auto n : x.to_vector()) v.push_back(static_cast<std::int64_t>(n));
+  return {std::make_shared<const std::vector<std::int64_t>>(std::move(v))};
+}
+
+// The lengths of the ragged dim D in x, as a tensor over D's batch dim (every entry is D's
+// extent when x's lengths are full). Error (compile time): D is not a ragged dim of x, or x
+// lacks its batch dim.
+template <dimension D, expression X>
+auto lengths_of(const X& x) {
+  using d = std::remove_cvref_t<D>;
+  static_assert(is_ragged_v<d>, "dimgraph: lengths_of: the dim is not ragged");
+  if constexpr (is_ragged_v<d>) {
+    using B = ragged_batch_t<d>;
+    static_assert(list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>,
+                  "dimgraph: lengths_of: the expression lacks the dim or its batch dim");
+    if constexpr (list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>) {
+      tensor<std::int64_t, B> out(extent<B>(x.template extent<B>()));
+      const lengths_ref l = detail::lengths_in<d>(x);
+      for (std::size_t b = 0; b < out.size(); ++b)
+        out.data()[b] = l ? (*l)[b] : static_cast<std::int64_t>(x.template extent<d>());
+      return out;
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/expr/lengths.hpp
 // ---- begin dimgraph/expr/evaluator.hpp
 // evaluator<E>: how each kind of expression is evaluated — its program of per-lane
 // instructions, its leaves, and the walk that finds them at run time.
@@ -6334,6 +6704,9 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
   static constexpr std::size_t dynamic = (std::size_t{!is_static_v<Ds>} + ... + 0);
   using array = std::array<std::size_t, dynamic>;
 
+  // The dims that carry lengths (ragged, with their batch dim in the list): none, usually.
+  static constexpr std::size_t ragged = (std::size_t{carries_lengths_v<Ds, dims>} + ... + 0);
+
   explicit node_extents(const array& e) : ext_(e) {}
 
   // The extent of D.
@@ -6345,7 +6718,42 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
     else return ext_[slot<d>()];
   }
 
+  // The lengths of D (null: every entry full).
+  template <class D>
+  lengths_ref lengths() const {
+    using d = std::remove_cvref_t<D>;
+    if constexpr (carries_lengths_v<d, dims>) return len_[lslot<d>()];
+    else return {};
+  }
+
+ protected:
+  // The lengths of the operands xs merged (error: two operands with different lengths for a
+  // dim, shape_error naming op and the dim).
+  template <class... Xs>
+  void merge_operand_lengths(const char* op, const Xs&... xs) {
+    auto dim = [&]<class D>(std::type_identity<D>) {
+      if constexpr (carries_lengths_v<D, dims>) {
+        auto one = [&]<class X>(const X& x) {
+          if constexpr (carries_lengths_v<D, typename X::dims>)
+            merge_lengths<D>(op, len_[lslot<D>()], lengths_in<D>(x));
+        };
+        (one(xs), ...);
+      }
+    };
+    (dim(std::type_identity<Ds>{}), ...);
+  }
+  template <class D>
+  void set_lengths(lengths_ref l) {
+    len_[lslot<D>()] = std::move(l);
+  }
+
  private:
+  template <class D>
+  static constexpr std::size_t lslot() {
+    std::size_t k = 0, at = 0;
+    ((std::is_same_v<Ds, D> ? (at = k) : 0, k += carries_lengths_v<Ds, dims>), ...);
+    return at;
+  }
   template <class D>
   static constexpr std::size_t slot() {
     std::size_t k = 0, at = 0;
@@ -6353,12 +6761,18 @@ struct node_extents<dim_list<Ds...>> : node_extents_tag {
     return at;
   }
   array ext_;
+  [[no_unique_address]] lengths_array<ragged> len_{};
 };
 template <class... Ds>
   requires((is_static_v<Ds> && ...))
 struct node_extents<dim_list<Ds...>> : node_extents_tag {
   using dims = dim_list<Ds...>;
   static constexpr std::size_t dynamic = 0;
+  static constexpr std::size_t ragged = 0;
+  template <class D>
+  static lengths_ref lengths() {
+    return {};
+  }
   using array = std::array<std::size_t, 0>;
   explicit node_extents(const array&) {}
   template <class D>
@@ -6449,7 +6863,12 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
       : extents_base(detail::merge_extents(std::type_identity<dims>{}, name,
                                            detail::extents_source(std::as_const(args))...)),
         f_(std::move(f)),
-        ops_{{std::forward<Args>(args)}...} {}
+        ops_{{std::forward<Args>(args)}...} {
+    if constexpr (extents_base::ragged > 0)
+      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        this->merge_operand_lengths(name, detail::operand_at<Is>(ops_)...);
+      }(std::index_sequence_for<Ops...>{});
+  }
 
   // The extent of D (kept in the node).
   using extents_base::extent;
@@ -6864,6 +7283,11 @@ class broadcast_expr : public expr_node_base {
     if constexpr (list_contains_v<dims_t<X>, d>) return x_.template extent<d>();
     else return extents_[list_index_of_v<dims, d>];
   }
+  // The lengths of D: the operand's (a new dim has every entry full).
+  template <class D>
+  lengths_ref lengths() const {
+    return detail::lengths_in<std::remove_cvref_t<D>>(x_);
+  }
   const std::remove_cvref_t<X>& operand() const { return x_; }
 
  private:
@@ -6955,6 +7379,12 @@ auto outer(A&& a, B&& b, F f = {}) {
 // or a view and must outlive the result: a temporary tensor is rejected (its view would
 // dangle); dg::eval a lazy expression first.
 
+// The message of a structural op that would lose the lengths of a ragged dim.
+#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
+  "dimgraph: " OP                                                           \
+  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
+  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+
 namespace dimgraph {
 namespace detail {
 
@@ -6992,9 +7422,25 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
     e[i] = is_new ? ext[i - K] : x.shape().extent(from);
     s[i] = is_new ? str[i - K] : x.strides()[from];
   }
+  auto vs = view_t::shape_type::from_extents(e, op);
+  if constexpr (view_t::shape_type::ragged_count > 0) vs.take_lengths(x.shape());
   // (An empty operand may have no memory at all: no offset from its null pointer.)
-  return view_t(x.data() + (x.size() == 0 ? 0 : offset), view_t::shape_type::from_extents(e, op),
-                s);
+  return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
+}
+
+// Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
+// is a ragged dim with lengths in x, or the batch dim of one.
+template <class X, class... Old>
+constexpr bool keeps_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return []<class... Ds>(dim_list<Ds...>*) {
+    auto ok = []<class D>(D*) {
+      if constexpr (carries_lengths_v<D, xd>)
+        return !(std::is_same_v<D, Old> || ...) && !(std::is_same_v<ragged_batch_t<D>, Old> || ...);
+      else return true;
+    };
+    return (ok(static_cast<Ds*>(nullptr)) && ...);
+  }(static_cast<xd*>(nullptr));
 }
 
 // The same with the dim Old replaced.
@@ -7160,10 +7606,36 @@ auto rename(X&& x) {
                   "dimgraph: rename: the dims have different static sizes");
     static_assert(check != check_t::sizes_disjoint,
                   "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both");
-    if constexpr (check == check_t::ok)
-      return detail::replaced_view<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>(
-          x, "rename", 0, {x.template extent<Old>()}, {x.template stride<Old>()});
-    else return detail::invalid_expr{};
+    using old_t = std::remove_cvref_t<Old>;
+    using new_t = std::remove_cvref_t<New>;
+    using xd = dims_t<X>;
+    // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
+    // a dim that is not ragged, it forgets them (the padding becomes data).
+    constexpr bool batch_kept = check != check_t::ok || [] {
+      return []<class... Ds>(dim_list<Ds...>*) {
+        return ((!detail::carries_lengths_v<Ds, xd> ||
+                 !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
+      }(static_cast<xd*>(nullptr));
+    }();
+    static_assert(batch_kept,
+                  "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
+                  "would be lost");
+    if constexpr (check == check_t::ok && batch_kept) {
+      auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
+                                                   {x.template stride<Old>()});
+      using view_t = decltype(v);
+      if constexpr (detail::carries_lengths_v<old_t, xd> &&
+                    detail::carries_lengths_v<new_t, dims_t<view_t>> &&
+                    std::is_same_v<ragged_batch_t<old_t>, ragged_batch_t<new_t>>) {
+        auto vs = v.shape();
+        vs.template set_lengths<new_t>("rename", x.shape().template lengths<old_t>());
+        return view_t(v.data(), vs, v.strides());
+      } else {
+        return v;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
@@ -7200,7 +7672,9 @@ auto split(X&& z, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split: more than one part has no static size; give the extents of all but one "
         "with dg::extent<Part>(n)");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, whole>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split"));
+    if constexpr (check == check_t::ok && keeps) {
       using parts = detail::type_list<std::remove_cvref_t<Parts>...>;
       auto [ext, known] = detail::part_extents(parts{}, given...);
       ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
@@ -7254,7 +7728,9 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
         "dg::extent<Factor>(n)");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, merge_dim_t<a, b>>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split_dims"));
+    if constexpr (check == check_t::ok && keeps) {
       using whole = merge_dim_t<a, b>;
       auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
       ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
@@ -7297,7 +7773,9 @@ auto slice(X&& x) {
     static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    if constexpr (check == check_t::ok)
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    if constexpr (check == check_t::ok && keeps)
       return detail::slice_view<a, result>(
           x, slice_positions(x.template extent<a>(), Start, End, Stride));
     else return detail::invalid_expr{};
@@ -7326,7 +7804,9 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    if constexpr (check == check_t::ok && keeps) {
       if (stride == 0)
         throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
       return detail::slice_view<a, result>(
@@ -7355,6 +7835,9 @@ namespace detail::fn {
 // gives its identity (sum 0, prod 1, any false, all true; mean 0 / 0, i.e. NaN), except where
 // empty_is_error: max and min of nothing have no value, and evaluating them throws
 // dg::shape_error. max and min propagate NaN (a NaN anywhere gives NaN, as torch.max).
+// Over a ragged dim (or its batch dim) only valid positions count: padding is read as the
+// identity, a mean divides by the number of valid positions, and a max or min over a row
+// with no valid position (length 0) throws as over an empty extent.
 template <class T>
 using sum_type_t = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
 
@@ -7398,10 +7881,11 @@ struct mean_reduce : sum_reduce {
   template <class T>
   using acc = double;
 };
-template <bool Max>
+// (EmptyIsError false: the identity, -inf for max, over no elements; what logsumexp needs.)
+template <bool Max, bool EmptyIsError = true>
 struct extreme_reduce {
   static constexpr const char* name = Max ? "max" : "min";
-  static constexpr bool empty_is_error = true;
+  static constexpr bool empty_is_error = EmptyIsError;
   template <class T>
   using result = T;
   template <class T>
@@ -7444,6 +7928,31 @@ using all_reduce = logical_reduce<true>;
 
 }  // namespace detail::fn
 
+namespace detail {
+// Whether an op over the dims Over (reduced, contracted, or the softmax dim) of an operand with
+// the dims L must respect the lengths of D: D carries lengths in L (it is ragged and L has its
+// batch dim), and D or its batch dim is in Over. (Over the batch dim alone, the positions past
+// each row's length are padding too.)
+template <class D, class L, class Over>
+constexpr bool respects_lengths_of() {
+  if constexpr (carries_lengths_v<D, L>)
+    return list_contains_v<Over, D> || list_contains_v<Over, ragged_batch_t<D>>;
+  else return false;
+}
+template <class L, class Over>
+struct respects_lengths {
+  template <class D>
+  struct pred : std::bool_constant<respects_lengths_of<D, L, Over>()> {};
+};
+// masked_dims_t<L, Over>: the dims of L, in L's order, whose lengths an op over Over respects
+// (an empty list for every operand without ragged dims).
+template <class L, class Over>
+using masked_dims_t = dims_of_t<filter_t<respects_lengths<L, Over>::template pred, types_of_t<L>>>;
+// Whether an op over Over reads a position of an operand with the dims L that may be padding.
+template <class L, class Over>
+inline constexpr bool ragged_over_v = masked_dims_t<L, Over>::size > 0;
+}  // namespace detail
+
 // Op over the dims Rs... of X. Shape rule: [x dims] -> [x dims without Rs...], in x's order.
 template <class Op, class X, class... Rs>
 class reduce_expr : public expr_node_base {
@@ -7462,6 +7971,11 @@ class reduce_expr : public expr_node_base {
                   "dimgraph: extent: the expression has no such dim");
     return x_.template extent<D>();
   }
+  // The lengths of a kept ragged dim: the operand's.
+  template <class D>
+  lengths_ref lengths() const {
+    return detail::lengths_in<std::remove_cvref_t<D>>(x_);
+  }
   const std::remove_cvref_t<X>& source() const { return x_; }
   // The number of elements reduced into each result element.
   std::size_t count() const { return (std::size_t{1} * ... * x_.template extent<Rs>()); }
@@ -7479,8 +7993,10 @@ struct detail::evaluator<reduce_expr<Op, X, Rs...>>
 // The public reductions. Result element type: sum and prod of bool or integers give int64,
 // of floats the same type; mean of bool or integers gives float; max and min keep the type;
 // any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
-// given twice, or the op on dg::index<D> (any/all: on a non-bool). Error (run time, when
-// evaluated): max or min over a reduced extent of 0 (shape_error naming the dims).
+// given twice, or the op on dg::index<D> (any/all: on a non-bool). Over a ragged dim or its
+// batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
+// or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
+// length 0 (shape_error naming the row and the lengths), before anything is written.
 #define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
   template <class... Rs, expression X>                                              \
   auto NAME(X&& x) {                                                                \
@@ -7551,6 +8067,16 @@ class contract_expr : public expr_node_base {
     if constexpr (list_contains_v<dims_t<A>, d>) return a_.template extent<d>();
     else return b_.template extent<d>();
   }
+  // The lengths of a kept ragged dim: those of the operands that carry them (equal: checked
+  // when the node is made).
+  template <class D>
+  lengths_ref lengths() const {
+    using d = std::remove_cvref_t<D>;
+    lengths_ref l = detail::lengths_in<d>(a_);
+    if constexpr (detail::carries_lengths_v<d, dims_t<B>>)
+      detail::merge_lengths<d>("dot", l, detail::lengths_in<d>(b_));
+    return l;
+  }
   const std::remove_cvref_t<A>& lhs() const { return a_; }
   const std::remove_cvref_t<B>& rhs() const { return b_; }
   // The operands. (A node with a source is evaluated into a tensor of its own before an
@@ -7566,6 +8092,11 @@ class contract_expr : public expr_node_base {
   }
   template <class S>
   void check_one() const {
+    if constexpr (detail::carries_lengths_v<S, dims_t<A>> &&
+                  detail::carries_lengths_v<S, dims_t<B>>) {
+      lengths_ref l = detail::lengths_in<S>(a_);
+      detail::merge_lengths<S>("dot", l, detail::lengths_in<S>(b_));
+    }
     if constexpr (!is_static_v<S>) {
       const std::size_t ea = a_.template extent<S>(), eb = b_.template extent<S>();
       if (ea != eb)
@@ -7584,7 +8115,8 @@ template <class A, class B, class... Ks>
 struct detail::evaluator<contract_expr<A, B, Ks...>>
     : detail::temporary_evaluator<contract_expr<A, B, Ks...>> {};
 
-// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule).
+// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule). Contracting a
+// ragged dim, or its batch dim, sums only valid positions: padding is never read.
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
 template <class... Ks, expression A, expression B>
@@ -8642,7 +9174,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
 }  // namespace dimgraph
 // ---- end dimgraph/eval/elementwise.hpp
 // ---- begin dimgraph/eval/reduce.hpp
-// Evaluation of reductions: one pass over the input (fused with its element-wise ops).
+// Evaluation of reductions: one pass over the input (fused with its element-wise ops); over
+// ragged dims, the masks that keep padding out of results.
 
 
 
@@ -8935,6 +9468,263 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   };
   if (table.unit_inner(plan, false)) run_groups(std::true_type{});
   else if constexpr (kernel::views > 0) run_groups(std::false_type{});
+}
+
+// "dim 'time' has lengths {5, 3, 0}"
+template <class E>
+std::string lengths_description(const std::vector<std::int64_t>& lens) {
+  return "dim '" + describe<E>() + "' has lengths " + lengths_text(lens);
+}
+
+// An op without identity (max, min, argmax, argmin) at a result position whose row has no
+// valid element: names the position along the dims Ks... (those of the masks the result
+// keeps, such as the batch dim) and the lengths.
+template <class... Ks>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_element(
+    const char* op, const std::array<std::size_t, sizeof...(Ks)>& pos, const std::string& lens) {
+  std::string at;
+  [[maybe_unused]] std::size_t i = 0;
+  ((at += (i ? ", '" : " at '") + describe<Ks>() + "' " + std::to_string(pos[i]), ++i), ...);
+  throw shape_error(op,
+                    "reduces over no valid element" + at + " (" + lens + ") and has no identity");
+}
+
+// The view of x at entry i of its dim B, without B, every other dim at its full extent and with
+// no lengths (so its ragged dims' padding is in it: see leading_view).
+template <class B, class X>
+auto entry_view(X& x, std::size_t i) {
+  using elem = std::remove_pointer_t<decltype(x.data())>;
+  using xdims = dims_t<std::remove_const_t<X>>;
+  constexpr std::size_t k = list_index_of_v<xdims, B>;
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    const std::array<std::size_t, sizeof...(Ds)> ext{x.template extent<Ds>()...};
+    const std::array<std::ptrdiff_t, sizeof...(Ds)> str{x.template stride<Ds>()...};
+    return tensor_view<elem, Ds...>(x.data() + static_cast<std::ptrdiff_t>(i) * x.strides()[k],
+                                    shape<Ds...>::from_extents(ext), str);
+  }(static_cast<list_difference_t<xdims, dim_list<B>>*>(nullptr));
+}
+
+// x as a view with no lengths (every row full: its padding is in it, and x[dg::at<B>(i)] does
+// not cut its ragged dims to a row's length).
+template <class X>
+auto without_lengths(X& x) {
+  using elem = std::remove_pointer_t<decltype(x.data())>;
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(x.shape().extents()),
+                                    x.strides());
+  }(static_cast<dims_t<std::remove_const_t<X>>*>(nullptr));
+}
+
+// The view of x's first n positions along D (n at most its extent), with no lengths: what a
+// row of a ragged dim is once its batch dim is fixed.
+template <class D, class X>
+auto leading_view(const X& x, std::size_t n) {
+  using elem = std::remove_pointer_t<decltype(x.data())>;
+  return [&]<class... Ds>(dim_list<Ds...>*) {
+    auto ext = x.shape().extents();
+    ext[list_index_of_v<dim_list<Ds...>, D>] = n;
+    return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(ext), x.strides());
+  }(static_cast<dims_t<X>*>(nullptr));
+}
+
+// mask_dims_t<L, dim_list<Es...>>: the ragged dims Es... of L and their batch dims, in L's order.
+template <class... Es>
+struct in_masks_of {
+  template <class D>
+  struct pred : std::bool_constant<(
+                    (std::is_same_v<D, Es> || std::is_same_v<D, ragged_batch_t<Es>>) || ...)> {};
+};
+template <class L, class Masked>
+struct mask_dims;
+template <class L, class... Es>
+struct mask_dims<L, dim_list<Es...>> {
+  using type = dims_of_t<filter_t<in_masks_of<Es...>::template pred, types_of_t<L>>>;
+};
+template <class L, class Masked>
+using mask_dims_t = typename mask_dims<L, Masked>::type;
+
+// The integer type f is called with for the positions and lengths of a mask over the dims
+// Es... of x: int32 where every extent fits it, so that a kernel of 4-byte lanes keeps its vector
+// length; int64 otherwise, and whenever x's lanes are 8 bytes anyway.
+template <class X, class... Es, class F>
+decltype(auto) with_position_type(const X& x, dim_list<Es...>*, F&& f) {
+  if constexpr (evaluator_of<X>::lane_bytes >= sizeof(std::int64_t)) {
+    return f(std::type_identity<std::int64_t>{});
+  } else {
+    constexpr auto top = static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max());
+    if (((x.template extent<Es>() > top) || ...)) [[unlikely]]
+      return f(std::type_identity<std::int64_t>{});
+    return f(std::type_identity<std::int32_t>{});
+  }
+}
+
+// Which positions of an operand with the dims L are valid along its ragged dims Es... (each
+// with its batch dim in L): position t of E at entry b of E's batch dim is valid when t <
+// length[b]. Holds each E's positions 0, 1, ... and its lengths as tensors of I (lengths not
+// given read as full rows); the masks it makes are lazy expressions reading them, so it
+// outlives them. A mask is one select per element, fused into the kernel that reads it.
+template <class I, class L, class... Es>
+class ragged_mask {
+ public:
+  template <class X>
+  explicit ragged_mask(const X& x) : parts_{make_part<Es>(x)...} {}
+
+  // x where every E is valid, else fill (in x's element type): lazy, x held as given.
+  template <class X, class V>
+  auto apply(X&& x, V fill) const {
+    return apply_from<0>(std::forward<X>(x), fill);
+  }
+
+  // 1.0 where every E is valid, else 0.0, over the Es and their batch dims: lazy.
+  auto valid() const { return valid_from<0>(); }
+
+  // The number of valid positions (over the dims Rs... that are mask dims) at each position
+  // of the mask dims that are not among Rs..., as double (exact below 2^53).
+  template <class... Rs>
+  auto count() const {
+    const auto v = valid();
+    using kept = list_difference_t<dims_t<decltype(v)>, dim_list<Rs...>>;
+    auto out = [&]<class... Ks>(dim_list<Ks...>*) {
+      return tensor<double, Ks...>(shape<Ks...>::from_extents({v.template extent<Ks>()...}));
+    }(static_cast<kept*>(nullptr));
+    constexpr bool lengths_count = [] {
+      if constexpr (sizeof...(Es) == 1)
+        return std::is_same_v<kept, dim_list<ragged_batch_t<Es>...>>;
+      else return false;
+    }();
+    if constexpr (lengths_count) {
+      // One ragged dim reduced and its batch dim kept (the usual case): the lengths.
+      const auto& length = std::get<0>(parts_).length;
+      for (std::size_t b = 0; b < out.size(); ++b)
+        out.data()[b] = static_cast<double>(length.data()[b]);
+    } else {
+      accumulate<fn::sum_reduce, double>(out, v);
+    }
+    return out;
+  }
+
+  // Error (shape_error naming op, the position and the lengths): a zero in count, i.e. an op
+  // without identity over no valid element.
+  template <class... Ks>
+  void check_nonempty(const char* op, const tensor<double, Ks...>& count) const {
+    const double* c = count.data();
+    for (std::size_t i = 0, n = count.size(); i < n; ++i)
+      if (c[i] == 0.0) [[unlikely]]
+        throw_empty_at(op, count, i);
+  }
+
+  // The lengths of E, given or full.
+  template <class E>
+  std::vector<std::int64_t> lengths() const {
+    const auto& p = std::get<part<E>>(parts_);
+    std::vector<std::int64_t> out(p.length.size());
+    for (std::size_t b = 0; b < out.size(); ++b) out[b] = p.length.data()[b];
+    return out;
+  }
+
+ private:
+  template <class E>
+  struct part {
+    tensor<I, E> position;
+    tensor<I, ragged_batch_t<E>> length;
+  };
+  template <class E, class X>
+  static part<E> make_part(const X& x) {
+    using B = ragged_batch_t<E>;
+    const std::size_t n = x.template extent<E>(), rows = x.template extent<B>();
+    part<E> p{dimgraph::iota<I, E>(extent<E>(n)), tensor<I, B>(extent<B>(rows))};
+    const lengths_ref given = lengths_in<E>(x);
+    for (std::size_t b = 0; b < rows; ++b)
+      p.length.data()[b] = static_cast<I>(given ? (*given)[b] : static_cast<std::int64_t>(n));
+    return p;
+  }
+  // position < length over E and its batch dim (in L's order), a bool expression.
+  template <class E>
+  auto valid_of() const {
+    using B = ragged_batch_t<E>;
+    const auto& p = std::get<part<E>>(parts_);
+    return [&]<class... Ps>(dim_list<Ps...>*) {
+      return less(broadcast_to<Ps...>(p.position, extent<B>(p.length.size())), p.length);
+    }(static_cast<list_intersection_t<L, dim_list<B, E>>*>(nullptr));
+  }
+  template <std::size_t K, class X, class V>
+  auto apply_from(X&& x, V fill) const {
+    using E = at_t<K, type_list<Es...>>;
+    if constexpr (K + 1 == sizeof...(Es)) return where(valid_of<E>(), std::forward<X>(x), fill);
+    else return where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
+  }
+  template <std::size_t K>
+  auto valid_from() const {
+    auto one = where(valid_of<at_t<K, type_list<Es...>>>(), 1.0, 0.0);
+    if constexpr (K + 1 == sizeof...(Es)) return one;
+    else return outer(std::move(one), valid_from<K + 1>());
+  }
+
+  template <class... Ks>
+  [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_at(const char* op,
+                                                                const tensor<double, Ks...>& count,
+                                                                std::size_t flat) const {
+    const std::array<std::size_t, sizeof...(Ks)> ext{count.template extent<Ks>()...};
+    std::array<std::size_t, sizeof...(Ks)> pos{};
+    for (std::size_t k = sizeof...(Ks); k-- > 0;) {
+      pos[k] = flat % ext[k];
+      flat /= ext[k];
+    }
+    std::string lens;
+    ((lens += (lens.empty() ? "" : "; ") + lengths_description<Es>(lengths<Es>())), ...);
+    detail::throw_no_valid_element<Ks...>(op, pos, lens);
+  }
+
+  std::tuple<part<Es>...> parts_;
+};
+
+// The mask of x's ragged dims Es..., with positions of type I.
+template <class I, class X, class... Es>
+ragged_mask<I, dims_t<X>, Es...> make_ragged_mask(const X& x, dim_list<Es...>*) {
+  return ragged_mask<I, dims_t<X>, Es...>(x);
+}
+
+// dst = Op over the dims Rs... of x where the op must respect lengths (ragged_over_v): padding
+// is read as Op's identity (a select, fused into the one pass over x), and a mean divides by
+// the number of valid positions at each result position. Error: max or min where some result
+// position has no valid element (shape_error), before anything is written.
+template <class Op, class... Rs, class Dst, class X>
+void reduce_ragged_into(Dst& dst, const X& x) {
+  using V = value_t<X>;
+  using acc_t = typename Op::template acc<V>;
+  using result_t = typename Op::template result<V>;
+  using masked = masked_dims_t<dims_t<X>, dim_list<Rs...>>;
+  using kept = list_difference_t<dims_t<X>, dim_list<Rs...>>;
+  constexpr bool mean = std::is_same_v<Op, fn::mean_reduce>;
+  with_position_type(x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
+    const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
+    using mask_dims = dims_t<decltype(mask.valid())>;
+    [[maybe_unused]] const auto count = [&] {
+      if constexpr (mean || Op::empty_is_error) return mask.template count<Rs...>();
+      else return 0;
+    }();
+    if constexpr (Op::empty_is_error) mask.check_nonempty(Op::name, count);
+    auto acc = [&]<class... Ds>(dim_list<Ds...>*) {
+      return tensor<acc_t, Ds...>(
+          shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
+    }(static_cast<kept*>(nullptr));
+    constexpr acc_t identity = Op::template identity<acc_t>();
+    if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
+    accumulate<Op, acc_t>(acc, mask.apply(x, Op::template identity<V>()));
+    if constexpr (mean) {
+      // Each valid position of the mask dims stands for every position of the other reduced dims.
+      const double others = [&]<class... Os>(dim_list<Os...>*) {
+        return (1.0 * ... * static_cast<double>(x.template extent<Os>()));
+      }(static_cast<list_difference_t<dim_list<Rs...>, mask_dims>*>(nullptr));
+      if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
+        assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
+      else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));
+    } else if constexpr (std::is_same_v<acc_t, result_t>) {
+      assign_elementwise<false>(dst, acc);
+    } else {
+      assign_elementwise<false>(dst, cast<result_t>(acc));
+    }
+  });
 }
 
 }  // namespace dimgraph::detail
@@ -9651,6 +10441,104 @@ bool contract_overlaps(const Out& out, const E& e) {
   return hits(e.lhs()) || hits(e.rhs());
 }
 
+// Whether dot over Ks (a dim_list) of operands A and B reads padding: a ragged dim of an
+// operand (its batch dim there too) is contracted, or its batch dim is.
+template <class A, class B, class Ks>
+inline constexpr bool ragged_contract_v =
+    ragged_over_v<dims_t<A>, Ks> || ragged_over_v<dims_t<B>, Ks>;
+
+// v with each dim of Masked (from the K-th on) that it has cut to its length at entry i.
+template <class Masked, std::size_t K = 0, class V, class Lengths>
+auto cut_to_lengths(const V& v, std::size_t i, const Lengths& lengths) {
+  if constexpr (K == Masked::size) {
+    return v;
+  } else {
+    using E = at_t<K, types_of_t<Masked>>;
+    if constexpr (list_contains_v<dims_t<V>, E>)
+      return cut_to_lengths<Masked, K + 1>(
+          leading_view<E>(v, static_cast<std::size_t>(lengths[K][i])), i, lengths);
+    else return cut_to_lengths<Masked, K + 1>(v, i, lengths);
+  }
+}
+
+// The valid part at entry i of the batch dim Bt of x: a view of x with Bt fixed at i (when x
+// has it) and each dim of Masked (the ragged dims over Bt) cut to its length at i.
+template <class Bt, class Masked, class X, class Lengths>
+auto valid_part(X& x, std::size_t i, const Lengths& lengths) {
+  if constexpr (list_contains_v<dims_t<std::remove_const_t<X>>, Bt>)
+    return cut_to_lengths<Masked>(entry_view<Bt>(x, i), i, lengths);
+  else return cut_to_lengths<Masked>(without_lengths(x), i, lengths);
+}
+
+template <class Out, class A, class B, class... Ks>
+void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e);
+
+// out = dot over Ks... where padding must be left out (ragged_contract_v): one product per entry
+// i of the ragged dims' batch dim Bt, over the valid part at i (valid_part) of each operand, so
+// no padding is read and no work is done on it. Where Bt is kept, the product at i is out's
+// entry i (the ragged dims are then all contracted: a row of length 0 gives zeros); where Bt
+// is contracted too, the products are summed into out (zero where no row is valid).
+// Error (compile time): the ragged dims to respect have different batch dims.
+template <class Out, class A, class B, class... Ks>
+void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
+  using T = value_t<contract_expr<A, B, Ks...>>;
+  using contracted = dim_list<Ks...>;
+  using masked =
+      list_union_t<masked_dims_t<dims_t<A>, contracted>, masked_dims_t<dims_t<B>, contracted>>;
+  using Bt = ragged_batch_t<front_t<types_of_t<masked>>>;
+  constexpr bool one_batch = []<class... Es>(dim_list<Es...>*) {
+    return (std::is_same_v<ragged_batch_t<Es>, Bt> && ...);
+  }(static_cast<masked*>(nullptr));
+  static_assert(one_batch,
+                "dimgraph: dot: the contraction reads ragged dims over different batch dims; "
+                "contract over one batch dim's ragged dims at a time");
+  if constexpr (one_batch) {
+    auto&& a = contract_operand<T>(e.lhs());
+    auto&& b = contract_operand<T>(e.rhs());
+    const std::size_t rows = [&] {
+      if constexpr (list_contains_v<dims_t<A>, Bt>) return a.template extent<Bt>();
+      else return b.template extent<Bt>();
+    }();
+    // Each masked dim's lengths (full where none are given), in masked's order.
+    const auto lengths = [&]<class... Es>(dim_list<Es...>*) {
+      const auto one = [&]<class E>(std::type_identity<E>) {
+        lengths_ref l = lengths_in<E>(e.lhs());
+        if (!l) l = lengths_in<E>(e.rhs());
+        if (l) return *l;
+        if constexpr (list_contains_v<dims_t<A>, E>)
+          return std::vector<std::int64_t>(rows, static_cast<std::int64_t>(a.template extent<E>()));
+        else
+          return std::vector<std::int64_t>(rows, static_cast<std::int64_t>(b.template extent<E>()));
+      };
+      return std::array<std::vector<std::int64_t>, sizeof...(Es)>{one(std::type_identity<Es>{})...};
+    }(static_cast<masked*>(nullptr));
+    if constexpr (list_contains_v<contracted, Bt>) {
+      // Bt contracted: out is the sum over i of the product of the valid parts at i.
+      for_each_offset<Out::rank>(out.shape().extents(), out.strides(),
+                                 [&](std::ptrdiff_t off) { out.data()[off] = T(0); });
+      for (std::size_t i = 0; i < rows; ++i) {
+        const auto av = valid_part<Bt, masked>(a, i, lengths);
+        const auto bv = valid_part<Bt, masked>(b, i, lengths);
+        const auto ov = valid_part<Bt, masked>(out, i, lengths);
+        [&]<class... Rest>(dim_list<Rest...>*) {
+          const auto part =
+              materialize(contract_expr<std::remove_const_t<decltype(av)>,
+                                        std::remove_const_t<decltype(bv)>, Rest...>(av, bv));
+          assign_elementwise<false>(ov, ov + part);
+        }(static_cast<list_difference_t<contracted, dim_list<Bt>>*>(nullptr));
+      }
+    } else {
+      for (std::size_t i = 0; i < rows; ++i) {
+        const auto av = valid_part<Bt, masked>(a, i, lengths);
+        const auto bv = valid_part<Bt, masked>(b, i, lengths);
+        contract_into(entry_view<Bt>(out, i),
+                      contract_expr<std::remove_const_t<decltype(av)>,
+                                    std::remove_const_t<decltype(bv)>, Ks...>(av, bv));
+      }
+    }
+  }
+}
+
 // out = dot (out's extents already match). The dims split into four groups: batch (in both
 // operands, not contracted), M (only in a), K (contracted, in a's order) and N (only in b).
 // Each operand sees each of its groups as one affine index where its strides allow, else
@@ -9662,6 +10550,11 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
   if constexpr (!std::is_same_v<typename Out::value_type, T>) {
     const auto tmp = materialize(e);
     assign_elementwise<false>(out, tmp);
+  } else if constexpr (ragged_contract_v<A, B, dim_list<Ks...>>) {
+    if (contract_overlaps(out, e))
+      throw overlap_error("dot",
+                          "the output shares memory with an operand; evaluate into a new tensor");
+    contract_ragged_into(out, e);
   } else {
     if (contract_overlaps(out, e))
       throw overlap_error("dot",
@@ -9759,8 +10652,10 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
 }
 
 // dst = a reduction: accumulated into a fresh tensor (so dst may even share memory with
-// the input), then written to dst (divided by the count for a mean).
-// Error: max or min over no elements (shape_error), before anything is written.
+// the input), then written to dst (divided by the count for a mean). Over a ragged dim or its
+// batch dim, padding is masked out (reduce_ragged_into).
+// Error: max or min over no elements, or over a row of length 0 (shape_error), before anything
+// is written.
 template <class Dst, class Op, class X, class... Rs>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X, Rs...>& e) {
   using node = reduce_expr<Op, X, Rs...>;
@@ -9769,16 +10664,43 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X
   const auto& x = e.source();
   if constexpr (Op::empty_is_error)
     if (e.count() == 0) throw_empty_reduction<Rs...>(Op::name, x);
-  auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
-    return tensor<acc_t, Ds...>(shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
-  }(std::type_identity<typename node::dims>{});
-  constexpr acc_t identity = Op::template identity<acc_t>();
-  if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
-  accumulate<Op, acc_t>(acc, x);
-  if constexpr (std::is_same_v<Op, fn::mean_reduce>)
-    assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
-  else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
-  else assign_elementwise<false>(dst, cast<result_t>(acc));
+  if constexpr (ragged_over_v<dims_t<X>, dim_list<Rs...>>) {
+    reduce_ragged_into<Op, Rs...>(dst, x);
+  } else {
+    auto acc = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+      return tensor<acc_t, Ds...>(
+          shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
+    }(std::type_identity<typename node::dims>{});
+    constexpr acc_t identity = Op::template identity<acc_t>();
+    if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
+    accumulate<Op, acc_t>(acc, x);
+    if constexpr (std::is_same_v<Op, fn::mean_reduce>)
+      assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
+    else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
+    else assign_elementwise<false>(dst, cast<result_t>(acc));
+  }
+}
+
+// The lengths of e's ragged dims given to the shape s (of e's extents).
+template <class... Ds, class E>
+void take_lengths_of(shape<Ds...>& s, const E& e, const char* op) {
+  auto one = [&]<class D>(std::type_identity<D>) {
+    if constexpr (carries_lengths_v<D, dim_list<Ds...>>)
+      s.template set_lengths<D>(op, lengths_in<D>(e));
+  };
+  (one(std::type_identity<Ds>{}), ...);
+}
+
+// A view keeps its lengths: e's must be the same, or full. Error: shape_error naming the dim.
+template <class... Ds, class E>
+void check_view_lengths(const shape<Ds...>& s, const E& e) {
+  auto one = [&]<class D>(std::type_identity<D>) {
+    if constexpr (carries_lengths_v<D, dim_list<Ds...>>) {
+      lengths_ref mine = s.template lengths<D>();
+      merge_lengths<D>("assign", mine, lengths_in<D>(e));
+    }
+  };
+  (one(std::type_identity<Ds>{}), ...);
 }
 
 // New memory for an assignment that changes a tensor's extents, made and handed over out of
@@ -9811,11 +10733,15 @@ struct fresh_tensor {
 // (shape_error, named after the operation: dot for a product, else assign).
 template <class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
-  if constexpr (Dst::is_static) return {};
-  else
-    return Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e),
-        is_contract_v<E> ? "dot" : "assign");
+  if constexpr (Dst::is_static) {
+    return {};
+  } else {
+    const char* op = is_contract_v<E> ? "dot" : "assign";
+    auto s = Dst::shape_type::from_extents(
+        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), op);
+    if constexpr (Dst::shape_type::ragged_count > 0) take_lengths_of(s, e, op);
+    return s;
+  }
 }
 
 // dst = e once dst has e's extents: the one place that tells the kinds of evaluation apart. A
@@ -9856,6 +10782,7 @@ struct assign_hook<Dst, E> {
     } else if constexpr (check_assign<dst_type, E>()) {
       if constexpr (is_view_v<dst_type>) {
         check_extents(dst, e);
+        if constexpr (dst_type::shape_type::ragged_count > 0) check_view_lengths(dst.shape(), e);
         assign_into<true>(dst, e);
       } else if constexpr (dst_type::is_static && !is_contract_v<E>) {
         assign_into<true>(dst, e);
@@ -9869,6 +10796,8 @@ struct assign_hook<Dst, E> {
         assign_into<true>(fresh.ptr ? *fresh.ptr : dst, e);
         if (fresh.ptr) [[unlikely]]
           fresh.move_to(dst);
+        else if constexpr (dst_type::shape_type::ragged_count > 0)
+          tensor_internals::take_lengths(dst, s);
       }
     }
   }
@@ -9971,14 +10900,17 @@ void fill_view(const tensor_view<T, Ds...>& v, T value) {
 }
 
 // The shape of a result whose dims are x's with one dim (Special, of extent n) new.
+// The lengths of x's ragged dims go with them.
 template <class Result, class Special, class X>
 typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
-    return Result::shape_type::from_extents({[&] {
-                                              if constexpr (std::is_same_v<Ds, Special>) return n;
-                                              else return x.template extent<Ds>();
-                                            }()...},
-                                            op);
+    auto s = Result::shape_type::from_extents({[&] {
+                                                if constexpr (std::is_same_v<Ds, Special>) return n;
+                                                else return x.template extent<Ds>();
+                                              }()...},
+                                              op);
+    if constexpr (Result::shape_type::ragged_count > 0) take_lengths_of(s, x, op);
+    return s;
   }(static_cast<typename Result::dims*>(nullptr));
 }
 
@@ -9987,6 +10919,7 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
 // concat's operand: x, concatenated along its dim A.
 template <class A, class X>
 struct along_arg {
+  using dim = A;
   X operand;
 };
 template <dimension A, class X>
@@ -10092,7 +11025,11 @@ auto concat(Parts... parts) {
                   "dimgraph: concat: the result dim is already one of the other dims");
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps =
+        check != check_t::ok ||
+        (detail::keeps_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("concat"));
+    if constexpr (check == check_t::ok && keeps) {
       return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
         using r_dim = concat_dim_t<As...>;
         using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
@@ -10167,7 +11104,11 @@ auto merge_dims(X&& x) {
                   "dimgraph: merge_dims: the two dims are the same dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps =
+        check != check_t::ok ||
+        detail::keeps_lengths<X, std::remove_cvref_t<A>, std::remove_cvref_t<B>>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("merge_dims"));
+    if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using dims = dims_t<x_t>;
       using m = merge_dim_t<a, b>;
@@ -10251,7 +11192,9 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
     static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: pad: the padded dim is already a dim of the tensor");
-    if constexpr (check == check_t::ok) {
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("pad"));
+    if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using value_type = value_t<x_t>;
       using result_t =
@@ -10322,12 +11265,42 @@ constexpr structural_check check_gather() {
   }
 }
 
+// Which elements of a row-major tensor x, in order, lie inside the lengths of its ragged dims
+// (empty when x has no lengths: every element does). Padding indices are not read.
+template <class X>
+std::vector<bool> valid_positions(const X& x) {
+  std::vector<bool> valid;
+  using dims = typename X::dims;
+  [[maybe_unused]] const auto ext = x.shape().extents();
+  [[maybe_unused]] const auto str = row_major_strides<X::rank>(ext);
+  [[maybe_unused]] auto one = [&]<class R>(R*) {
+    if constexpr (carries_lengths_v<R, dims>) {
+      const lengths_ref& l = x.shape().template lengths<R>();
+      if (!l) return;
+      constexpr std::size_t r = list_index_of_v<dims, R>;
+      constexpr std::size_t b = list_index_of_v<dims, ragged_batch_t<R>>;
+      if (valid.empty()) valid.assign(x.size(), true);
+      for (std::size_t i = 0; i < valid.size(); ++i) {
+        const std::size_t at_r = (i / static_cast<std::size_t>(str[r])) % ext[r];
+        const std::size_t at_b = (i / static_cast<std::size_t>(str[b])) % ext[b];
+        if (static_cast<std::int64_t>(at_r) >= (*l)[at_b]) valid[i] = false;
+      }
+    }
+  };
+  [&]<class... Ds>(dim_list<Ds...>*) {
+    (one(static_cast<Ds*>(nullptr)), ...);
+  }(static_cast<dims*>(nullptr));
+  return valid;
+}
+
 // Every index in idx (a tensor) checked against extent n of V: index_error, before any write.
+// Indices in padding (valid is not empty and false there) are not checked.
 template <class V, class Idx>
-void check_indices(const char* op, const Idx& idx, std::size_t n) {
+void check_indices(const char* op, const Idx& idx, std::size_t n,
+                   const std::vector<bool>& valid = {}) {
   const auto* p = idx.data();
   for (std::size_t i = 0, size = idx.size(); i < size; ++i)
-    check_class_index<V>(op, p[i].value(), n);
+    if (valid.empty() || valid[i]) check_class_index<V>(op, p[i].value(), n);
 }
 
 // idx as a row-major tensor (a tensor already is one; anything else is evaluated).
@@ -10368,8 +11341,9 @@ auto gather(const Table& table, const Idx& idx) {
       using result_t = detail::tensor_of_list_t<value_t<t_t>,
                                                 detail::gather_dims_t<dims_t<t_t>, v, dims_t<Idx>>>;
       const std::size_t n = t.template extent<v>();
-      detail::check_indices<v>("gather", ix, n);
-      const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+      const std::vector<bool> valid = detail::valid_positions(ix);
+      detail::check_indices<v>("gather", ix, n, valid);
+      auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
         return result_t::shape_type::from_extents({[&] {
                                                     if constexpr (list_contains_v<dims_t<Idx>, Ds>)
                                                       return ix.template extent<Ds>();
@@ -10377,7 +11351,8 @@ auto gather(const Table& table, const Idx& idx) {
                                                   }()...},
                                                   "gather");
       }(static_cast<typename result_t::dims*>(nullptr));
-      result_t r(shape);
+      if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
+      result_t r(shape);  // (zeros: what padding rows keep)
       const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
       const auto* index = ix.data();
       using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
@@ -10389,6 +11364,7 @@ auto gather(const Table& table, const Idx& idx) {
           detail::is_tensor_v<t_t> &&
           std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
       for (std::size_t i = 0; i < rows && block > 0; ++i) {
+        if (!valid.empty() && !valid[i]) continue;
         const auto k = static_cast<std::size_t>(index[i].value());
         if constexpr (contiguous_rows) {
           std::copy_n(t.data() + k * block, block, r.data() + i * block);
@@ -10436,19 +11412,22 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
         const std::size_t n =
             detail::checked_extent<v>("one_hot", detail::given_extent<v>(given...));
         decltype(auto) ix = detail::row_major_indices(idx);
-        detail::check_indices<v>("one_hot", ix, n);
+        const std::vector<bool> valid = detail::valid_positions(ix);
+        detail::check_indices<v>("one_hot", ix, n, valid);
         using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
-        const auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
           return result_t::shape_type::from_extents({[&] {
                                                       if constexpr (std::is_same_v<Ds, v>) return n;
                                                       else return ix.template extent<Ds>();
                                                     }()...},
                                                     "one_hot");
         }(static_cast<typename result_t::dims*>(nullptr));
+        if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
         result_t r(shape);
         const auto* index = ix.data();
         for (std::size_t i = 0, rows = ix.size(); i < rows; ++i)
-          r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
+          if (valid.empty() || valid[i])
+            r.data()[i * n + static_cast<std::size_t>(index[i].value())] = T(1);
         return r;
       } else {
         return detail::invalid_expr{};
@@ -10461,6 +11440,281 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/eval/gather.hpp
+// ---- begin dimgraph/eval/pack.hpp
+// dg::pack and dg::unpack: a tensor over a ragged dim to and from its packed form (every valid
+// position, batch-major, with offsets), the form frameworks exchange sequences in.
+
+
+
+namespace dimgraph {
+
+// The flat dim of dg::pack<D>: every valid (batch, D) position of a tensor over D and its batch
+// dim, batch-major (row 0's len[0] steps, then row 1's, ...), as PyTorch's NestedTensor and
+// the "cu_seqlens" of variable-length attention kernels lay sequences out. Dynamic.
+template <class D>
+struct packed_dim : dim_expr_base {
+  static constexpr interval bounds = interval{0, (bounds_v<ragged_batch_t<D>> * bounds_v<D>).hi};
+  static constexpr dim_kind kind = kind_v<D>;
+};
+
+// The dim of the offsets of dg::pack<D>: batch + 1 entries (D's batch dim plus the constant 1).
+template <class D>
+using offsets_dim_t = decltype(ragged_batch_t<D>{} + c<1>);
+
+// A packed tensor: values [.., packed_dim<D>, ..] and offsets [batch + 1], where row b's steps
+// are the values at offsets[b], ..., offsets[b + 1] - 1 of the packed dim (offsets[0] = 0, the
+// last offset is the packed dim's extent, row b's length is offsets[b + 1] - offsets[b]).
+template <class D, class Values>
+struct packed {
+  using dim = D;
+  using values_type = Values;
+  using offsets_type = tensor<std::int64_t, offsets_dim_t<D>>;
+  Values values;
+  offsets_type offsets;
+};
+
+namespace detail {
+
+template <class D>
+struct describer<packed_dim<D>> {
+  static constexpr int level = level_atom;
+  static std::string text() { return "packed(" + describer<D>::text() + ")"; }
+};
+
+// The dims of pack<D> of [Ds...]: packed_dim<D> where D's batch dim was, D dropped.
+template <class D, class L>
+struct packed_dims;
+template <class D, class... Ds>
+struct packed_dims<D, dim_list<Ds...>> {
+  template <class X>
+  using one = std::conditional_t<std::is_same_v<X, D>, type_list<>,
+                                 std::conditional_t<std::is_same_v<X, ragged_batch_t<D>>,
+                                                    type_list<packed_dim<D>>, type_list<X>>>;
+  using type = dims_of_t<typename concat<type_list<>, one<Ds>...>::type>;
+};
+// The dims of unpack of [Ds...]: D's batch dim and D, in this order, where packed_dim<D> was.
+template <class D, class L>
+struct unpacked_dims;
+template <class D, class... Ds>
+struct unpacked_dims<D, dim_list<Ds...>> {
+  template <class X>
+  using one = std::conditional_t<std::is_same_v<X, packed_dim<D>>, type_list<ragged_batch_t<D>, D>,
+                                 type_list<X>>;
+  using type = dims_of_t<typename concat<type_list<>, one<Ds>...>::type>;
+};
+
+// Why pack or unpack rejects its operands (one message per mistake, checked in this order).
+enum class pack_check { ok, not_expression, not_ragged, no_dims, has_dims, bad_offsets };
+
+template <class D, class X>
+constexpr pack_check check_pack() {
+  if constexpr (!expression<X>) return pack_check::not_expression;
+  else if constexpr (!is_ragged_v<D>) return pack_check::not_ragged;
+  else if constexpr (!list_contains_v<dims_t<X>, D> ||
+                     !list_contains_v<dims_t<X>, ragged_batch_t<D>>)
+    return pack_check::no_dims;
+  else if constexpr (list_contains_v<dims_t<X>, packed_dim<D>>) return pack_check::has_dims;
+  else return pack_check::ok;
+}
+
+template <class D, class V, class O>
+constexpr pack_check check_unpack() {
+  if constexpr (!expression<V> || !expression<O>) {
+    return pack_check::not_expression;
+  } else if constexpr (!is_ragged_v<D>) {
+    return pack_check::not_ragged;
+  } else if constexpr (!list_contains_v<dims_t<V>, packed_dim<D>>) {
+    return pack_check::no_dims;
+  } else if constexpr (list_contains_v<dims_t<V>, D> ||
+                       list_contains_v<dims_t<V>, ragged_batch_t<D>>) {
+    return pack_check::has_dims;
+  } else {
+    using o = value_t<O>;
+    constexpr bool integer = std::is_integral_v<o> && !std::is_same_v<o, bool>;
+    if (!integer || !std::is_same_v<dims_t<O>, dim_list<offsets_dim_t<D>>>)
+      return pack_check::bad_offsets;
+    return pack_check::ok;
+  }
+}
+
+// Row b's valid part of x (its first n positions of D, without the batch dim) and the n
+// positions of the packed dim from `first` on (as D), views of the same dims.
+template <class D, class X>
+auto row_part(const char* op, X& x, std::size_t b, std::size_t n) {
+  auto row = x[dimgraph::at<ragged_batch_t<D>>(b)];
+  return replaced_view<D, D>(row, op, 0, {n}, {row.template stride<D>()});
+}
+template <class D, class V>
+auto packed_part(const char* op, V& values, std::size_t first, std::size_t n) {
+  const std::ptrdiff_t s = values.template stride<packed_dim<D>>();
+  return replaced_view<packed_dim<D>, D>(values, op, static_cast<std::ptrdiff_t>(first) * s, {n},
+                                         {s});
+}
+
+// The offsets of unpack, checked: first 0, never decreasing, last `flat` (the packed dim's
+// extent). Returns the lengths. Error: shape_error naming unpack and the values at fault.
+template <class D, class O>
+std::vector<std::int64_t> checked_offset_lengths(const std::vector<O>& o, std::size_t flat) {
+  using b = ragged_batch_t<D>;
+  const std::string dim = "'" + describe<offsets_dim_t<D>>() + "'";
+  if (o.empty()) throw shape_error("unpack", "the offsets are empty (dim " + dim + ")");
+  if (std::cmp_not_equal(o[0], 0))
+    throw shape_error("unpack", "the first offset is " + std::to_string(o[0]) +
+                                    ", not 0 (offsets along dim " + dim + ")");
+  for (std::size_t k = 1; k < o.size(); ++k)
+    if (std::cmp_less(o[k], o[k - 1]))
+      throw shape_error("unpack", "the offsets decrease from " + std::to_string(o[k - 1]) + " to " +
+                                      std::to_string(o[k]) + " at entry " + std::to_string(k) +
+                                      " of dim " + dim + " ('" + describe<b>() + "' " +
+                                      std::to_string(k - 1) + " would have a negative length)");
+  if (std::cmp_not_equal(o.back(), flat))
+    throw shape_error("unpack", "the last offset is " + std::to_string(o.back()) +
+                                    ", but the packed values have extent " + std::to_string(flat) +
+                                    " along dim '" + describe<packed_dim<D>>() + "'");
+  // (Now 0 <= o[k] <= flat, an extent: every value and difference fits a std::int64_t.)
+  std::vector<std::int64_t> lens(o.size() - 1);
+  for (std::size_t k = 0; k + 1 < o.size(); ++k)
+    lens[k] = static_cast<std::int64_t>(o[k + 1]) - static_cast<std::int64_t>(o[k]);
+  return lens;
+}
+
+}  // namespace detail
+
+// dg::pack<D>(x): the valid positions of the ragged dim D of x, batch-major, and their offsets.
+//   [.., batch, .., D, ..] -> packed<D, tensor<T, [.., packed_dim<D>, .., ..]>>
+// values has packed_dim<D> where D's batch dim was and no D; its extent is the sum of the
+// lengths (x's lengths of D; every row full when it has none). offsets [batch + 1] holds 0,
+// len[0], len[0] + len[1], ... . Padding is not copied. A lazy x is evaluated first.
+// Errors (compile time): D is not ragged; x lacks D or D's batch dim; x is not an expression.
+template <dimension D, class X>
+auto pack(const X& x) {
+  using d = std::remove_cvref_t<D>;
+  constexpr auto check = detail::check_pack<d, X>();
+  using check_t = detail::pack_check;
+  static_assert(check != check_t::not_expression,
+                "dimgraph: pack: the operand must be a tensor, a view or an expression");
+  static_assert(check != check_t::not_ragged,
+                "dimgraph: pack: the dim is not ragged (declare it dg::dim<\"name\", "
+                "dg::ragged<Batch>>)");
+  static_assert(check != check_t::no_dims,
+                "dimgraph: pack: the tensor lacks the ragged dim or its batch dim");
+  static_assert(check != check_t::has_dims, "dimgraph: pack: the tensor is packed already");
+  if constexpr (check != check_t::ok) {
+    return detail::invalid_expr{};
+  } else {
+    using b = ragged_batch_t<d>;
+    using values_t =
+        detail::tensor_of_list_t<value_t<X>, typename detail::packed_dims<d, dims_t<X>>::type>;
+    using offsets_t = tensor<std::int64_t, offsets_dim_t<d>>;
+    decltype(auto) m = detail::as_memory(x);
+    const std::size_t rows = m.template extent<b>(), full = m.template extent<d>();
+    const lengths_ref l = detail::lengths_in<d>(m);
+    offsets_t offsets(extent<offsets_dim_t<d>>(rows + 1));
+    std::int64_t* o = offsets.data();
+    o[0] = 0;
+    for (std::size_t r = 0; r < rows; ++r)
+      o[r + 1] = o[r] + (l ? (*l)[r] : static_cast<std::int64_t>(full));
+    values_t values = [&]<class... Ps>(dim_list<Ps...>*) {
+      auto one = [&]<class P>(P*) -> std::size_t {
+        if constexpr (std::is_same_v<P, packed_dim<d>>) return static_cast<std::size_t>(o[rows]);
+        else return m.template extent<P>();
+      };
+      return values_t(
+          values_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "pack"));
+    }(static_cast<dims_t<values_t>*>(nullptr));
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto n = static_cast<std::size_t>(o[r + 1] - o[r]);
+      if (n != 0)
+        detail::packed_part<d>("pack", values, static_cast<std::size_t>(o[r]), n) =
+            detail::row_part<d>("pack", m, r, n);
+    }
+    return packed<d, values_t>{std::move(values), std::move(offsets)};
+  }
+}
+
+// dg::unpack<D>(values, offsets): the padded tensor of packed values, D's lengths restored.
+//   [.., packed_dim<D>, ..], offsets [batch + 1] -> tensor<T, [.., batch, D, ..]>
+// D's batch dim and D take packed_dim<D>'s place; row b holds the values at offsets[b], ...,
+// offsets[b + 1] - 1 and zeros past its length offsets[b + 1] - offsets[b]. D's extent is the
+// largest length, or n when given as dg::extent<D>(n). offsets is any integer tensor or view
+// over offsets_dim_t<D> (from a framework's cu_seqlens: dg::view<std::int64_t,
+// dg::offsets_dim_t<Time>>(ptr, dg::extent<dg::offsets_dim_t<Time>>(batch + 1))).
+// dg::unpack(p) unpacks a dg::packed.
+// Errors (compile time): D is not ragged; values lacks packed_dim<D> or has D or its batch dim;
+// offsets is not an integer tensor over offsets_dim_t<D> alone; an extent for another dim.
+// Errors (run time, shape_error naming unpack and the values, before anything is made): the
+// first offset is not 0; offsets decrease; the last offset is not the packed dim's extent;
+// a given extent below the largest length; a batch or D extent outside its dim's size; more
+// elements than a tensor can address.
+template <dimension D, class V, class O, class... Es>
+auto unpack(const V& values, const O& offsets, extent_arg<Es>... given) {
+  using d = std::remove_cvref_t<D>;
+  constexpr auto check = detail::check_unpack<d, V, O>();
+  using check_t = detail::pack_check;
+  static_assert(check != check_t::not_expression,
+                "dimgraph: unpack: the values and the offsets must be tensors, views or "
+                "expressions");
+  static_assert(check != check_t::not_ragged,
+                "dimgraph: unpack: the dim is not ragged (declare it dg::dim<\"name\", "
+                "dg::ragged<Batch>>)");
+  static_assert(check != check_t::no_dims,
+                "dimgraph: unpack: the values lack the packed dim dg::packed_dim<D>");
+  static_assert(check != check_t::has_dims,
+                "dimgraph: unpack: the values already have the ragged dim or its batch dim");
+  static_assert(check != check_t::bad_offsets,
+                "dimgraph: unpack: the offsets must be an integer tensor over "
+                "dg::offsets_dim_t<D> alone");
+  constexpr bool extent_ok = (std::is_same_v<Es, d> && ...) && sizeof...(Es) <= 1;
+  static_assert(extent_ok, "dimgraph: unpack: only the ragged dim's extent may be given");
+  if constexpr (check != check_t::ok || !extent_ok) {
+    return detail::invalid_expr{};
+  } else {
+    using b = ragged_batch_t<d>;
+    using out_t =
+        detail::tensor_of_list_t<value_t<V>, typename detail::unpacked_dims<d, dims_t<V>>::type>;
+    decltype(auto) vm = detail::as_memory(values);
+    const auto o = detail::as_memory(offsets).to_vector();
+    const auto lens = detail::checked_offset_lengths<d>(o, vm.template extent<packed_dim<d>>());
+    const std::size_t rows = lens.size();
+    std::size_t longest = 0;
+    for (std::int64_t n : lens) longest = std::max(longest, static_cast<std::size_t>(n));
+    std::size_t ext = longest;
+    (
+        [&] {
+          if (given.value < longest)
+            throw shape_error("unpack", "dim '" + describe<d>() + "' is given extent " +
+                                            std::to_string(given.value) +
+                                            ", below its longest length " +
+                                            std::to_string(longest));
+          ext = given.value;
+        }(),
+        ...);
+    auto s = [&]<class... Ps>(dim_list<Ps...>*) {
+      auto one = [&]<class P>(P*) -> std::size_t {
+        if constexpr (std::is_same_v<P, b>) return rows;
+        else if constexpr (std::is_same_v<P, d>) return ext;
+        else return vm.template extent<P>();
+      };
+      return out_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "unpack");
+    }(static_cast<dims_t<out_t>*>(nullptr));
+    s.template set_lengths<d>("unpack", std::make_shared<const std::vector<std::int64_t>>(lens));
+    out_t out(s);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto n = static_cast<std::size_t>(lens[r]);
+      if (n != 0)
+        detail::row_part<d>("unpack", out, r, n) =
+            detail::packed_part<d>("unpack", vm, static_cast<std::size_t>(o[r]), n);
+    }
+    return out;
+  }
+}
+template <class D, class Values, class... Es>
+auto unpack(const packed<D, Values>& p, extent_arg<Es>... given) {
+  return unpack<D>(p.values, p.offsets, given...);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/eval/pack.hpp
 // ---- begin dimgraph/eval/softmax.hpp
 // Composite reductions: logsumexp, softmax, log_softmax, argmax, argmin (evaluated eagerly).
 
@@ -10597,6 +11851,61 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   return out;
 }
 
+// Softmax (Log: log-softmax) over D of a tensor or view whose only dim to mask is D itself
+// (ragged, its batch dim in x): the row of each batch entry over its own length, and fill at
+// the padding (0, or -inf for log-softmax; an empty row is all fill).
+template <class D, bool Log, class X>
+auto softmax_ragged_rows(const X& x) {
+  using B = ragged_batch_t<D>;
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = uninitialized_like<T>(x);
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const lengths_ref lens = lengths_in<D>(x);
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  constexpr T fill = Log ? -std::numeric_limits<T>::infinity() : T(0);
+  for (std::size_t b = 0, rows = x.template extent<B>(); b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : n;
+    const auto xb = entry_view<B>(x, b);
+    const auto ob = entry_view<B>(out, b);
+    for_each_position(xb[dimgraph::at<D>(0)], ob[dimgraph::at<D>(0)], n,
+                      [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                        if (len != 0) {
+                          if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, len);
+                          else softmax_row<Log, false>(o, os, xr, xs, len);
+                        }
+                        for (std::size_t j = len; j < n; ++j)
+                          o[static_cast<std::ptrdiff_t>(j) * os] = fill;
+                      });
+  }
+  return out;
+}
+
+// Softmax over D of a tensor or view with ragged dims to mask (masked_dims_t over D): D's
+// padding, or (D a batch dim) the entries of D at which a ragged dim's position is past its
+// length. The masked positions read -inf (probability 0) and are written fill afterwards, so
+// a row with no valid position is all fill. Each row of D alone: softmax_ragged_rows.
+template <class D, bool Log, class X>
+auto softmax_ragged(const X& x) {
+  using masked = masked_dims_t<dims_t<X>, dim_list<D>>;
+  if constexpr (std::is_same_v<masked, dim_list<D>>) {
+    return softmax_ragged_rows<D, Log>(x);
+  } else {
+    using T = fn::float_of_t<typename X::value_type>;
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return with_position_type(
+        x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
+          const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
+          const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
+          auto out = softmax_rows<D, Log>(without_lengths(masked_x));
+          assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
+          tensor_internals::take_lengths(out, masked_x.shape());
+          return out;
+        });
+  }
+}
+
 // The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
 // NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
 template <bool Max, bool Unit, class V>
@@ -10647,26 +11956,168 @@ DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrd
   return best_at;
 }
 
+// out = the position of the extreme element along D of x (D's extent n > 0; out has x's other
+// dims, in x's order).
+template <class D, bool Max, class X, class Out>
+DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_into(const X& x, const Out& out) {
+  using V = typename X::value_type;
+  const std::size_t n = x.template extent<D>();
+  if (out.size() == 0) return;
+  const std::ptrdiff_t xs = x.template stride<D>();
+  for_each_position(x[dimgraph::at<D>(0)], out, n,
+                    [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+                      *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
+                                            : arg_extreme_row<Max, false>(xr, xs, n));
+                    });
+}
+
+// A new tensor of element type T with x's dims but D (D's extent > 0), keeping the lengths of
+// x's other ragged dims.
+template <class T, class D, class X>
+auto uninitialized_without(const X& x) {
+  if constexpr (X::shape_type::ragged_count > 0) {
+    auto s = entry_view<D>(x, 0).shape();
+    s.take_lengths(x.shape());
+    return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+      return tensor_internals::for_overwrite<tensor<T, Ds...>>(s);
+    }(std::type_identity<list_difference_t<dims_t<X>, dim_list<D>>>{});
+  } else {
+    return uninitialized_like<T>(x[dimgraph::at<D>(0)]);
+  }
+}
+
 template <class D, bool Max, class X>
 DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
-  using V = typename X::value_type;
-  const auto first = x[dimgraph::at<D>(0)];
-  auto out = uninitialized_like<index<D>>(first);
-  const std::size_t n = x.template extent<D>();
-  if (out.size() == 0) return out;
-  const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(first, out.view(), n, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
-    *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
-                          : arg_extreme_row<Max, false>(xr, xs, n));
-  });
+  auto out = uninitialized_without<index<D>, D>(x);
+  arg_extreme_into<D, Max>(x, out.view());
   return out;
+}
+
+// argmax (Max) or argmin over the ragged dim D alone (its batch dim in x): each row over its
+// own length. Error: a row of length 0 (shape_error naming the batch entry), before any work.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged_rows(const X& x, const char* op) {
+  using B = ragged_batch_t<D>;
+  const std::size_t rows = x.template extent<B>();
+  const lengths_ref lens = lengths_in<D>(x);
+  if (lens)
+    for (std::size_t b = 0; b < rows; ++b)
+      if ((*lens)[b] == 0) [[unlikely]]
+        throw_no_valid_element<B>(op, {b}, lengths_description<D>(*lens));
+  auto out = uninitialized_without<index<D>, D>(x);
+  for (std::size_t b = 0; b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : x.template extent<D>();
+    arg_extreme_into<D, Max>(leading_view<D>(entry_view<B>(x, b), len), entry_view<B>(out, b));
+  }
+  return out;
+}
+
+// The error of arg_extreme_masked at x's position p (x's dims XDims): names p along the dims
+// Ks... and the lengths of the masked dims (rules, in the order of Masked).
+template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
+    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>*) {
+  std::string lens;
+  [&]<class... Es>(dim_list<Es...>*) {
+    std::size_t k = 0;
+    ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
+  }(static_cast<Masked*>(nullptr));
+  throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
+}
+
+// argmax (Max) or argmin over D of a tensor or view with other ragged dims to mask (D is the
+// batch dim of a ragged dim, with or without being ragged itself): a plain loop that visits
+// only the valid entries of each row of D. Error: a row with no valid entry (shape_error
+// naming its position along the mask dims), before the result is returned.
+template <class D, bool Max, class X>
+auto arg_extreme_masked(const X& x, const char* op) {
+  using V = typename X::value_type;
+  using xdims = dims_t<X>;
+  using masked = masked_dims_t<xdims, dim_list<D>>;
+  constexpr std::size_t R = X::rank, kd = list_index_of_v<xdims, D>;
+  auto out = uninitialized_without<index<D>, D>(x);
+  const auto ext = x.shape().extents();
+  for (std::size_t i = 0; i < R; ++i)
+    if (ext[i] == 0) return out;
+  // Per masked dim: where it and its batch dim are in x, and its lengths.
+  struct rule {
+    std::size_t dim, batch;
+    std::vector<std::int64_t> lengths;
+  };
+  const auto rules = [&]<class... Es>(dim_list<Es...>*) {
+    const auto one = [&]<class E>(std::type_identity<E>) {
+      const lengths_ref l = lengths_in<E>(x);
+      return rule{
+          list_index_of_v<xdims, E>, list_index_of_v<xdims, ragged_batch_t<E>>,
+          l ? *l
+            : std::vector<std::int64_t>(ext[list_index_of_v<xdims, ragged_batch_t<E>>],
+                                        static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
+    };
+    return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
+  }(static_cast<masked*>(nullptr));
+  const auto better = [](V b, V a) {
+    if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
+    else return Max ? a < b : b < a;
+  };
+  const auto& xs = x.strides();
+  const auto& os = out.strides();
+  std::array<std::size_t, R> p{};
+  for (;;) {
+    std::ptrdiff_t xo = 0, oo = 0;
+    for (std::size_t i = 0; i < R; ++i)
+      if (i != kd) {
+        xo += static_cast<std::ptrdiff_t>(p[i]) * xs[i];
+        oo += static_cast<std::ptrdiff_t>(p[i]) * os[i < kd ? i : i - 1];
+      }
+    bool found = false;
+    V best{};
+    std::int64_t best_at = 0;
+    for (std::size_t d = 0; d < ext[kd]; ++d) {
+      p[kd] = d;
+      bool valid = true;
+      for (const rule& r : rules)
+        valid = valid && static_cast<std::int64_t>(p[r.dim]) < r.lengths[p[r.batch]];
+      if (!valid) continue;
+      const V v = x.data()[xo + static_cast<std::ptrdiff_t>(d) * xs[kd]];
+      if (!found || better(v, best)) {
+        best = v;
+        best_at = static_cast<std::int64_t>(d);
+        found = true;
+      }
+    }
+    p[kd] = 0;
+    if (!found) [[unlikely]]
+      throw_no_valid_row<xdims, masked>(
+          op, p, rules,
+          static_cast<list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>*>(nullptr));
+    out.data()[oo] = index<D>(best_at);
+    bool done = true;
+    for (std::size_t i = R; i-- > 0;) {
+      if (i == kd) continue;
+      if (++p[i] < ext[i]) {
+        done = false;
+        break;
+      }
+      p[i] = 0;
+    }
+    if (done) return out;
+  }
+}
+// argmax (Max) or argmin over D of a tensor or view with ragged dims to mask: D's own rows
+// by length (arg_extreme_ragged_rows) when D is the only one, else arg_extreme_masked.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged(const X& x, const char* op) {
+  if constexpr (std::is_same_v<masked_dims_t<dims_t<X>, dim_list<D>>, dim_list<D>>)
+    return arg_extreme_ragged_rows<D, Max>(x, op);
+  else return arg_extreme_masked<D, Max>(x, op);
 }
 }  // namespace detail
 
 // log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
 // near +-1000 stay finite; an infinite m is taken as 0 (as PyTorch), so a row holding +inf
 // gives +inf and a row of only -inf gives -inf. Integers compute in float. Shape rule: as
-// sum. Over no elements (a reduced extent of 0) it is log(0) = -inf.
+// sum. Over no elements (a reduced extent of 0, or a ragged row of length 0) it is
+// log(0) = -inf; over a ragged dim or its batch dim, padding is left out.
 // Error: a dim the tensor does not have; a bool or index operand.
 template <class... Rs, expression X>
 auto logsumexp(X&& x) {
@@ -10675,10 +12126,14 @@ auto logsumexp(X&& x) {
                 "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
     using T = detail::fn::float_of_t<value_t<X>>;
+    // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
+    using max_op =
+        std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
+                           detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
     const auto xf = eval(cast<T>(x));
     const bool empty = ((x.template extent<Rs>() == 0) || ...);
     if (empty) return eval(log(sum<Rs...>(exp(xf))));
-    const auto m = eval(max<Rs...>(xf));
+    const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
     const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
     return eval(shift + log(sum<Rs...>(exp(xf - shift))));
   } else {
@@ -10686,28 +12141,37 @@ auto logsumexp(X&& x) {
   }
 }
 
-// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims.
+// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims. Over a
+// ragged dim D (or D the batch dim of a ragged dim of x) only valid positions count: padding
+// gets probability exactly 0, and a row of length 0 is all 0.
 template <class D, expression X>
 DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(ok,
                 "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
+      else return detail::softmax_ragged<D, false>(detail::materialize(x));
+    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
     else return detail::softmax_rows<D, false>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
   }
 }
 
-// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims.
+// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims. Over a ragged dim,
+// as softmax: padding gets -inf (log 0), and a row of length 0 is all -inf.
 template <class D, expression X>
 DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
   constexpr bool ok = detail::numeric_over<X, D>();
   static_assert(
       ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
   if constexpr (ok) {
-    if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
+      else return detail::softmax_ragged<D, true>(detail::materialize(x));
+    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
     else return detail::softmax_rows<D, true>(detail::materialize(x));
   } else {
     return detail::invalid_expr{};
@@ -10716,8 +12180,10 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
 
 // The first position of the largest (argmax) or smallest (argmin) element along D, as
 // dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
+// Over a ragged dim D (or D the batch dim of a ragged dim of x), only valid positions count.
 // Shape rule: [x dims] -> [x dims without D].
-// Error (run time): D has extent 0, so there is no position (shape_error).
+// Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
+// there is no position (shape_error).
 #define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                        \
   template <class D, expression X>                                                               \
   auto NAME(X&& x) {                                                                             \
@@ -10726,8 +12192,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
         ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
     if constexpr (ok) {                                                                          \
       if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
-      if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme<D, MAX>(x);                 \
-      else return detail::arg_extreme<D, MAX>(detail::materialize(x));                           \
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
+        if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
+        else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
+      } else if constexpr (detail::is_leaf_v<X>) {                                               \
+        return detail::arg_extreme<D, MAX>(x);                                                   \
+      } else {                                                                                   \
+        return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
+      }                                                                                          \
     } else {                                                                                     \
       return detail::invalid_expr{};                                                             \
     }                                                                                            \
@@ -11373,7 +12845,8 @@ enum class scan_input_check {
   other_dim,
   not_input,
   outside,
-  trips_differ
+  trips_differ,
+  ragged_walk
 };
 
 template <class First, class Other>
@@ -11422,8 +12895,45 @@ constexpr bool static_trips_agree(type_list<Ss...>) {
   }
 }
 
+// Whether scan<D> over the sliced inputs Sliced (a type_list) runs each batch row for its own
+// length: D is ragged and a sliced input has D's batch dim (so it carries D's lengths).
+template <class D, class Sliced>
+inline constexpr bool ragged_scan_v = false;
+template <class D, class... Ss>
+inline constexpr bool ragged_scan_v<D, type_list<Ss...>> =
+    (carries_lengths_v<D, dims_t<typename Ss::operand_type>> || ...);
+
+// A sliced input of a scan over the ragged dim D: it walks the whole dim one position at a
+// time (a row's steps are its first len positions, in either direction), and backwards only
+// with D's batch dim (row b's first step is its own last position, len[b] - 1).
+template <class D, class Sliced>
+constexpr bool ragged_walk_fits() {
+  constexpr slicing s = Sliced::slicing_value;
+  constexpr bool whole = walks_whole_dim<D, s>();
+  static_assert(whole,
+                "dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one "
+                "position at a time (forwards: start 0, end -1, stride 1; backwards: start -1, "
+                "end 0, stride -1)");
+  if constexpr (!whole) {
+    return false;
+  } else {
+    constexpr bool rows =
+        s.stride > 0 || list_contains_v<dims_t<typename Sliced::operand_type>, ragged_batch_t<D>>;
+    static_assert(rows,
+                  "dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the "
+                  "dim's batch dim (each row starts at its own last step)");
+    return rows;
+  }
+}
+template <class D, class... Ss>
+constexpr bool ragged_walks_fit(type_list<Ss...>) {
+  if constexpr (!ragged_scan_v<D, type_list<Ss...>>) return true;
+  else return (ragged_walk_fits<D, Ss>() && ...);
+}
+
 // The inputs of scan<D>(body)(xs...): at least one sliced along D, every other one a tensor
-// or an expression (a carry); static slicings inside their dims; static trip counts equal.
+// or an expression (a carry); static slicings inside their dims; static trip counts equal;
+// over a ragged dim whose lengths they carry, walks that ragged_walk_fits.
 template <class D, class... Xs>
 constexpr scan_input_check check_scan_inputs() {
   using sliced = sliced_inputs_t<Xs...>;
@@ -11449,6 +12959,8 @@ constexpr scan_input_check check_scan_inputs() {
     return scan_input_check::outside;
   } else if constexpr (!static_trips_agree(sliced{})) {
     return scan_input_check::trips_differ;
+  } else if constexpr (!ragged_walks_fit<D>(sliced{})) {
+    return scan_input_check::ragged_walk;
   } else {
     return scan_input_check::ok;
   }
@@ -11486,10 +12998,25 @@ constexpr bool emitted_value_fits() {
   }
 }
 
+// Over a ragged dim (Batch its batch dim), a carry (Emitted false) or an emitted value
+// (Emitted true) has Batch: each row keeps its carry, and gets zeros, after its last step.
+template <std::size_t Index, class Batch, class Value, bool Emitted>
+constexpr bool ragged_value_has_rows() {
+  constexpr bool has = list_contains_v<dims_t<Value>, Batch>;
+  static_assert(has || Emitted,
+                "dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim (each "
+                "row keeps its carry after its own last step)");
+  static_assert(has || !Emitted,
+                "dimgraph: scan: over a ragged dim, every emitted value needs the dim's batch "
+                "dim (each row's outputs past its own last step are zero)");
+  return has;
+}
+
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
 // with one carry per carried input, each of its input's type, and emitted expressions
-// without the iteration dim Iter.
-template <class Iter, class Carried, class R>
+// without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
+// carry and emitted value has Batch.
+template <class Iter, class Carried, class R, class Batch = void>
 constexpr bool check_scan_body() {
   if constexpr ((poisoned<R>)) {
     return false;
@@ -11506,16 +13033,29 @@ constexpr bool check_scan_body() {
                     "are carried inputs");
       return false;
     } else {
-      return [&]<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                       std::index_sequence<Ks...>) {
-        const bool carries = (carry_keeps_type<Is, at_t<Is, Carried>,
-                                               carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
-                              ...);
-        const bool emitted =
-            (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
-        return carries && emitted;
-      }(std::make_index_sequence<Carried::size>{},
-             std::make_index_sequence<std::tuple_size_v<emits>>{});
+      constexpr auto carries = std::make_index_sequence<Carried::size>{};
+      constexpr auto emitted = std::make_index_sequence<std::tuple_size_v<emits>>{};
+      constexpr bool typed = []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                                      std::index_sequence<Ks...>) {
+        const bool c = (carry_keeps_type<Is, at_t<Is, Carried>,
+                                         carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
+                        ...);
+        const bool e = (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
+        return c && e;
+      }(carries, emitted);
+      if constexpr (!typed || std::is_void_v<Batch>) {
+        return typed;
+      } else {
+        return []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
+                                                        std::index_sequence<Ks...>) {
+          const bool c = (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...);
+          const bool e =
+              (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+                                     true>() &&
+               ...);
+          return c && e;
+        }(carries, emitted);
+      }
     }
   }
 }
@@ -11524,8 +13064,8 @@ constexpr bool check_scan_body() {
 }  // namespace dimgraph
 // ---- end dimgraph/graph/scan_check.hpp
 // ---- begin dimgraph/graph/scan_run.hpp
-// The mechanics of one dg::scan: the slices it reads, its trip-count checks, the types of
-// the body's arguments and result, and its stacked outputs.
+// The mechanics of one dg::scan: its loop (dg::unroll), the slices it reads, its trip-count
+// checks, the types of the body's arguments and result, and its stacked outputs.
 
 #include <optional>
 
@@ -11652,7 +13192,36 @@ auto region_results(const Region& r) {
 // ---- end dimgraph/graph/region.hpp
 
 namespace dimgraph {
+
+// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
+template <std::size_t K>
+struct unroll {
+  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
+  static constexpr std::size_t factor = K;
+};
+// dg::unroll_all: no loop at all; needs a trip count known at compile time.
+struct unroll_all {};
+
 namespace detail {
+
+// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
+template <class Unroll, std::size_t StaticCount, class F>
+void scan_loop(std::size_t n, F&& once) {
+  if constexpr (std::is_same_v<Unroll, unroll_all>) {
+    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      (once(Is), ...);
+    }(std::make_index_sequence<StaticCount>{});
+  } else {
+    constexpr std::size_t k = Unroll::factor;
+    std::size_t i = 0;
+    if constexpr (k > 1)
+      for (; i + k <= n; i += k)
+        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
+          (once(i + Us), ...);
+        }(std::make_index_sequence<k>{});
+    for (; i < n; ++i) once(i);
+  }
+}
 
 // The view iteration i of the walk w gives of a sliced input (elements const).
 template <class Sliced>
@@ -11842,6 +13411,10 @@ struct scan_run {
   }();
   using first = front_t<sliced>;
   using iter = iteration_dim_t<D, first::slicing_value>;
+  // Each batch row runs for its own length (see ragged_scan_v); ragged_batch is then D's
+  // batch dim, else void.
+  static constexpr bool ragged = ragged_scan_v<D, sliced>;
+  using ragged_batch = std::conditional_t<ragged, ragged_batch_t<D>, void>;
   static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
   template <class X>
   using arg_of = typename scan_arg_type<X>::type;
@@ -11878,38 +13451,224 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 // recorded as a "scan" node with its body as a sub-graph when traced.
 
 
+// ---- begin dimgraph/graph/scan_ragged.hpp
+// dg::scan over a ragged dim: every batch row runs for its own length (see dg::scan).
+
+
+
+// How: the body runs on the whole batch at once, max(len) times. At iteration i, row b is
+// active while i < len[b]. Once a row has finished, each slice with the batch dim is copied
+// with zeros in the finished rows (the body never reads padding), each carry becomes
+// where(active, next, carry) and each emitted value where(active, value, 0); while every row is
+// active, the slices are views and the values are taken as they are. A backward walk first
+// copies its input with each row's valid part reversed (row b's step i reads position
+// len[b] - 1 - i) and walks that copy forwards; when the first sliced input walks backwards,
+// the stacked outputs are reversed back the same way, so every value lands at its own position.
+
+namespace dimgraph::detail {
+
+// The lengths of D the sliced inputs carry, merged (null: every row is full). Error:
+// shape_error when two sliced inputs carry different lengths.
+template <class D, class... Ss>
+lengths_ref scan_lengths(const Ss&... in) {
+  lengths_ref l;
+  [[maybe_unused]] auto one = [&]<class S>(const S& s) {
+    if constexpr (carries_lengths_v<D, dims_t<typename S::operand_type>>)
+      merge_lengths<D>("scan", l, lengths_in<D>(s.operand));
+  };
+  (one(in), ...);
+  return l;
+}
+
+// x (input or value k, `what` saying which) has one row per length along D's batch dim, when
+// it has that dim. Error: shape_error naming scan, x and both counts.
+template <class D, class X>
+void check_scan_rows(const X& x, std::size_t rows, const char* what, std::size_t k) {
+  using b = ragged_batch_t<D>;
+  if constexpr (list_contains_v<dims_t<X>, b>) {
+    const std::size_t got = x.template extent<b>();
+    if (got != rows)
+      throw shape_error("scan", std::string(what) + " " + std::to_string(k) + " has extent " +
+                                    std::to_string(got) + " along dim '" + describe<b>() +
+                                    "', but dim '" + describe<D>() + "' has " +
+                                    std::to_string(rows) + " lengths");
+  }
+}
+
+// A copy of x (which has D and its batch dim) with each row's valid part reversed along D:
+// out[b, t] = x[b, len[b] - 1 - t] for t < len[b], 0 past it.
+template <class D, class X>
+tensor_over_t<value_t<X>, dims_t<X>> reversed_rows(const X& x,
+                                                   const std::vector<std::int64_t>& lens) {
+  using b = ragged_batch_t<D>;
+  tensor_over_t<value_t<X>, dims_t<X>> out(x.shape());
+  for (std::size_t r = 0; r < lens.size(); ++r) {
+    const auto n = static_cast<std::size_t>(lens[r]);
+    if (n == 0) continue;
+    auto from = x[dimgraph::at<b>(r)];
+    auto to = out[dimgraph::at<b>(r)];
+    const std::ptrdiff_t s = from.template stride<D>();
+    replaced_view<D, D>(to, "scan", 0, {n}, {to.template stride<D>()}) =
+        replaced_view<D, D>(from, "scan", static_cast<std::ptrdiff_t>(n - 1) * s, {n}, {-s});
+  }
+  return out;
+}
+
+// A sliced input as a ragged scan walks it, always forwards: a view of its operand, or (a
+// backward walk) its reversed_rows.
+template <class S>
+auto ragged_source(const S& in, const std::vector<std::int64_t>& lens) {
+  using x_t = typename S::operand_type;
+  if constexpr (S::slicing_value.stride < 0)
+    return reversed_rows<typename S::dim>(in.operand, lens);
+  else
+    return view_of_list_t<const value_t<x_t>, types_of_t<dims_t<x_t>>>(
+        in.operand.data(), in.operand.shape(), in.operand.strides());
+}
+
+// Position i of a source along D: a view, or, once a row has finished (full is false) and the
+// slice has D's batch dim, the view with zeros in the inactive rows, copied into buf.
+template <class D, class Slice, class Source, class Buffer, class Mask>
+Slice ragged_slice(const Source& src, Buffer& buf, const Mask& active, std::size_t i, bool full) {
+  Slice v(src[dimgraph::at<D>(i)]);
+  if constexpr (list_contains_v<dims_t<Slice>, ragged_batch_t<D>>) {
+    if (!full) {
+      auto masked = where(active, v, value_t<Slice>{});
+      if (buf) *buf = masked;
+      else buf.emplace(masked);
+      return Slice(std::as_const(*buf).view());
+    }
+  }
+  return v;
+}
+
+// scan<D> run on the inputs `in` (Run's facts; D's extent n) with the lengths lens (not null)
+// over D's batch dim, as described at the top. Returns what the plain scan returns, the
+// stacked outputs carrying lens along D. Errors (shape_error, before the first iteration): a
+// sliced input or a carry whose batch extent is not the number of lengths; at iteration 0,
+// an emitted value whose batch extent is not; those of the body (as for any scan).
+template <class D, class Unroll, class Run, class Body, class Inputs>
+auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens_ref,
+                     std::size_t n) {
+  using b = ragged_batch_t<D>;
+  using iter = typename Run::iter;
+  constexpr std::size_t slice_count = Run::sliced::size;
+  constexpr std::size_t carry_count = Run::carried::size;
+  constexpr std::size_t emit_count = std::tuple_size_v<typename Run::emitted>;
+  constexpr auto pos = Run::positions;
+  using state_t = typename tuple_of<typename Run::carried>::type;
+  using outputs_t = typename optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
+  constexpr auto slice_seq = std::make_index_sequence<slice_count>{};
+  constexpr auto carry_seq = std::make_index_sequence<carry_count>{};
+  constexpr auto emit_seq = std::make_index_sequence<emit_count>{};
+  const std::vector<std::int64_t>& lens = *lens_ref;
+  const std::size_t rows = lens.size();
+
+  [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    (check_scan_rows<D>(std::get<pos[Ss]>(in).operand, rows, "sliced input", Ss), ...);
+  }(slice_seq);
+  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    return state_t(std::get<pos[slice_count + Cs]>(in)...);
+  }(carry_seq);
+  [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    (check_scan_rows<D>(std::get<Cs>(state), rows, "carry", Cs), ...);
+  }(carry_seq);
+
+  std::size_t shortest = n, longest = 0;
+  for (std::int64_t l : lens) {
+    shortest = std::min(shortest, static_cast<std::size_t>(l));
+    longest = std::max(longest, static_cast<std::size_t>(l));
+  }
+  auto sources = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return std::tuple{ragged_source(std::get<pos[Ss]>(in), lens)...};
+  }(slice_seq);
+  auto buffers = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return std::tuple<std::optional<
+        carry_type_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
+  }(slice_seq);
+  tensor<bool, b> active(extent<b>(rows));
+  outputs_t outs;
+
+  auto once = [&](std::size_t i) {
+    const bool full = i < shortest;
+    if (!full)
+      for (std::size_t r = 0; r < rows; ++r)
+        active.data()[r] = i < static_cast<std::size_t>(lens[r]);
+    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return std::tuple{
+          ragged_slice<D, typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>(
+              std::get<Ss>(sources), std::get<Ss>(buffers), active, i, full)...};
+    }(slice_seq);
+    auto r = at_iteration(i, [&] {
+      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        return body(scan_arg<Ks, Run>(slices, state)...);
+      }(std::make_index_sequence<Run::input_count>{});
+    });
+    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        auto& out = std::get<K>(outs);
+        const auto& e = std::get<K>(r.emits.values);
+        if (!out) {
+          check_scan_rows<D>(e, rows, "emitted value", K);
+          out.emplace(stacked_output<typename Run::template output_t<K>, iter>(
+              n, [&]<class X>(X*) { return e.template extent<X>(); }));
+        } else {
+          check_emitted(*out, e, K, i);
+        }
+        if (full) (*out)[dimgraph::at<iter>(i)] = e;
+        else (*out)[dimgraph::at<iter>(i)] = where(active, e, value_t<decltype(e)>{});
+      };
+      (put(std::integral_constant<std::size_t, Ks>{}), ...);
+    }(emit_seq);
+    // Every next carry is computed (from the old ones) before any is replaced.
+    if (full) {
+      state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+        return state_t(std::move(std::get<Cs>(r.carries.values))...);
+      }(carry_seq);
+    } else {
+      [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+        ((std::get<Cs>(state) = where(active, std::get<Cs>(r.carries.values), std::get<Cs>(state))),
+         ...);
+      }(carry_seq);
+    }
+  };
+  scan_loop<Unroll, 0>(longest, once);
+
+  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+      using out_t = typename Run::template output_t<K>;
+      auto& out = std::get<K>(outs);
+      // No iteration: the extents of the other dims come from the inputs (see dg::scan).
+      if (!out)
+        out.emplace(stacked_output<out_t, iter>(n, [&]<class X>(X*) {
+          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+            return std::apply(
+                [&](const auto&... carries) {
+                  return input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                },
+                state);
+          }(slice_seq);
+        }));
+      out_t result = [&] {
+        if constexpr (Run::first::slicing_value.stride < 0) return reversed_rows<iter>(*out, lens);
+        else return std::move(*out);
+      }();
+      auto s = result.shape();
+      s.template set_lengths<iter>("scan", lens_ref);
+      tensor_internals::take_lengths(result, s);
+      return result;
+    };
+    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
+                          std::move(state));
+  }(emit_seq);
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/graph/scan_ragged.hpp
 
 namespace dimgraph {
 
-// dg::unroll<K>: run the body K times per pass of the scan loop (the rest one at a time).
-template <std::size_t K>
-struct unroll {
-  static_assert(K >= 1, "dimgraph: scan: unroll<K> needs K of at least 1");
-  static constexpr std::size_t factor = K;
-};
-// dg::unroll_all: no loop at all; needs a trip count known at compile time.
-struct unroll_all {};
-
 namespace detail {
-
-// Runs the loop body once per iteration: i = 0, 1, ..., n - 1 (n static with unroll_all).
-template <class Unroll, std::size_t StaticCount, class F>
-void scan_loop(std::size_t n, F&& once) {
-  if constexpr (std::is_same_v<Unroll, unroll_all>) {
-    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      (once(Is), ...);
-    }(std::make_index_sequence<StaticCount>{});
-  } else {
-    constexpr std::size_t k = Unroll::factor;
-    std::size_t i = 0;
-    if constexpr (k > 1)
-      for (; i + k <= n; i += k)
-        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
-          (once(i + Us), ...);
-        }(std::make_index_sequence<k>{});
-    for (; i < n; ++i) once(i);
-  }
-}
 
 // An input of a traced scan: a symbol, or a symbol given as dg::sliced.
 template <class X>
@@ -11970,8 +13729,9 @@ std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::inde
                                                                        type_list<Cs...>);
 
 // How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
-// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all").
-template <class Unroll, class... Xs>
+// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all"; ", ragged over batch" when
+// RaggedBatch, the batch dim of a ragged scan, is not void).
+template <class Unroll, class RaggedBatch, class... Xs>
 std::string scan_attributes() {
   std::string sliced, carried;
   std::size_t k = 0;
@@ -11991,6 +13751,7 @@ std::string scan_attributes() {
   std::string out = sliced + (carried.empty() ? "" : ", " + carried);
   if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
   else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
+  if constexpr (!std::is_void_v<RaggedBatch>) out += ", ragged over " + describe<RaggedBatch>();
   return out;
 }
 
@@ -12053,7 +13814,7 @@ class scan_fn {
       return false;
     } else {
       return detail::check_scan_body<typename Run::iter, typename Run::carried,
-                                     typename Run::result>();
+                                     typename Run::result, typename Run::ragged_batch>();
     }
   }
 
@@ -12072,9 +13833,10 @@ class scan_fn {
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
     using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,
                                decltype(detail::scan_input_node(xs))...>;
-    return detail::region_results<true>(region{{detail::scan_input_node(xs)...},
-                                               {std::move(body)},
-                                               detail::scan_attributes<Unroll, Xs...>()});
+    return detail::region_results<true>(
+        region{{detail::scan_input_node(xs)...},
+               {std::move(body)},
+               detail::scan_attributes<Unroll, typename Run::ragged_batch, Xs...>()});
   }
 
   Body body_;
@@ -12112,7 +13874,21 @@ class scan_fn {
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
 // arguments of the slices' and carries' tensor types as a sub-graph; the result is a
 // std::tuple of symbols of the types above. The checks are the same.
-// Per-batch (ragged) lengths are not supported: every sequence walks the whole dim.
+// Ragged  when D is ragged (dg::ragged<Batch>) and the sliced inputs carry its lengths (they
+//          have Batch), each row b runs for its own length len[b], as PyTorch's packed
+//          sequences: iteration i is active for row b while i < len[b]. A forward walk reads
+//          position i; a backward walk (start -1, end 0, stride -1) reads len[b] - 1 - i, so it
+//          starts at the row's own last step. A carry stops changing after the row's last step
+//          (its final value is the row's state at its own end); emitted outputs are zero past
+//          the row's length and carry the lengths along D; a finished row's slices read as
+//          zeros (the body never sees padding). The body still runs on the whole batch,
+//          max(len) times; no row runs when every length is 0. Needs (compile time): every
+//          sliced input walks the whole of D one position at a time, a backward one has Batch,
+//          every carry and emitted value has Batch. Errors (run time): sliced inputs with
+//          different lengths; a sliced input, carry or emitted value whose Batch extent is not
+//          the number of lengths (shape_error). Without lengths (null: every row full) the
+//          scan is the plain one. Traced, the scan node says ", ragged over batch"; the graph
+//          runs the same way.
 // Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
 // static trip counts that differ, a carry that changes type, ...). Errors (run time, before
 // the first iteration): a slicing outside its dim or past its end, trip counts that differ
@@ -12144,6 +13920,12 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
     return detail::scan_walks(std::get<pos[Ss]>(in)...);
   }(std::make_index_sequence<slice_count>{});
   const std::size_t n = walks[0].count;
+  if constexpr (Run::ragged) {
+    const lengths_ref lens = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
+    }(std::make_index_sequence<slice_count>{});
+    if (lens) return detail::run_ragged_scan<D, Unroll, Run>(body_, in, lens, n);
+  }
   state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
     return state_t(std::get<pos[slice_count + Cs]>(in)...);
   }(std::make_index_sequence<carry_count>{});
@@ -14296,6 +16078,18 @@ struct key_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<Time>;
   static constexpr dim_kind kind = kind_v<Time>;
 };
+
+}  // namespace dimgraph::nn
+
+// The key dim of a ragged time dim is ragged over the same batch dim: renaming the keys keeps
+// their lengths, and the softmax over the keys gives padding keys weight 0 (the key-length mask).
+template <class Time>
+  requires dimgraph::is_ragged_v<Time>
+struct dimgraph::detail::ragged_batch_of<dimgraph::nn::key_dim<Time>> {
+  using type = dimgraph::ragged_batch_t<Time>;
+};
+
+namespace dimgraph::nn {
 
 // The key dim of attention from the query's time dim QTime and the key's time dim KTime:
 // key_dim<QTime> when they are the same dim (self-attention), else KTime itself.
