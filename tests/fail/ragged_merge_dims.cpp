@@ -1,4 +1,4 @@
-// expect: dimgraph: merge_dims: the dim is ragged or the batch dim of a ragged dim
+// expect: dimgraph: merge_dims: a ragged dim merges only as the major dim with a static one
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,4 @@
-// expect: dimgraph: slice: the dim is ragged or the batch dim of a ragged dim
+// expect: dimgraph: slice: the dim is the batch dim of a ragged dim
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

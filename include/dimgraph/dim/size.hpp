@@ -69,6 +69,73 @@ struct kinds_of<Form<A, K>> {
   static constexpr unsigned value = kinds_of<A>::value;
 };
 
+// Which derived dims are ragged (RETURNN's rule: a dim computed from a ragged dim has a
+// length per batch entry, computed from that dim's lengths by the same arithmetic):
+//  - a sum (concat, pad) whose ragged terms are all ragged over the same batch dim:
+//    length = the sum of the terms' lengths (a term that is not ragged counts its extent);
+//  - a product with exactly one ragged factor, every other factor static (merge_dims of a
+//    ragged dim with static inner dims; a + a): length = the factor's length times the rest;
+//  - A - B and sub_left(B, A) with A ragged and B static (slices): the clamped difference;
+//  - ceildiv(A, k) and floordiv(A, k) with A ragged (strided windows).
+// Any other dim built from a ragged one (two ragged dims over different batch dims, a ragged
+// factor inside a merge with a dynamic one, a quotient) is not ragged: an op that would make
+// it from a dim with lengths is a compile error, not a silent loss of the lengths.
+struct ragged_conflict {};
+
+template <class Acc, class... Ds>
+struct common_ragged {
+  using type = std::conditional_t<std::is_same_v<Acc, ragged_conflict>, void, Acc>;
+};
+template <class Acc, class D, class... Ds>
+struct common_ragged<Acc, D, Ds...> {
+  using b = ragged_batch_t<D>;
+  using next = std::conditional_t<
+      std::is_void_v<b>, Acc,
+      std::conditional_t<std::is_void_v<Acc> || std::is_same_v<Acc, b>, b, ragged_conflict>>;
+  using type = typename common_ragged<next, Ds...>::type;
+};
+
+template <class... Ts>
+struct ragged_batch_of<dim_sum<Ts...>> : common_ragged<void, Ts...> {};
+template <class... Fs>
+struct ragged_batch_of<dim_prod<Fs...>> {
+  // One ragged factor, the major one (after a constant coefficient, k * A being A repeated k
+  // times), every other factor static: each row's valid positions stay a prefix.
+  static constexpr bool prefix = [] {
+    const bool ragged[] = {!std::is_void_v<ragged_batch_t<Fs>>...};
+    const bool fixed[] = {bounds_of<Fs>::value.is_static()...};
+    const bool constant[] = {is_const_v<Fs>...};
+    std::size_t count = 0, first = sizeof...(Fs);
+    for (std::size_t i = 0; i < sizeof...(Fs); ++i)
+      if (ragged[i]) {
+        ++count;
+        if (first == sizeof...(Fs)) first = i;
+      } else if (!fixed[i]) {
+        return false;
+      }
+    for (std::size_t i = 0; i < first; ++i)
+      if (!constant[i]) return false;
+    return count == 1;
+  }();
+  using type = std::conditional_t<prefix, typename common_ragged<void, Fs...>::type, void>;
+};
+template <class A, class B>
+struct ragged_batch_of<dim_difference<A, B>> {
+  using type = std::conditional_t<bounds_of<B>::value.is_static(), ragged_batch_t<A>, void>;
+};
+template <class B, class A>
+struct ragged_batch_of<dim_left_difference<B, A>> {
+  using type = std::conditional_t<bounds_of<B>::value.is_static(), ragged_batch_t<A>, void>;
+};
+template <class A, std::size_t K>
+struct ragged_batch_of<dim_ceildiv<A, K>> {
+  using type = ragged_batch_t<A>;
+};
+template <class A, std::size_t K>
+struct ragged_batch_of<dim_floordiv<A, K>> {
+  using type = ragged_batch_t<A>;
+};
+
 constexpr dim_kind kind_from_mask(unsigned mask) {
   for (unsigned k = 0; k < 3; ++k)
     if (mask == (1u << k)) return static_cast<dim_kind>(k);

@@ -1,15 +1,20 @@
 // Structural ops that copy: concat, merge_dims (when no view can do), pad.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/expr/broadcast.hpp"
 #include "dimgraph/expr/reshape.hpp"
 
@@ -17,6 +22,12 @@
 // its operands (any expressions) to sub-views of the result with the element-wise
 // machinery: no loops of their own. (gather and one_hot, which move data by index, are
 // in eval/gather.hpp.)
+
+// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
 
 namespace dimgraph {
 namespace detail {
@@ -130,10 +141,13 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
 // The result dim is a + b by the algebra (a + a is 2 * a), at the position of x's a, and
 // x's other dims in x's order; every operand must have the same other dims (in any
 // order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
-// The element type is the operands' common type. Errors (compile time): an operand
-// lacks its dim; the operands' other dims differ; the result dim is one of the other
-// dims; no common element type. Errors (run time): another dim, or a tag concatenated
-// with itself, with different extents; concatenated extents that add up to more than a
+// The element type is the operands' common type. Along ragged dims (ragged over one batch
+// dim), each row holds the operands' valid parts one after the other and its length is their
+// sum (a part that is not ragged is whole in every row); the rest of the row is zero.
+// Errors (compile time): an operand lacks its dim; the operands' other dims differ; the result
+// dim is one of the other dims; no common element type; dims ragged over different batch dims;
+// concatenation along a ragged dim's batch dim. Errors (run time): another dim, or a tag
+// concatenated with itself, with different extents; concatenated extents that add up to more than a
 // std::size_t holds, or a result larger than a tensor can address (shape_error). Nothing is
 // allocated before the checks.
 template <class... Parts>
@@ -153,11 +167,18 @@ auto concat(Parts... parts) {
                   "dimgraph: concat: the result dim is already one of the other dims");
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
+    using whole_dim = concat_dim_t<typename Parts::dim...>;
     constexpr bool keeps =
         check != check_t::ok ||
-        (detail::keeps_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("concat"));
-    if constexpr (check == check_t::ok && keeps) {
+        (!detail::is_batch_of_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("concat"));
+    constexpr bool one_batch =
+        check != check_t::ok ||
+        (detail::lengths_carry_to<decltype(parts.operand), typename Parts::dim, whole_dim>() &&
+         ...);
+    static_assert(one_batch,
+                  "dimgraph: concat: the concatenated dims are ragged over different batch dims");
+    if constexpr (check == check_t::ok && keeps && one_batch) {
       return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
         using r_dim = concat_dim_t<As...>;
         using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
@@ -173,7 +194,49 @@ auto concat(Parts... parts) {
                   "concat", {e...}, [&] { return detail::parts_text<As...>(" + ", ext); });
             },
             ext);
-        result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
+        auto shape = detail::shape_with<result_t, r_dim>("concat", x, total);
+        if constexpr (detail::carries_lengths_v<r_dim, dims_t<result_t>>) {
+          // Along ragged dims: each row packs the valid parts of its operands, one after the
+          // other (a part that is not ragged is whole in every row), and is as long as they are
+          // together; the rest of the row is zero.
+          const std::array<lengths_ref, sizeof...(As)> given{detail::lengths_in<As>(ps.operand)...};
+          if (std::any_of(given.begin(), given.end(), [](const lengths_ref& l) { return !!l; })) {
+            using bt = ragged_batch_t<r_dim>;
+            const std::size_t rows = x.template extent<bt>();
+            auto part_length = [&](std::size_t k, std::size_t b) {
+              return given[k] ? static_cast<std::size_t>((*given[k])[b]) : ext[k];
+            };
+            auto lengths = std::make_shared<std::vector<std::int64_t>>(rows);
+            for (std::size_t b = 0; b < rows; ++b)
+              for (std::size_t k = 0; k < sizeof...(As); ++k)
+                (*lengths)[b] += static_cast<std::int64_t>(part_length(k, b));
+            shape.template set_lengths<r_dim>("concat", std::move(lengths));
+            result_t r(shape);
+            std::fill_n(r.data(), r.size(), value{});
+            auto whole = r.view();
+            const std::ptrdiff_t s = r.template stride<r_dim>();
+            std::vector<std::size_t> at(rows, 0);
+            std::size_t k = 0;
+            auto copy_part = [&]<class A>(std::type_identity<A>, const auto& operand) {
+              decltype(auto) src = [&]() -> decltype(auto) {
+                if constexpr (requires { operand.data(); }) return (operand);
+                else return dimgraph::eval(operand);
+              }();
+              for (std::size_t b = 0; b < rows; ++b) {
+                const std::size_t n = part_length(k, b);
+                auto dst_row = detail::entry_view<bt>(whole, b);
+                detail::replaced_view<r_dim, A>(dst_row, "concat",
+                                                static_cast<std::ptrdiff_t>(at[b]) * s, {n}, {s}) =
+                    detail::leading_view<A>(detail::entry_view<bt>(src, b), n);
+                at[b] += n;
+              }
+              ++k;
+            };
+            (copy_part(std::type_identity<As>{}, ps.operand), ...);
+            return r;
+          }
+        }
+        result_t r(shape);
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<r_dim>();
         std::ptrdiff_t offset = 0;
@@ -212,8 +275,10 @@ constexpr structural_check check_merge_dims() {
 // A view when x is a tensor (not a temporary) with b right after a: its row-major
 // layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
 // run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
-// elements: the result type says which, at compile time. Errors (compile time): x lacks
-// a or b; a == b; a * b is already a dim of x. Error (run time): a * b's extent does not
+// elements: the result type says which, at compile time. A ragged a with a static b gives a
+// ragged a * b, each row's length times b's extent. Errors (compile time): x lacks a or b;
+// a == b; a * b is already a dim of x; a ragged a with a b that is not static, a ragged b, or
+// a ragged dim's batch dim (its lengths would be lost). Error (run time): a * b's extent does not
 // fit a std::size_t, or the result is larger than a tensor can address (shape_error).
 template <dimension A, dimension B, class X>
 auto merge_dims(X&& x) {
@@ -232,11 +297,16 @@ auto merge_dims(X&& x) {
                   "dimgraph: merge_dims: the two dims are the same dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
-    constexpr bool keeps =
-        check != check_t::ok ||
-        detail::keeps_lengths<X, std::remove_cvref_t<A>, std::remove_cvref_t<B>>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("merge_dims"));
-    if constexpr (check == check_t::ok && keeps) {
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"));
+    constexpr bool prefix =
+        check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
+                                 detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
+    static_assert(prefix,
+                  "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
+                  "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
+                  "as the minor dim, its lengths would be lost");
+    if constexpr (check == check_t::ok && keeps && prefix) {
       using x_t = std::remove_cvref_t<X>;
       using dims = dims_t<x_t>;
       using m = merge_dim_t<a, b>;
@@ -245,13 +315,23 @@ auto merge_dims(X&& x) {
       const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
         return detail::parts_text<a, b>(" * ", {na, nb});
       });
+      // A ragged a: each row's length times b's extent.
+      const auto merged_length = [nb](std::int64_t len) {
+        return len * static_cast<std::int64_t>(nb);
+      };
       if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
-        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()});
+        return detail::with_lengths_from<a, m>(
+            detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()}), x,
+            "merge_dims", merged_length);
       } else {
         using value = value_t<x_t>;
         using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
         using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
-        result_t r(detail::shape_with<result_t, m>("merge_dims", x, nm));
+        auto shape = detail::shape_with<result_t, m>("merge_dims", x, nm);
+        if constexpr (detail::carries_lengths_v<a, dims>)
+          shape.template set_lengths<m>(
+              "merge_dims", detail::map_lengths(detail::lengths_in<a>(x), merged_length));
+        result_t r(shape);
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<m>();
         detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
@@ -302,8 +382,10 @@ struct pad_part : dim_expr_base {
 //   pad<a, before, after>(x, value = 0): [.., a, ..] -> [.., before + a + after, ..]
 // The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
 // padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
-// when after is 0), gives a view with dim a itself.
-// Errors (compile time): x has no dim a; the padded dim is already one of x's dims. Error
+// when after is 0), gives a view with dim a itself. Along a ragged a each row is
+// before + its length + after, with value right after the row's data (and in the rest of the
+// row). Errors (compile time): x has no dim a; the padded dim is already one of x's dims; a is
+// a ragged dim's batch dim. Error
 // (run time): the padded extent does not fit a std::size_t, or the result is larger than a
 // tensor can address (shape_error).
 template <dimension A, std::size_t Before, std::size_t After, class X>
@@ -320,8 +402,9 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
     static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: pad: the padded dim is already a dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("pad"));
+    // (Padding a ragged dim gives a dim ragged over the same batch dim: each row is padded.)
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("pad"));
     if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using value_type = value_t<x_t>;
@@ -332,15 +415,39 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
         return std::to_string(Before) + " + " + detail::dim_with_extent<a>(n) + " + " +
                std::to_string(After);
       });
-      result_t r(detail::shape_with<result_t, p>("pad", x, padded));
+      auto shape = detail::shape_with<result_t, p>("pad", x, padded);
+      // A ragged a: each row is before + its length + after, the value also written after each
+      // row's valid part, so that a row's padding after it starts right where its data ends.
+      constexpr bool ragged = detail::carries_lengths_v<a, dims_t<x_t>> && !std::is_same_v<a, p>;
+      [[maybe_unused]] lengths_ref lengths;
+      if constexpr (ragged) {
+        lengths = detail::lengths_in<a>(x);
+        shape.template set_lengths<p>("pad", detail::map_lengths(lengths, [](std::int64_t len) {
+                                        return static_cast<std::int64_t>(Before + After) + len;
+                                      }));
+      }
+      result_t r(shape);
       auto whole = r.view();
       const std::ptrdiff_t s = r.template stride<p>();
       if constexpr (Before > 0)
         detail::fill_view(detail::replaced_view<p, detail::pad_part<p, Before, false>>(
                               whole, "pad", 0, {Before}, {s}),
                           value);
-      detail::replaced_view<p, a>(whole, "pad", static_cast<std::ptrdiff_t>(Before) * s, {n}, {s}) =
-          x;
+      auto middle = detail::replaced_view<p, a>(whole, "pad",
+                                                static_cast<std::ptrdiff_t>(Before) * s, {n}, {s});
+      if constexpr (ragged) {
+        if (lengths) {
+          detail::with_position_type(x, static_cast<dim_list<a>*>(nullptr),
+                                     [&]<class I>(std::type_identity<I>) {
+                                       const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
+                                       middle = mask.apply(x, value);
+                                     });
+        } else {
+          middle = x;
+        }
+      } else {
+        middle = x;
+      }
       if constexpr (After > 0)
         detail::fill_view(
             detail::replaced_view<p, detail::pad_part<p, After, true>>(
@@ -354,3 +461,5 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 }
 
 }  // namespace dimgraph
+
+#undef DIMGRAPH_BATCH_OF_LENGTHS

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -15,11 +17,16 @@
 // or a view and must outlive the result: a temporary tensor is rejected (its view would
 // dangle); dg::eval a lazy expression first.
 
-// The message of a structural op that would lose the lengths of a ragged dim.
+// The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
+// the end of this header).
 #define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
   "dimgraph: " OP                                                           \
   ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
   "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
 
 namespace dimgraph {
 namespace detail {
@@ -64,20 +71,68 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
   return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
 }
 
+// Whether one of the dims Old... is the batch dim of a ragged dim with lengths in x.
+template <class X, class... Old>
+constexpr bool is_batch_of_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return []<class... Ds>(dim_list<Ds...>*) {
+    auto batch_of = []<class D>(D*) {
+      if constexpr (carries_lengths_v<D, xd>)
+        return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
+      else return false;
+    };
+    return (batch_of(static_cast<Ds*>(nullptr)) || ...);
+  }(static_cast<xd*>(nullptr));
+}
+
 // Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
 // is a ragged dim with lengths in x, or the batch dim of one.
 template <class X, class... Old>
 constexpr bool keeps_lengths() {
   using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>*) {
-    auto ok = []<class D>(D*) {
-      if constexpr (carries_lengths_v<D, xd>)
-        return !(std::is_same_v<D, Old> || ...) && !(std::is_same_v<ragged_batch_t<D>, Old> || ...);
-      else return true;
-    };
-    return (ok(static_cast<Ds*>(nullptr)) && ...);
-  }(static_cast<xd*>(nullptr));
+  return !is_batch_of_lengths<X, Old...>() && !(carries_lengths_v<Old, xd> || ...);
 }
+
+// Whether an op that makes dim New of x's dim Old carries the lengths over: Old is no batch dim
+// of a dim with lengths, and Old, if it has lengths, becomes a dim ragged over the same batch
+// dim (whose lengths the op computes row by row).
+template <class X, class Old, class New>
+constexpr bool lengths_carry_to() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  if constexpr (carries_lengths_v<Old, xd>)
+    return std::is_same_v<ragged_batch_t<New>, ragged_batch_t<Old>>;
+  else return true;
+}
+
+// v with the lengths of its dim New set to f(length) of x's dim Old, row by row (v as it is
+// when Old has none).
+template <class Old, class New, class V, class X, class F>
+V with_lengths_from(V v, const X& x, const char* op, F f) {
+  if constexpr (carries_lengths_v<Old, dims_t<X>>) {
+    if (const lengths_ref& l = x.shape().template lengths<Old>()) {
+      auto s = v.shape();
+      s.template set_lengths<New>(op, map_lengths(l, f));
+      return V(v.data(), s, v.strides());
+    }
+  }
+  return v;
+}
+
+// Error: a row of the ragged dim Whole whose length is not a multiple of Part's extent.
+template <class Whole, class Part>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_length_not_divisible(const char* op,
+                                                                          std::int64_t len,
+                                                                          std::size_t n) {
+  throw shape_error(op, "dim '" + describe<Whole>() + "' has a row of length " +
+                            std::to_string(len) + ", not a multiple of the extent " +
+                            std::to_string(n) + " of dim '" + describe<Part>() + "'");
+}
+
+// The message of a slice of a ragged dim that would not keep each row's valid part a prefix.
+#define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
+  "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
+  "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
+  "that is not ragged to slice it as plain data)"
 
 // The same with the dim Old replaced.
 template <class Old, class... News, class X>
@@ -207,12 +262,19 @@ constexpr structural_check check_slice() {
 // The slice of x along A as a view with dim R (the positions are checked by the caller).
 // With two positions or more, |step| is below A's extent, so step * stride fits as the
 // stride times the extent does; with fewer, the step is never taken (and may be as large as
-// PTRDIFF_MIN): the view keeps x's stride.
+// PTRDIFF_MIN): the view keeps x's stride. A ragged A's lengths give R's by the same rule on
+// each row's length (a row's positions are then those of the whole: the slice starts from the
+// front).
 template <class A, class R, class X>
-auto slice_view(X& x, const slice_range& p) {
+auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
+  const slice_range p = slice_positions(x.template extent<A>(), start, end, step);
   const std::ptrdiff_t s = x.template stride<A>();
-  return replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                             {p.count > 1 ? p.step * s : s});
+  auto v = replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
+                               {p.count > 1 ? p.step * s : s});
+  return with_lengths_from<A, R>(std::move(v), x, "slice", [&](std::int64_t n) {
+    return static_cast<std::int64_t>(
+        slice_positions(static_cast<std::size_t>(n), start, end, step).count);
+  });
 }
 
 }  // namespace detail
@@ -334,8 +396,9 @@ auto split(X&& z, extent_arg<Es>... given) {
 // One factor's extent gives the other's exactly: a static factor is known; otherwise
 // give one, dg::split_dims<A, B>(x, dg::extent<A>(n)). Errors (compile time): x has no
 // dim a * b; a == b; a factor is one of x's other dims; an extent given for a non-factor
-// or twice; neither factor known. Error (run time): a factor's extent that does not
-// divide the merged extent (shape_error).
+// or twice; neither factor known; a ragged a * b that is not a ragged a and a static b. Error
+// (run time): a factor's extent that does not divide the merged extent; along a ragged a * b, a
+// row whose length b's extent does not divide (shape_error). a takes those lengths divided.
 template <dimension A, dimension B, class X, class... Es>
 auto split_dims(X&& x, extent_arg<Es>... given) {
   if constexpr (detail::poisoned<X>) {
@@ -364,16 +427,29 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
         "dg::extent<Factor>(n)");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, merge_dim_t<a, b>>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split_dims"));
-    if constexpr (check == check_t::ok && keeps) {
-      using whole = merge_dim_t<a, b>;
+    using whole = merge_dim_t<a, b>;
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, whole>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"));
+    constexpr bool prefix = check != check_t::ok || (detail::lengths_carry_to<X, whole, a>() &&
+                                                     (!is_ragged_v<whole> || is_static_v<b>));
+    static_assert(prefix,
+                  "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
+                  "and a static minor one (each row's valid part then stays a prefix)");
+    if constexpr (check == check_t::ok && keeps && prefix) {
       auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
       ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
                                                        ext, known);
       const std::ptrdiff_t s = x.template stride<whole>();
-      return detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
-                                                {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+      auto v = detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
+                                                  {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+      // A ragged whole: each row's length over b's extent, which must divide it.
+      const auto nb = static_cast<std::int64_t>(ext[1]);
+      return detail::with_lengths_from<whole, a>(
+          std::move(v), x, "split_dims", [&](std::int64_t len) {
+            if (len % nb != 0)
+              detail::throw_length_not_divisible<whole, b>("split_dims", len, ext[1]);
+            return len / nb;
+          });
     } else {
       return detail::invalid_expr{};
     }
@@ -386,8 +462,12 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
 //   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
 // The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
 // 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
-// slice_dim_t). Errors (compile time): x has no dim a; stride 0; the result dim is
-// already another dim of x.
+// slice_dim_t). Along a ragged dim a (with its lengths) the result dim is ragged over the same
+// batch dim, each row's length the slice rule applied to the row's length (an end counting
+// from the back counts from each row's end), so the slice must start from the front and step
+// forwards. Errors (compile time): x has no dim a; stride 0; the result dim is already another
+// dim of x; a slice of a ragged dim from the back or backwards; a slice of a ragged dim's batch
+// dim.
 template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
           class X>
 auto slice(X&& x) {
@@ -409,11 +489,12 @@ auto slice(X&& x) {
     static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
-    if constexpr (check == check_t::ok && keeps)
-      return detail::slice_view<a, result>(
-          x, slice_positions(x.template extent<a>(), Start, End, Stride));
+    constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
+    constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
+    static_assert(prefix, DIMGRAPH_SLICE_NOT_PREFIX);
+    if constexpr (check == check_t::ok && batch_kept && prefix)
+      return detail::slice_view<a, result>(x, Start, End, Stride);
     else return detail::invalid_expr{};
   }
 }
@@ -421,7 +502,9 @@ auto slice(X&& x) {
 // A slice along dim a with bounds known at run time (a view), by the same rule:
 //   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
 // sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
-// it to tell two apart). Errors: x has no dim a (compile time); stride 0 (shape_error).
+// it to tell two apart); ragged along a ragged a, as above. Errors: x has no dim a, or a is the
+// batch dim of a ragged dim (compile time); stride 0; a negative start or stride along a ragged
+// dim with lengths (shape_error).
 template <dimension A, class X>
 auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
   if constexpr (detail::poisoned<X>) {
@@ -440,13 +523,19 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
     if constexpr (check == check_t::ok && keeps) {
       if (stride == 0)
         throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
-      return detail::slice_view<a, result>(
-          x, slice_positions(x.template extent<a>(), start, end, stride));
+      if constexpr (detail::carries_lengths_v<a, dims_t<X>>)
+        if (const lengths_ref& l = x.shape().template lengths<a>();
+            l && (stride < 0 || (!start.is_none && start.value < 0)))
+          throw shape_error("slice", "dim '" + describe<a>() + "' is ragged (lengths " +
+                                         detail::lengths_text(*l) +
+                                         "): a slice of it must start from the front (start >= "
+                                         "0 or dg::none) and step forwards");
+      return detail::slice_view<a, result>(x, start, end, stride);
     } else {
       return detail::invalid_expr{};
     }
@@ -454,3 +543,7 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 }
 
 }  // namespace dimgraph
+
+#undef DIMGRAPH_LOSES_LENGTHS
+#undef DIMGRAPH_BATCH_OF_LENGTHS
+#undef DIMGRAPH_SLICE_NOT_PREFIX

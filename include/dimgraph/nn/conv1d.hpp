@@ -179,13 +179,14 @@ auto convolve(const X& x, const W& w, const B&... b) {
 //   conv1d<Time, Kernel, O>([.., Time, .., in, ..]) -> [x's other dims in x's order with Time
 //   replaced by conv1d_dim_t<Time, size(Kernel), O>, out (last)]
 // with O = conv_options{.stride = s, .padding = p, .dilation = d} and out length
-// floor((L + 2 p - d (size(Kernel) - 1) - 1) / s) + 1. in is the one dim x and the weight
-// share. Work: the padding (a copy when p > 0), one product per tap over strided views of x
-// (no im2col copy), one pass summing them with the bias. Evaluated now (a tensor; a symbol when
-// traced). Errors (compile time): stride or dilation 0; x lacks Time; Kernel not static; the
-// weight not [out, in, Kernel] sharing exactly one dim with x; out a dim of x; the bias not
-// [out]. Errors (run time): the padded length shorter than the dilated kernel, extents that
-// disagree (shape_error).
+// floor((L + 2 p - d (size(Kernel) - 1) - 1) / s) + 1. Over a ragged Time the output time dim
+// is ragged too, each row's length that of its own L (0 when not positive), and no valid output
+// reads a row's padding. in is the one dim x and the weight share. Work: the padding (a copy when p
+// > 0), one product per tap over strided views of x (no im2col copy), one pass summing them with
+// the bias. Evaluated now (a tensor; a symbol when traced). Errors (compile time): stride or
+// dilation 0; x lacks Time; Kernel not static; the weight not [out, in, Kernel] sharing exactly one
+// dim with x; out a dim of x; the bias not [out]. Errors (run time): the padded length shorter than
+// the dilated kernel, extents that disagree (shape_error).
 template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
           layer_operand W>
 auto conv1d(const X& x, const W& weight) {

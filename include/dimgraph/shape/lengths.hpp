@@ -16,6 +16,7 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/list.hpp"
+#include "dimgraph/dim/size.hpp"
 #include "dimgraph/dim/tag.hpp"
 #include "dimgraph/shape/error.hpp"
 
@@ -103,6 +104,16 @@ void merge_lengths(const char* op, lengths_ref& into, const lengths_ref& other) 
     return;
   }
   if (*into != *other) throw_lengths_differ<D>(op, *into, *other);
+}
+
+// The lengths of a dim derived from a ragged one, row by row: f(length) for each entry. Null
+// (every row full) stays null: the derived dim's rows are then full too.
+template <class F>
+lengths_ref map_lengths(const lengths_ref& in, F f) {
+  if (!in) return nullptr;
+  auto out = std::make_shared<std::vector<std::int64_t>>(in->size());
+  for (std::size_t b = 0; b < in->size(); ++b) (*out)[b] = f((*in)[b]);
+  return out;
 }
 
 // Where N dims keep their lengths: nothing at all when N is 0 (std::array<T, 0> takes a byte).

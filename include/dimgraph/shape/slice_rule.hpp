@@ -155,6 +155,19 @@ struct sliced_dim : dim_expr_base {
 
 namespace detail {
 
+// A slice of a ragged dim is ragged over the same batch dim when each row's valid part stays a
+// prefix: the slice starts from the front (or its start is known only at run time, and checked
+// there) and steps forwards. Its lengths are the slice rule applied to each row's length.
+template <class A>
+struct ragged_batch_of<sliced_dim<A>> {
+  using type = ragged_batch_t<A>;
+};
+template <class A, slice_index Start, slice_index End, std::ptrdiff_t Step>
+struct ragged_batch_of<sliced_dim<A, Start, End, Step>> {
+  using type = std::conditional_t<(Step > 0 && (Start.is_none || Start.value >= 0)),
+                                  ragged_batch_t<A>, void>;
+};
+
 template <class A>
 struct reverse_of {
   using type = reversed_dim<A>;
