@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -115,8 +116,11 @@ offset_range check_layout(const char* op, const shape<Ds...>& s,
     std::size_t n = 0;
     for (std::size_t i = 0; i < r; ++i)
       if (s.extent(i) > 1) order[n++] = i;
-    std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n),
-              [&](std::size_t a, std::size_t b) { return mag[a] < mag[b]; });
+    // By stride magnitude: an insertion sort of at most r dims (std::sort here makes GCC -O3
+    // warn of out-of-bounds reads it cannot rule out past n).
+    for (std::size_t k = 1; k < n; ++k)
+      for (std::size_t j = k; j > 0 && mag[order[j]] < mag[order[j - 1]]; --j)
+        std::swap(order[j], order[j - 1]);
     std::size_t reach = 0;  // the span of the dims with smaller strides
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = order[k];
