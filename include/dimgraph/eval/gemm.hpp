@@ -99,6 +99,16 @@ inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
 inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
 #endif
 
+// Unrolls the loop that follows completely (its count is a small constant): the loops over a
+// register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
+// accumulators in memory (a load and a store per multiply-add). #undef'd at the end of this
+// header.
+#if defined(__GNUC__) || defined(__clang__)
+#define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
+#else
+#define DIMGRAPH_UNROLL
+#endif
+
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
 // shares) for the float and integer types, T itself for any other. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
@@ -132,6 +142,17 @@ template <class V, class X>
 DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
   if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
   else return acc + x * y;
+}
+
+// s plus a vector's lanes, in lane order.
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
+  if constexpr (std::is_arithmetic_v<V>) {
+    return static_cast<T>(s + v);
+  } else {
+    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) s += v[l];
+    return s;
+  }
 }
 
 // The sum of a vector's lanes, in lane order.
@@ -179,14 +200,20 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
   V acc[MR][NV] = {};
   for (std::size_t p = 0; p < kc; ++p) {
     V b[NV];
+    DIMGRAPH_UNROLL
     for (std::size_t j = 0; j < NV; ++j) b[j] = gemm_load<V>(bp + p * NR + j * L);
+    DIMGRAPH_UNROLL
     for (std::size_t i = 0; i < MR; ++i) {
       const T x = ap[p * MR + i];
+      DIMGRAPH_UNROLL
       for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
     }
   }
-  for (std::size_t i = 0; i < MR; ++i)
+  DIMGRAPH_UNROLL
+  for (std::size_t i = 0; i < MR; ++i) {
+    DIMGRAPH_UNROLL
     for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+  }
 }
 
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
@@ -311,14 +338,20 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
           const T* bp = b + at(p, bs);
           gemm_prefetch(b + at(std::min(p + ahead, kc - 1), bs), NR * sizeof(T));
           V bv[NV];
+          DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) bv[j] = gemm_load<V>(bp + j * L);
+          DIMGRAPH_UNROLL
           for (std::size_t i = 0; i < MR; ++i) {
             const T x = a[i][at(pc + p, as)];
+            DIMGRAPH_UNROLL
             for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
           }
         }
-        for (std::size_t i = 0; i < MR; ++i)
+        DIMGRAPH_UNROLL
+        for (std::size_t i = 0; i < MR; ++i) {
+          DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+        }
         gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
       }
     }
@@ -340,7 +373,10 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 template <class T>
 void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
+  // The tile's MR * NR partial sums, NR vectors of B and one of A (and a product, without
+  // fused multiply-add) stay in registers: 3 x 3 with 16 vector registers, 4 x 4 with 32.
+  constexpr std::size_t MR = gemm_vector_registers >= 32 ? 4 : 3, NR = MR,
+                        L = gemm_blocking<T>::lanes;
   std::array<const T*, MR> a{};
   std::array<const T*, NR> b{};
   for (std::size_t j0 = 0; j0 < n; j0 += NR) {
@@ -350,12 +386,15 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
       V acc[MR][NR] = {};
       std::size_t p = 0;
       for (; p + L <= k; p += L) {
-        V av[MR], bv[NR];
-        for (std::size_t i = 0; i < MR; ++i) av[i] = gemm_load<V>(a[i] + p);
+        V bv[NR];
+        DIMGRAPH_UNROLL
         for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
-        for (std::size_t i = 0; i < MR; ++i)
-          for (std::size_t j = 0; j < NR; ++j)
-            acc[i][j] = gemm_multiply_add(acc[i][j], av[i], bv[j]);
+        DIMGRAPH_UNROLL
+        for (std::size_t i = 0; i < MR; ++i) {
+          const V av = gemm_load<V>(a[i] + p);
+          DIMGRAPH_UNROLL
+          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], av, bv[j]);
+        }
       }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
@@ -374,55 +413,68 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 template <class T>
 void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
           const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
-  constexpr std::size_t L = 2 * gemm_blocking<T>::lanes;
+  // Vectors of V (as the GEMM kernels), U of them per step: the partial sums stay in
+  // registers (4 rows x U vectors, U vectors of x), which GCC at -O2 does not do for arrays of
+  // T. Partial sum j of a row adds the columns c = j (mod U * LV), in order.
+  using V = typename gemm_blocking<T>::vector;
+  constexpr std::size_t LV = gemm_blocking<T>::lanes, U = 2, L = U * LV;
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  // The partial sums of one row added in lane order.
+  const auto total = [](const V(&acc)[U]) {
+    T s = T(0);
+    for (std::size_t u = 0; u < U; ++u) s = gemm_add_lanes(s, acc[u]);
+    return s;
   };
   if (cs == 1 && xs == 1) {
     std::size_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-      const T* m0 = mat + at(r, rs);
-      const T* m1 = m0 + rs;
-      const T* m2 = m1 + rs;
-      const T* m3 = m2 + rs;
-      T acc[4][L] = {};
+      const T* m[4] = {mat + at(r, rs), mat + at(r + 1, rs), mat + at(r + 2, rs),
+                       mat + at(r + 3, rs)};
+      V acc[4][U] = {};
       std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) {
-          const T v = x[c + j];
-          acc[0][j] = multiply_add(acc[0][j], m0[c + j], v);
-          acc[1][j] = multiply_add(acc[1][j], m1[c + j], v);
-          acc[2][j] = multiply_add(acc[2][j], m2[c + j], v);
-          acc[3][j] = multiply_add(acc[3][j], m3[c + j], v);
+      for (; c + L <= cols; c += L) {
+        V xv[U];
+        DIMGRAPH_UNROLL
+        for (std::size_t u = 0; u < U; ++u) xv[u] = gemm_load<V>(x + c + u * LV);
+        DIMGRAPH_UNROLL
+        for (std::size_t q = 0; q < 4; ++q) {
+          DIMGRAPH_UNROLL
+          for (std::size_t u = 0; u < U; ++u)
+            acc[q][u] = gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
         }
-      std::array<T, 4> s{};
-      for (std::size_t q = 0; q < 4; ++q)
-        for (std::size_t j = 0; j < L; ++j) s[q] += acc[q][j];
-      for (; c < cols; ++c) {
-        s[0] = multiply_add(s[0], m0[c], x[c]);
-        s[1] = multiply_add(s[1], m1[c], x[c]);
-        s[2] = multiply_add(s[2], m2[c], x[c]);
-        s[3] = multiply_add(s[3], m3[c], x[c]);
       }
+      T s[4];
+      for (std::size_t q = 0; q < 4; ++q) s[q] = total(acc[q]);
+      for (; c < cols; ++c)
+        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add(s[q], m[q][c], x[c]);
       for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
     }
     for (; r < rows; ++r) {
       const T* mr = mat + at(r, rs);
-      T acc[L] = {};
+      V acc[U] = {};
       std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) acc[j] = multiply_add(acc[j], mr[c + j], x[c + j]);
-      T s = T(0);
-      for (std::size_t j = 0; j < L; ++j) s += acc[j];
+      for (; c + L <= cols; c += L) {
+        DIMGRAPH_UNROLL
+        for (std::size_t u = 0; u < U; ++u)
+          acc[u] = gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV),
+                                     gemm_load<V>(x + c + u * LV));
+      }
+      T s = total(acc);
       for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
       y[at(r, ys)] = s;
     }
   } else if (rs == 1 && ys == 1) {
+    // y accumulates one column at a time (axpy), a vector of rows at a time.
     for (std::size_t r = 0; r < rows; ++r) y[r] = T(0);
     for (std::size_t c = 0; c < cols; ++c) {
       const T v = x[at(c, xs)];
       const T* mc = mat + at(c, cs);
-      for (std::size_t r = 0; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+      std::size_t r = 0;
+      for (; r + LV <= rows; r += LV)
+        gemm_store_vector(y + r, gemm_multiply_add(gemm_load<V>(y + r), v, gemm_load<V>(mc + r)));
+      for (; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
     }
   } else {
     for (std::size_t r = 0; r < rows; ++r) {
@@ -435,3 +487,5 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
 }
 
 }  // namespace dimgraph::detail
+
+#undef DIMGRAPH_UNROLL
