@@ -24,6 +24,9 @@ endfunction()
 #
 # Each <dir>/*.cpp is a compile-fail case whose first lines hold the message it must produce:
 #     // expect: dimgraph: dim_list: a tag appears more than once
+# and, optionally, the number of errors the compiler prints in all (GCC and Clang; see
+# run_fail_test.cmake), so that a mistake cannot bring a second message unnoticed:
+#     // errors: 1
 # Two tests are registered per case:
 #   fail.<name>          compiled with -DDIMGRAPH_FAIL: passes when compilation fails and the
 #                        compiler output contains the expected text;

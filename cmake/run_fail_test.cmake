@@ -1,8 +1,12 @@
 # Runs one compile-fail case (see dimgraph_add_fail_tests in dimgraphTestHelpers.cmake).
 #   cmake -DCOMPILER=<c++> -DCOMPILER_ID=<GNU|Clang> -DSOURCE=<case.cpp> -DMODE=<fail|control>
 #         -DINCLUDE_DIR=<dir> [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] -P run_fail_test.cmake
-# MODE=fail:    compiles with -DDIMGRAPH_FAIL; passes if that fails with the expected text.
+# MODE=fail:    compiles with -DDIMGRAPH_FAIL; passes if that fails with the expected text
+#               (and, when the case has a line "// errors: N", with exactly N errors).
 # MODE=control: compiles without it; passes if that succeeds.
+# Errors are counted as lines of the compiler output that are not notes: with GCC the lines
+# holding ": error: ", with Clang those holding "error: " (its closing "N errors generated."
+# does not). Other compilers' errors are not counted.
 
 foreach(_var COMPILER SOURCE MODE INCLUDE_DIR)
   if(NOT DEFINED ${_var})
@@ -19,6 +23,16 @@ endif()
 string(STRIP "${CMAKE_MATCH_2}" _expect)
 if(_expect STREQUAL "")
   message(FATAL_ERROR "${SOURCE}: the '// expect:' line is empty")
+endif()
+
+# The optional number of errors: the first line starting with "// errors: ".
+set(_expect_errors "")
+if(_head_of_source MATCHES "(^|\n)// errors: ([^\r\n]*)")
+  string(STRIP "${CMAKE_MATCH_2}" _expect_errors)
+  if(NOT _expect_errors MATCHES "^[0-9]+$")
+    message(FATAL_ERROR "${SOURCE}: the '// errors:' line must give a number, not "
+                        "'${_expect_errors}'")
+  endif()
 endif()
 
 set(_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -fdiagnostics-color=never)
@@ -65,6 +79,25 @@ function(_head text count out)
   set(${out} "${_head}" PARENT_SCOPE)
 endfunction()
 
+# The number of errors in the compiler output (see the top of this file), or "" when the
+# compiler's errors are not counted.
+function(_count_errors text out)
+  if(COMPILER_ID STREQUAL "GNU")
+    set(_pattern ": error: ")
+  elseif(COMPILER_ID MATCHES "Clang")
+    set(_pattern "error: ")
+  else()
+    set(${out} "" PARENT_SCOPE)
+    return()
+  endif()
+  # (Characters that a CMake list would read as separators or brackets are replaced first.)
+  string(REGEX REPLACE "[][;\\]" "_" _text "${text}")
+  string(REGEX MATCHALL "[^\n]*${_pattern}[^\n]*" _lines "${_text}")
+  list(FILTER _lines EXCLUDE REGEX "note: ")
+  list(LENGTH _lines _count)
+  set(${out} "${_count}" PARENT_SCOPE)
+endfunction()
+
 # Reports go to stderr unformatted (message() without a mode), then the test fails.
 string(REPLACE ";" " " _command_line "${_command}")
 if(MODE STREQUAL "fail")
@@ -78,6 +111,15 @@ if(MODE STREQUAL "fail")
     message("${_command_line}\n${_shown}")
     message(FATAL_ERROR "failed to compile as it must, but the output above lacks the "
                         "expected text: ${_expect}")
+  endif()
+  if(NOT _expect_errors STREQUAL "")
+    _count_errors("${_output}" _errors)
+    if(NOT _errors STREQUAL "" AND NOT _errors EQUAL _expect_errors)
+      _head("${_output}" 60 _shown)
+      message("${_command_line}\n${_shown}")
+      message(FATAL_ERROR "failed with the expected text, but with ${_errors} errors instead of "
+                          "${_expect_errors} (one mistake, one message)")
+    endif()
   endif()
   message("fails as expected with: ${_expect}")
 else()

@@ -9,16 +9,18 @@
 namespace dimgraph {
 
 // x op= e. Shape rule: e's dims must be a subset of x's (x keeps its dims).
-#define DIMGRAPH_COMPOUND(OP, NAME)                                                              \
-  template <class X, class E>                                                                    \
-    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                      \
-             detail::is_view_v<std::remove_cvref_t<X>>) &&                                       \
-            (expression<E> || scalar<E>)                                                         \
-  X&& operator OP##=(X&& x, E&& e) {                                                             \
-    static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
-                  "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
-    x = std::as_const(x) OP std::forward<E>(e);                                                  \
-    return std::forward<X>(x);                                                                   \
+#define DIMGRAPH_COMPOUND(OP, NAME)                                                                \
+  template <class X, class E>                                                                      \
+    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                        \
+             detail::is_view_v<std::remove_cvref_t<X>>) &&                                         \
+            (expression<E> || scalar<E> || detail::poisoned<E>)                                    \
+  X&& operator OP##=(X&& x, E&& e) {                                                               \
+    if constexpr (!detail::poisoned<E>) {                                                          \
+      static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
+                    "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
+      x = std::as_const(x) OP std::forward<E>(e);                                                  \
+    }                                                                                              \
+    return std::forward<X>(x);                                                                     \
   }
 DIMGRAPH_COMPOUND(+, "add")
 DIMGRAPH_COMPOUND(-, "sub")

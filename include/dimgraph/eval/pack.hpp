@@ -74,11 +74,13 @@ struct unpacked_dims<D, dim_list<Ds...>> {
 };
 
 // Why pack or unpack rejects its operands (one message per mistake, checked in this order).
-enum class pack_check { ok, not_expression, not_ragged, no_dims, has_dims, bad_offsets };
+// (poisoned: an operand is the stand-in for a mistake reported before; nothing more to say.)
+enum class pack_check { ok, poisoned, not_expression, not_ragged, no_dims, has_dims, bad_offsets };
 
 template <class D, class X>
 constexpr pack_check check_pack() {
-  if constexpr (!expression<X>) return pack_check::not_expression;
+  if constexpr (poisoned<X>) return pack_check::poisoned;
+  else if constexpr (!expression<X>) return pack_check::not_expression;
   else if constexpr (!is_ragged_v<D>) return pack_check::not_ragged;
   else if constexpr (!list_contains_v<dims_t<X>, D> ||
                      !list_contains_v<dims_t<X>, ragged_batch_t<D>>)
@@ -89,7 +91,9 @@ constexpr pack_check check_pack() {
 
 template <class D, class V, class O>
 constexpr pack_check check_unpack() {
-  if constexpr (!expression<V> || !expression<O>) {
+  if constexpr (any_poisoned<V, O>) {
+    return pack_check::poisoned;
+  } else if constexpr (!expression<V> || !expression<O>) {
     return pack_check::not_expression;
   } else if constexpr (!is_ragged_v<D>) {
     return pack_check::not_ragged;

@@ -95,21 +95,26 @@ struct detail::evaluator<contract_expr<A, B, Ks...>>
 // ragged dim, or its batch dim, sums only valid positions: padding is never read.
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
-template <class... Ks, expression A, expression B>
+template <class... Ks, class A, class B>
+  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
 auto dot(A&& a, B&& b) {
-  constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
-  constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
-  constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
-  constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-  static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
-  static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
-  static_assert(!(in_a && in_b && distinct) || numbers,
-                "dimgraph: dot: the op makes no sense on dg::index<D>");
-  if constexpr (in_a && in_b && distinct && numbers) {
-    return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
-                                                                std::forward<B>(b));
-  } else {
+  if constexpr (detail::any_poisoned<A, B>) {
     return detail::invalid_expr{};
+  } else {
+    constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
+    constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
+    constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
+    static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
+    static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
+    static_assert(!(in_a && in_b && distinct) || numbers,
+                  "dimgraph: dot: the op makes no sense on dg::index<D>");
+    if constexpr (in_a && in_b && distinct && numbers) {
+      return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
+                                                                  std::forward<B>(b));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 

@@ -38,20 +38,24 @@ lengths_arg<std::remove_cvref_t<D>> lengths(const X& x) {
 // The lengths of the ragged dim D in x, as a tensor over D's batch dim (every entry is D's
 // extent when x's lengths are full). Error (compile time): D is not a ragged dim of x, or x
 // lacks its batch dim.
-template <dimension D, expression X>
+template <dimension D, detail::expression_or_poisoned X>
 auto lengths_of(const X& x) {
   using d = std::remove_cvref_t<D>;
-  static_assert(is_ragged_v<d>, "dimgraph: lengths_of: the dim is not ragged");
-  if constexpr (is_ragged_v<d>) {
-    using B = ragged_batch_t<d>;
-    static_assert(list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>,
-                  "dimgraph: lengths_of: the expression lacks the dim or its batch dim");
-    if constexpr (list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>) {
-      tensor<std::int64_t, B> out(extent<B>(x.template extent<B>()));
-      const lengths_ref l = detail::lengths_in<d>(x);
-      for (std::size_t b = 0; b < out.size(); ++b)
-        out.data()[b] = l ? (*l)[b] : static_cast<std::int64_t>(x.template extent<d>());
-      return out;
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    static_assert(is_ragged_v<d>, "dimgraph: lengths_of: the dim is not ragged");
+    if constexpr (is_ragged_v<d>) {
+      using B = ragged_batch_t<d>;
+      static_assert(list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>,
+                    "dimgraph: lengths_of: the expression lacks the dim or its batch dim");
+      if constexpr (list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>) {
+        tensor<std::int64_t, B> out(extent<B>(x.template extent<B>()));
+        const lengths_ref l = detail::lengths_in<d>(x);
+        for (std::size_t b = 0; b < out.size(); ++b)
+          out.data()[b] = l ? (*l)[b] : static_cast<std::int64_t>(x.template extent<d>());
+        return out;
+      }
     }
   }
 }

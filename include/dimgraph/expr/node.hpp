@@ -87,6 +87,18 @@ using tensor_of_list_t = typename tensor_of_list<T, List>::type;
 struct invalid_expr {};
 template <class X>
 concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
+// How every public op takes it: its signature admits the stand-in in the place of any operand
+// (so overload resolution never fails on it), and its body gives it again before any check:
+//   template <detail::expression_or_poisoned X>
+//   auto op(X&& x) {
+//     if constexpr (detail::poisoned<X>) return detail::invalid_expr{};
+//     else { ...the checks and the op... }
+//   }
+// (several operands: requires (expression<A> && expression<B>) || detail::any_poisoned<A, B>).
+template <class... Xs>
+concept any_poisoned = (poisoned<Xs> || ...);
+template <class X>
+concept expression_or_poisoned = expression<X> || poisoned<X>;
 
 // Lazy nodes are what a tensor or a view can take the value of (see assign_source), and so is
 // the stand-in for a reported mistake (taken silently).

@@ -106,7 +106,7 @@ auto make_binary(A&& a, B&& b) {
   template <class A, class B>                                                                      \
     requires detail::binary_operands_or_poisoned<A, B>                                             \
   auto DECL(A&& a, B&& b) {                                                                        \
-    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};       \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                       \
     else {                                                                                         \
       constexpr auto check = detail::check_binary<A, B, ARITH>();                                  \
       static_assert(check != detail::binary_check::outer_broadcast,                                \
@@ -147,46 +147,53 @@ DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, fa
 #undef DIMGRAPH_BINARY_OP
 
 // Logical ops on bool operands.
-#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                 \
-  template <class A, class B>                                                                    \
-    requires detail::binary_operands<A, B>                                                       \
-  auto DECL(A&& a, B&& b) {                                                                      \
-    constexpr bool nest = detail::dims_nest<A, B>();                                             \
-    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                    \
-                           std::is_same_v<detail::operand_elem_t<B>, bool>;                      \
-    static_assert(nest,                                                                          \
-                  "dimgraph: " NAME                                                              \
-                  ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
-    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");              \
-    if constexpr (nest && bools)                                                                 \
-      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
-    else return detail::invalid_expr{};                                                          \
+#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                             \
+  template <class A, class B>                                                                \
+    requires detail::binary_operands_or_poisoned<A, B>                                       \
+  auto DECL(A&& a, B&& b) {                                                                  \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                 \
+    else {                                                                                   \
+      constexpr bool nest = detail::dims_nest<A, B>();                                       \
+      constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&              \
+                             std::is_same_v<detail::operand_elem_t<B>, bool>;                \
+      static_assert(nest, "dimgraph: " NAME                                                  \
+                          ": neither operand's dims contain the other's (an implicit outer " \
+                          "broadcast)");                                                     \
+      static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");        \
+      if constexpr (nest && bools)                                                           \
+        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));         \
+      else return detail::invalid_expr{};                                                    \
+    }                                                                                        \
   }
 DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
 DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
 DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
 #undef DIMGRAPH_LOGICAL_OP
 
-template <expression X>
+template <detail::expression_or_poisoned X>
 auto logical_not(X&& x) {
-  static_assert(std::is_same_v<value_t<X>, bool>,
-                "dimgraph: logical_not: the operand must be bool");
-  return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = std::is_same_v<value_t<X>, bool>;
+    static_assert(ok, "dimgraph: logical_not: the operand must be bool");
+    if constexpr (ok) return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+    else return detail::invalid_expr{};
+  }
 }
 
 // Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
 // compute in float. Error: the op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                              \
-  template <detail::poisoned X>                                                             \
-  auto DECL(X&&) {                                                                          \
-    return detail::invalid_expr{};                                                          \
-  }                                                                                         \
-  template <expression X>                                                                   \
-  auto DECL(X&& x) {                                                                        \
-    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
-    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
-    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
-    else return detail::invalid_expr{};                                                     \
+#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                \
+  template <detail::expression_or_poisoned X>                                                 \
+  auto DECL(X&& x) {                                                                          \
+    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                         \
+    else {                                                                                    \
+      constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
+      static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
+      if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
+      else return detail::invalid_expr{};                                                     \
+    }                                                                                         \
   }
 DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
 DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
@@ -235,47 +242,58 @@ auto compared_where(C&& c, A&& a, B&& b) {
 // where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
 // three operands (one must contain the others' dims). Error: cond not bool.
 template <class C, class A, class B>
-  requires expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)
+  requires(expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)) ||
+          detail::any_poisoned<C, A, B>
 auto where(C&& c, A&& a, B&& b) {
-  using la = detail::operand_dims_t<A>;
-  using lb = detail::operand_dims_t<B>;
-  constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
-  constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
-  static_assert(
-      nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
-  static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
-  if constexpr (nest && cond_bool) {
-    // A scalar branch takes the other branch's element type (both scalars: their common one).
-    auto&& a_op = [&]() -> decltype(auto) {
-      if constexpr (expression<A>) return std::forward<A>(a);
-      else if constexpr (expression<B>)
-        return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
-      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
-    }();
-    auto&& b_op = [&]() -> decltype(auto) {
-      if constexpr (expression<B>) return std::forward<B>(b);
-      else if constexpr (expression<A>)
-        return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
-      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
-    }();
-    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
-      // where(p OP q, a, b): the comparison's operands go straight into the select.
-      return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
-                                    std::forward<decltype(b_op)>(b_op));
-    else
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
-                              std::forward<decltype(a_op)>(a_op),
-                              std::forward<decltype(b_op)>(b_op));
-  } else {
+  if constexpr (detail::any_poisoned<C, A, B>) {
     return detail::invalid_expr{};
+  } else {
+    using la = detail::operand_dims_t<A>;
+    using lb = detail::operand_dims_t<B>;
+    constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
+    constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
+    static_assert(nest,
+                  "dimgraph: where: no operand's dims contain the others' (an implicit outer "
+                  "broadcast)");
+    static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
+    if constexpr (nest && cond_bool) {
+      // A scalar branch takes the other branch's element type (both scalars: their common one).
+      auto&& a_op = [&]() -> decltype(auto) {
+        if constexpr (expression<A>) return std::forward<A>(a);
+        else if constexpr (expression<B>)
+          return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+      }();
+      auto&& b_op = [&]() -> decltype(auto) {
+        if constexpr (expression<B>) return std::forward<B>(b);
+        else if constexpr (expression<A>)
+          return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+      }();
+      if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
+        // where(p OP q, a, b): the comparison's operands go straight into the select.
+        return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                                      std::forward<decltype(b_op)>(b_op));
+      else
+        return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                                std::forward<decltype(a_op)>(a_op),
+                                std::forward<decltype(b_op)>(b_op));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
 // cast<T>(x): x's elements converted to T (the explicit narrowing).
-template <class T, expression X>
+template <class T, detail::expression_or_poisoned X>
 auto cast(X&& x) {
-  static_assert(element<T>, "dimgraph: cast: the target is not an element type");
-  return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    static_assert(element<T>, "dimgraph: cast: the target is not an element type");
+    if constexpr (element<T>) return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+    else return detail::invalid_expr{};
+  }
 }
 
 // map(f, xs...): a user function applied element by element (fused like any other op).
@@ -283,14 +301,28 @@ auto cast(X&& x) {
 // row ends in less than a whole vector, also for padding lanes (copies of a real element)
 // whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
 // dims.
-template <class F, expression... Xs>
+template <class F, class... Xs>
+  requires(expression<Xs> && ...) || detail::any_poisoned<Xs...>
 auto map(F f, Xs&&... xs) {
-  constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
-  static_assert(
-      nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
-  if constexpr (nest)
-    return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
-  else return detail::invalid_expr{};
+  if constexpr (detail::any_poisoned<Xs...>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
+    static_assert(
+        nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+    if constexpr (nest)
+      return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+    else return detail::invalid_expr{};
+  }
 }
+
+namespace detail {
+// Argument-dependent lookup on the stand-in for a reported mistake looks in this namespace
+// only: the operators named here take it outside namespace dimgraph too (`bad * 2.0f`, `-bad`).
+using dimgraph::operator+;
+using dimgraph::operator-;
+using dimgraph::operator*;
+using dimgraph::operator/;
+}  // namespace detail
 
 }  // namespace dimgraph

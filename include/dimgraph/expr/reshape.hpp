@@ -279,6 +279,12 @@ auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
 
 }  // namespace detail
 
+// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
+template <class... Ps, detail::poisoned X>
+detail::invalid_expr permute(X&&) {
+  return {};
+}
+
 // One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
 // Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
 // dims have different static sizes; their size intervals are disjoint. Error (run time):

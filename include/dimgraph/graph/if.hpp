@@ -89,12 +89,32 @@ constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
   }
 }
 
-// What the branches return (then_r, else_r) matches, or was reported (a poisoned result was
-// reported where it happened).
+// Whether a branch's outputs (a type_list) hold the stand-in for a mistake made in it.
+template <class... Rs>
+constexpr bool outputs_poisoned(type_list<Rs...>) {
+  return any_poisoned<Rs...>;
+}
+
+// What the branches return (then_r, else_r) matches, or was reported (a poisoned output was
+// reported where it was made).
 template <class ThenR, class ElseR>
 constexpr bool branches_match() {
-  if constexpr (poisoned<ThenR> || poisoned<ElseR>) return false;
+  if constexpr (outputs_poisoned(branch_outputs_t<ThenR>{}) ||
+                outputs_poisoned(branch_outputs_t<ElseR>{}))
+    return false;
   else return check_branches(branch_outputs_t<ThenR>{}, branch_outputs_t<ElseR>{});
+}
+
+// What if_ gives after a reported mistake in or about its branches: one stand-in per output
+// (as many as the first branch that returns a tuple or pair has), so that
+// `auto [a, b] = dg::if_(...)(...)` says nothing more.
+template <class ThenR, class ElseR>
+auto poisoned_outputs() {
+  using then_outputs = branch_outputs<std::remove_cvref_t<ThenR>>;
+  using else_outputs = branch_outputs<std::remove_cvref_t<ElseR>>;
+  if constexpr (then_outputs::several) return poisoned_tuple_t<then_outputs::list::size>{};
+  else if constexpr (else_outputs::several) return poisoned_tuple_t<else_outputs::list::size>{};
+  else return invalid_expr{};
 }
 
 // A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
@@ -254,7 +274,12 @@ class if_fn {
 
   template <class... Xs>
   DIMGRAPH_ALWAYS_INLINE auto operator()(const Xs&... xs) const {
-    if constexpr (detail::static_condition<Cond>::is_constant) {
+    if constexpr (detail::any_poisoned<Xs...>) {
+      // (A mistake reported before: the branches are not called, so their outputs are unknown.)
+      return detail::invalid_expr{};
+    } else if constexpr (detail::poisoned<Cond>) {
+      return poisoned_call<Xs...>();
+    } else if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
       else return run(else_, xs...);
@@ -270,10 +295,10 @@ class if_fn {
         using then_r = std::invoke_result_t<const Then&, const Xs&...>;
         using else_r = std::invoke_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
                              !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
           if (cond_) return detail::materialize_branch<outs>(then_(xs...));
@@ -304,13 +329,13 @@ class if_fn {
       using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
       using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
       if constexpr (!detail::branches_match<then_r, else_r>()) {
-        return detail::invalid_expr{};
+        return detail::poisoned_outputs<then_r, else_r>();
       } else {
         auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
         auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
         if constexpr (detail::poisoned<decltype(then_body)> ||
                       detail::poisoned<decltype(else_body)>) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using results = typename detail::tuple_of<
               detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
@@ -330,13 +355,28 @@ class if_fn {
     using r = std::invoke_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
-    } else if constexpr (detail::poisoned<r>) {
-      return detail::invalid_expr{};
+    } else if constexpr (detail::outputs_poisoned(detail::branch_outputs_t<r>{})) {
+      return detail::poisoned_outputs<r, r>();
     } else if constexpr (!detail::branch_keeps_inputs<Fn, r, Xs...>()) {
-      return detail::invalid_expr{};
+      return detail::poisoned_outputs<r, r>();
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
       return detail::materialize_branch<outs>(fn(xs...));
+    }
+  }
+
+  // A condition that was a reported mistake: as many stand-ins as a branch has outputs, where
+  // it can be called on the inputs.
+  template <class... Xs>
+  static auto poisoned_call() {
+    if constexpr (std::is_invocable_v<const Then&, const Xs&...>) {
+      using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+      return detail::poisoned_outputs<then_r, then_r>();
+    } else if constexpr (std::is_invocable_v<const Else&, const Xs&...>) {
+      using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+      return detail::poisoned_outputs<else_r, else_r>();
+    } else {
+      return detail::invalid_expr{};
     }
   }
 
@@ -368,13 +408,19 @@ class if_fn {
 // outputs, an output's element type or its dims (the message names the output index and
 // both types as template arguments); a branch that takes an input by value and returns a
 // lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
-// time): a tensor cond without exactly one element (shape_error).
+// time): a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// or the cond (reported where it was made) or one of these, the result is the stand-in of a
+// reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>
 auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   using c = std::remove_cvref_t<Cond>;
   if constexpr (detail::static_condition<c>::is_constant) {
     return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
         {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (detail::poisoned<c>) {
+    // (A cond computed with a reported mistake, or rejected below: calling the result on the
+    // inputs says nothing more.)
+    return if_fn<detail::invalid_expr, Then, Else>({}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
     constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
@@ -387,7 +433,7 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
                   "extent 1)");
     if constexpr (is_bool && one)
       return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
-    else return detail::invalid_expr{};
+    else return if_(detail::invalid_expr{}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (detail::run_time_condition<c>()) {
     return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
                                    std::move(else_fn));
@@ -395,7 +441,7 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
     static_assert(sizeof(c) == 0,
                   "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
                   "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
-    return detail::invalid_expr{};
+    return if_(detail::invalid_expr{}, std::move(then_fn), std::move(else_fn));
   }
 }
 

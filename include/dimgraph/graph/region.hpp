@@ -53,6 +53,20 @@ struct result_node {
 
 namespace detail {
 
+// poisoned_tuple_t<N>: N stand-ins for a reported mistake, what an op with several results
+// (if_, scan) gives after one, so that `auto [a, b] = ...` binds each name to the stand-in
+// without a second message.
+template <class Is>
+struct poisoned_tuple;
+template <std::size_t... Is>
+struct poisoned_tuple<std::index_sequence<Is...>> {
+  template <std::size_t>
+  using stand_in = invalid_expr;
+  using type = std::tuple<stand_in<Is>...>;
+};
+template <std::size_t N>
+using poisoned_tuple_t = typename poisoned_tuple<std::make_index_sequence<N>>::type;
+
 // std::tuple<Ts...> of a type_list<Ts...>.
 template <class L>
 struct tuple_of;

@@ -117,13 +117,16 @@ class scan_fn {
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
+    using check_t = detail::scan_input_check;
     constexpr auto check = detail::check_scan_inputs<D, detail::scan_stand_in_t<Xs>...>();
-    if constexpr (check != detail::scan_input_check::ok) {
-      return detail::invalid_expr{};
+    if constexpr (check == check_t::poisoned || check == check_t::no_sliced ||
+                  check == check_t::other_dim || check == check_t::not_input) {
+      return detail::invalid_expr{};  // (no run to say how many results there would be)
     } else {
       constexpr bool traced = is_traced<Xs...>();
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
-      if constexpr (!valid<run>()) return detail::invalid_expr{};
+      if constexpr (check != check_t::ok) return poisoned_results<run>();
+      else if constexpr (!valid<run>()) return poisoned_results<run>();
       else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
       else return execute<run>(std::forward_as_tuple(xs...));
     }
@@ -168,6 +171,17 @@ class scan_fn {
       return detail::check_scan_body<typename Run::iter, typename Run::carried,
                                      typename Run::result, typename Run::ragged_batch>();
     }
+  }
+
+  // What a run with a reported mistake gives: one stand-in per result (the stacked outputs,
+  // then the carries) when the body said how many values it emits, so that
+  // `auto [ys, h] = ...` says nothing more; else one.
+  template <class Run>
+  static auto poisoned_results() {
+    if constexpr (Run::invocable && detail::is_scan_step_v<typename Run::result>)
+      return detail::poisoned_tuple_t<std::tuple_size_v<typename Run::emitted> +
+                                      Run::carried::size>{};
+    else return detail::invalid_expr{};
   }
 
   template <class Run, class Inputs>
@@ -248,6 +262,9 @@ class scan_fn {
 // from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
 // ..."); any dg::error the body throws keeps its class and gets the iteration before its
 // message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
+// After a mistake in the body (reported where it was made) or one of these, the result is the
+// stand-in of a reported mistake, one per result when the body's step says how many, which
+// later ops and structured bindings take silently.
 template <dimension D, class Unroll = unroll<1>, class Body>
 scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
   static_assert(

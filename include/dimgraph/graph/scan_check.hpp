@@ -157,6 +157,13 @@ inline constexpr bool is_scan_step_v = false;
 template <class... Cs, class... Es>
 inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
 
+// A step that carries or emits the stand-in for a mistake made (and reported) in the body.
+template <class R>
+inline constexpr bool step_poisoned_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool step_poisoned_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
+    any_poisoned<Cs..., Es...>;
+
 // Carry I keeps the type of its initial value: the same element type and the same dims
 // (in any order).
 template <std::size_t Index, class Initial, class Next>
@@ -201,7 +208,8 @@ constexpr bool ragged_value_has_rows() {
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
 // with one carry per carried input, each of its input's type, and emitted expressions
 // without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
-// carry and emitted value has Batch.
+// carry and emitted value has Batch. (A poisoned result, or a step carrying or emitting a
+// poisoned value, was reported in the body: nothing more to say.)
 template <class Iter, class Carried, class R, class Batch = void>
 constexpr bool check_scan_body() {
   if constexpr ((poisoned<R>)) {
@@ -217,6 +225,8 @@ constexpr bool check_scan_body() {
       static_assert(std::tuple_size_v<nexts> == Carried::size,
                     "dimgraph: scan: the body carries a different number of values than there "
                     "are carried inputs");
+      return false;
+    } else if constexpr (step_poisoned_v<R>) {
       return false;
     } else {
       constexpr auto carries = std::make_index_sequence<Carried::size>{};

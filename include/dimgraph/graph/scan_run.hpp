@@ -192,6 +192,17 @@ struct body_result<true, Body, Args...> {
   using type = std::invoke_result_t<const Body&, const Args&...>;
 };
 
+// The values a body's result R emits, a std::tuple (none when R is not a dg::step: the checks
+// say so).
+template <class R>
+struct emitted_of {
+  using type = std::tuple<>;
+};
+template <class Cs, class... Es>
+struct emitted_of<scan_step<Cs, emit_values<Es...>>> {
+  using type = std::tuple<Es...>;
+};
+
 // The body called on its arguments (the types Args): eagerly on const references to them,
 // traced on symbols of their tensor types.
 template <bool Traced, class Body, class Args, class Is>
@@ -247,7 +258,7 @@ struct scan_run {
   using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
-  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
+  using emitted = typename emitted_of<result>::type;
   template <std::size_t K>
   using output_t = tensor_over_t<
       value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,

@@ -52,10 +52,14 @@ auto activate(const X& x) {
 // follows. Error (compile time): x's element type is not floating-point.
 template <gelu_approximate A = gelu_approximate::none, layer_operand X>
 auto gelu(const X& x) {
-  constexpr bool floating = std::is_floating_point_v<detail::value_of_t<X>>;
-  static_assert(floating, "dimgraph: nn::gelu: x must have a floating-point element type");
-  if constexpr (floating) return dimgraph::eval(detail::gelu_expr<A>(x));
-  else return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else {
+    constexpr bool floating = std::is_floating_point_v<detail::value_of_t<X>>;
+    static_assert(floating, "dimgraph: nn::gelu: x must have a floating-point element type");
+    if constexpr (floating) return dimgraph::eval(detail::gelu_expr<A>(x));
+    else return dimgraph::detail::invalid_expr{};
+  }
 }
 
 }  // namespace dimgraph::nn

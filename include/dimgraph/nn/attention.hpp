@@ -69,7 +69,7 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
             const Bq& bq, const Bk& bk, const Bv& bv, const Wo& wo, const Bo& bo, const M& mask) {
   using d = attention_dims<Heads, Time, Q, Wq, Wk, Wv, K>;
   using inner = typename d::inner;
-  using head = typename d::head;
+  using head = head_dim_t<Heads, inner>;
   using ktime = typename d::ktime;
   using kdim = key_dim_t<Time, ktime>;
   using T = value_of_t<Q>;
@@ -110,6 +110,16 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
   else return out;
 }
 
+// What attention gives after a mistake (reported where it was made, or by its checks): the
+// stand-in, or a pair of them for multi_head_attention_with_weights, so that
+// `auto [out, weights] = ...` says nothing more.
+template <bool NeedWeights>
+auto poisoned_attention() {
+  using invalid = dimgraph::detail::invalid_expr;
+  if constexpr (NeedWeights) return std::pair<invalid, invalid>{};
+  else return invalid{};
+}
+
 // Packed in-projection weights as the three projections (views; symbols when traced).
 template <class Q, class W, class B>
 struct packed_projection {
@@ -126,8 +136,10 @@ template <class Heads, class Time, attention_options O, bool NeedWeights, class 
           class W, class B, class Wo, class Bo, class M>
 auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, const B& b_in,
                    const Wo& wo, const Bo& bo, const M& mask) {
-  if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
-    return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
+    return poisoned_attention<NeedWeights>();
   } else {
     using p = packed_projection<Q, W, B>;
     const auto wq = p::template part<0>(w_in);
@@ -142,8 +154,19 @@ auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, 
     if constexpr (report_attention<check>())
       return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
                                                  mask);
-    else return dimgraph::detail::invalid_expr{};
+    else return poisoned_attention<NeedWeights>();
   }
+}
+
+// The packed bias B [c<3> * inner] of separate projections, Wq [inner, model] (checked first).
+template <class Q, class Wq, class B>
+constexpr attention_check check_separate_bias() {
+  using check = attention_check;
+  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
+  if constexpr (rank_v<Wq> != 2 || list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>::size != 1)
+    return check::q_proj_dims;
+  else if constexpr (!bias_of_v<B, decltype(c<3> * inner{})>) return check::in_bias_dims;
+  else return check::ok;
 }
 
 // multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
@@ -152,16 +175,10 @@ template <class Heads, class Time, attention_options O, bool NeedWeights, class 
           class Wq, class Wk, class Wv, class B, class Wo, class Bo, class M>
 auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
                      const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
-  using check = attention_check;
-  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
-  constexpr check bias_check = [] {
-    if constexpr (rank_v<Wq> != 2 || list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>::size != 1)
-      return check::q_proj_dims;
-    else if constexpr (!bias_of_v<B, decltype(c<3> * inner{})>) return check::in_bias_dims;
-    else return check::ok;
-  }();
-  if constexpr (!report_attention<bias_check>()) {
-    return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else if constexpr (!report_attention<check_separate_bias<Q, Wq, B>()>()) {
+    return poisoned_attention<NeedWeights>();
   } else {
     const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
     const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
@@ -171,7 +188,7 @@ auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq,
     if constexpr (report_attention<all>())
       return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
                                                  mask);
-    else return dimgraph::detail::invalid_expr{};
+    else return poisoned_attention<NeedWeights>();
   }
 }
 

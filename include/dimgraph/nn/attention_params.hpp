@@ -133,8 +133,12 @@ struct attention_dims {
   using batch = list_difference_t<dims_of_t<Q>, dim_list<Time, model>>;
   using k_rest = list_difference_t<dims_of_t<K>, list_concat_t<batch, dim_list<kmodel>>>;
   using ktime = first_dim_t<k_rest>;
-  using head = decltype(div_left(Heads{}, inner{}));
 };
+
+// The head dim of the projections' inner dim over Heads (formed only once the heads divide it,
+// so that heads that do not divide get the one message of check_attention).
+template <class Heads, class Inner>
+using head_dim_t = decltype(div_left(Heads{}, Inner{}));
 
 // Whether the bias B has exactly the dim D.
 template <class B, class D>
@@ -182,7 +186,7 @@ constexpr attention_check check_attention() {
       return check::out_bias_dims;
     } else if constexpr ((symbolic<Q> || symbolic<K> || symbolic<V> || symbolic<Wq> ||
                           symbolic<Wk> || symbolic<Wv> || symbolic<Bq> || symbolic<Bk> ||
-                          symbolic<Bv>)&&!is_static_v<typename d::head>) {
+                          symbolic<Bv>)&&!is_static_v<head_dim_t<Heads, typename d::inner>>) {
       return check::traced_head_size;
     } else if constexpr (std::is_same_v<M, no_mask>) {
       return check::ok;

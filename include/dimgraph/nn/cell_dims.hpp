@@ -16,9 +16,10 @@
 namespace dimgraph::nn {
 
 // An operand of an nn layer: a tensor, a view, a lazy expression, or a symbol of a traced
-// graph (so that the same layer runs eagerly and traces).
+// graph (so that the same layer runs eagerly and traces). The stand-in for a mistake reported
+// before is taken too, and passed on without a second message (see dimgraph::detail::poisoned).
 template <class X>
-concept layer_operand = expression<X> || symbolic<X>;
+concept layer_operand = expression<X> || symbolic<X> || dimgraph::detail::poisoned<X>;
 
 namespace detail {
 

@@ -192,7 +192,8 @@ template <dimension Time, dimension Kernel, conv_options O = conv_options{}, lay
 auto conv1d(const X& x, const W& weight) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
-  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) return dimgraph::detail::invalid_expr{};
+  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
     return detail::convolve<time, kernel, O>(x, weight);
   else return dimgraph::detail::invalid_expr{};
 }
@@ -201,7 +202,8 @@ template <dimension Time, dimension Kernel, conv_options O = conv_options{}, lay
 auto conv1d(const X& x, const W& weight, const B& bias) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
-  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) return dimgraph::detail::invalid_expr{};
+  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
     return detail::convolve<time, kernel, O>(x, weight, bias);
   else return dimgraph::detail::invalid_expr{};
 }

@@ -55,7 +55,9 @@ constexpr bool report_embedding() {
 // written.
 template <layer_operand Idx, layer_operand Table>
 auto embedding(const Idx& idx, const Table& table) {
-  if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<Idx, Table>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
     return dimgraph::gather(table, idx);
   } else {
     return dimgraph::detail::invalid_expr{};

@@ -84,7 +84,9 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
     return nn::layer_norm(y, p.norm2.weight, p.norm2.bias, eps);
   };
   // (Checked one block after the other: one message per mistake.)
-  if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
+  if constexpr (dimgraph::detail::any_poisoned<X, M>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
     return dimgraph::detail::invalid_expr{};
   } else if constexpr (dimgraph::detail::poisoned<decltype(feed(x))> ||
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||

@@ -108,7 +108,10 @@ constexpr bool report_feed_forward() {
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand B1,
           layer_operand W2, layer_operand B2>
 auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
-  if constexpr (detail::report_feed_forward<detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W1, B1, W2, B2>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_feed_forward<
+                           detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
     const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
     return nn::linear(h, w2, b2);
   } else {
@@ -119,8 +122,10 @@ auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2
 // feed_forward<A>(x, W1, W2): as above without biases (torch.nn.Linear with bias=False).
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand W2>
 auto feed_forward(const X& x, const W1& w1, const W2& w2) {
-  if constexpr (detail::report_feed_forward<
-                    detail::check_feed_forward<X, W1, void, W2, void>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W1, W2>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_feed_forward<
+                           detail::check_feed_forward<X, W1, void, W2, void>()>()) {
     const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
     return nn::linear(h, w2);
   } else {

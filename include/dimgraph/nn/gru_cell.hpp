@@ -69,7 +69,9 @@ constexpr bool report_gru() {
 template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, layer_operand BI,
           layer_operand BH>
 auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
-  if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, W, R, BI, BH>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
     using d = detail::cell_dims<X, H>;
     using input = typename d::input;
     using hidden = typename d::hidden;

@@ -58,7 +58,9 @@ constexpr bool report_linear() {
 // the feature dim's extents differ (shape_error, "dot").
 template <layer_operand X, layer_operand W>
 auto linear(const X& x, const W& w) {
-  if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
     using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
     return dimgraph::eval(dimgraph::dot<feature>(x, w));
   } else {
@@ -71,7 +73,9 @@ auto linear(const X& x, const W& w) {
 // not exactly W's output dim (compile time).
 template <layer_operand X, layer_operand W, layer_operand B>
 auto linear(const X& x, const W& w, const B& b) {
-  if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
     using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
     return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
   } else {

@@ -138,7 +138,9 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
           layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
-  if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, B>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
     return detail::lstm_separate(x, h, c, w, r, b);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
@@ -153,8 +155,10 @@ template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, la
           layer_operand BI, layer_operand BH>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
                const BH& b_hh) {
-  if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
-                                    false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, BI, BH>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
+                                           false>()) {
     return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
@@ -168,7 +172,9 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
 // Errors: as above, with W [c<4> * hidden, input + hidden].
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
-  if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, B>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
     using d = detail::cell_dims<X, H>;
     using input = typename d::input;
     using hidden = typename d::hidden;

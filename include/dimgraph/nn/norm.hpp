@@ -137,8 +137,9 @@ inline constexpr auto plain = [](const auto& y) { return dimgraph::eval(y); };
 // disagree (shape_error from the op that meets them).
 template <dimension... Dims, layer_operand X>
 auto layer_norm(const X& x, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
     return dimgraph::detail::invalid_expr{};
@@ -146,8 +147,9 @@ auto layer_norm(const X& x, double eps = 1e-5) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                  [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {
@@ -156,8 +158,9 @@ auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W, layer_operand B>
 auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, W, B, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, B, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                  [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
   } else {
@@ -191,8 +194,9 @@ auto layer_norm(const X& x, const P& p, double eps = 1e-5) {
 // Evaluated now (a tensor; a symbol when traced). Errors: as layer_norm.
 template <dimension... Dims, layer_operand X>
 auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
-  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
-  if constexpr (detail::report_norm<check, true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, true>()) {
     return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
     return dimgraph::detail::invalid_expr{};
@@ -200,8 +204,9 @@ auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::nullopt) {
-  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
-  if constexpr (detail::report_norm<check, true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, true>()) {
     return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {

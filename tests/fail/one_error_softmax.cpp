@@ -1,0 +1,22 @@
+// expect: dimgraph: add: neither operand's dims contain the other's (an implicit outer broadcast); use dg::broadcast_to<...> or dg::outer
+// errors: 1
+// softmax, log_softmax and logsumexp of the result of the mistake say nothing more.
+#include <dimgraph.hpp>
+
+namespace dg = dimgraph;
+struct Batch : dg::dim<"batch"> {};
+struct Feature : dg::dim<"feature", 8> {};
+struct Hidden : dg::dim<"hidden", 4> {};
+
+int main() {
+  dg::tensor<float, Batch, Feature> x(dg::extent<Batch>(2));
+#ifdef DIMGRAPH_FAIL
+  dg::tensor<float, Batch, Hidden> y(dg::extent<Batch>(2));
+#else
+  dg::tensor<float, Batch, Feature> y(dg::extent<Batch>(2));
+#endif
+  dg::tensor<float, Batch, Feature> p = dg::softmax<Feature>(x + y);
+  dg::tensor<float, Batch, Feature> q = dg::log_softmax<Feature>(x + y);
+  dg::tensor<float, Batch> l = dg::logsumexp<Feature>(x + y);
+  return static_cast<int>(p.size() + q.size() + l.size()) - 34;
+}
