@@ -777,6 +777,73 @@ struct kinds_of<Form<A, K>> {
   static constexpr unsigned value = kinds_of<A>::value;
 };
 
+// Which derived dims are ragged (RETURNN's rule: a dim computed from a ragged dim has a
+// length per batch entry, computed from that dim's lengths by the same arithmetic):
+//  - a sum (concat, pad) whose ragged terms are all ragged over the same batch dim:
+//    length = the sum of the terms' lengths (a term that is not ragged counts its extent);
+//  - a product with exactly one ragged factor, every other factor static (merge_dims of a
+//    ragged dim with static inner dims; a + a): length = the factor's length times the rest;
+//  - A - B and sub_left(B, A) with A ragged and B static (slices): the clamped difference;
+//  - ceildiv(A, k) and floordiv(A, k) with A ragged (strided windows).
+// Any other dim built from a ragged one (two ragged dims over different batch dims, a ragged
+// factor inside a merge with a dynamic one, a quotient) is not ragged: an op that would make
+// it from a dim with lengths is a compile error, not a silent loss of the lengths.
+struct ragged_conflict {};
+
+template <class Acc, class... Ds>
+struct common_ragged {
+  using type = std::conditional_t<std::is_same_v<Acc, ragged_conflict>, void, Acc>;
+};
+template <class Acc, class D, class... Ds>
+struct common_ragged<Acc, D, Ds...> {
+  using b = ragged_batch_t<D>;
+  using next = std::conditional_t<
+      std::is_void_v<b>, Acc,
+      std::conditional_t<std::is_void_v<Acc> || std::is_same_v<Acc, b>, b, ragged_conflict>>;
+  using type = typename common_ragged<next, Ds...>::type;
+};
+
+template <class... Ts>
+struct ragged_batch_of<dim_sum<Ts...>> : common_ragged<void, Ts...> {};
+template <class... Fs>
+struct ragged_batch_of<dim_prod<Fs...>> {
+  // One ragged factor, the major one (after a constant coefficient, k * A being A repeated k
+  // times), every other factor static: each row's valid positions stay a prefix.
+  static constexpr bool prefix = [] {
+    const bool ragged[] = {!std::is_void_v<ragged_batch_t<Fs>>...};
+    const bool fixed[] = {bounds_of<Fs>::value.is_static()...};
+    const bool constant[] = {is_const_v<Fs>...};
+    std::size_t count = 0, first = sizeof...(Fs);
+    for (std::size_t i = 0; i < sizeof...(Fs); ++i)
+      if (ragged[i]) {
+        ++count;
+        if (first == sizeof...(Fs)) first = i;
+      } else if (!fixed[i]) {
+        return false;
+      }
+    for (std::size_t i = 0; i < first; ++i)
+      if (!constant[i]) return false;
+    return count == 1;
+  }();
+  using type = std::conditional_t<prefix, typename common_ragged<void, Fs...>::type, void>;
+};
+template <class A, class B>
+struct ragged_batch_of<dim_difference<A, B>> {
+  using type = std::conditional_t<bounds_of<B>::value.is_static(), ragged_batch_t<A>, void>;
+};
+template <class B, class A>
+struct ragged_batch_of<dim_left_difference<B, A>> {
+  using type = std::conditional_t<bounds_of<B>::value.is_static(), ragged_batch_t<A>, void>;
+};
+template <class A, std::size_t K>
+struct ragged_batch_of<dim_ceildiv<A, K>> {
+  using type = ragged_batch_t<A>;
+};
+template <class A, std::size_t K>
+struct ragged_batch_of<dim_floordiv<A, K>> {
+  using type = ragged_batch_t<A>;
+};
+
 constexpr dim_kind kind_from_mask(unsigned mask) {
   for (unsigned k = 0; k < 3; ++k)
     if (mask == (1u << k)) return static_cast<dim_kind>(k);
@@ -2112,6 +2179,16 @@ void merge_lengths(const char* op, lengths_ref& into, const lengths_ref& other) 
   if (*into != *other) throw_lengths_differ<D>(op, *into, *other);
 }
 
+// The lengths of a dim derived from a ragged one, row by row: f(length) for each entry. Null
+// (every row full) stays null: the derived dim's rows are then full too.
+template <class F>
+lengths_ref map_lengths(const lengths_ref& in, F f) {
+  if (!in) return nullptr;
+  auto out = std::make_shared<std::vector<std::int64_t>>(in->size());
+  for (std::size_t b = 0; b < in->size(); ++b) (*out)[b] = f((*in)[b]);
+  return out;
+}
+
 // Where N dims keep their lengths: nothing at all when N is 0 (std::array<T, 0> takes a byte).
 struct no_lengths {};
 template <std::size_t N>
@@ -2715,6 +2792,19 @@ struct sliced_dim : dim_expr_base {
 };
 
 namespace detail {
+
+// A slice of a ragged dim is ragged over the same batch dim when each row's valid part stays a
+// prefix: the slice starts from the front (or its start is known only at run time, and checked
+// there) and steps forwards. Its lengths are the slice rule applied to each row's length.
+template <class A>
+struct ragged_batch_of<sliced_dim<A>> {
+  using type = ragged_batch_t<A>;
+};
+template <class A, slice_index Start, slice_index End, std::ptrdiff_t Step>
+struct ragged_batch_of<sliced_dim<A, Start, End, Step>> {
+  using type = std::conditional_t<(Step > 0 && (Start.is_none || Start.value >= 0)),
+                                  ragged_batch_t<A>, void>;
+};
 
 template <class A>
 struct reverse_of {
@@ -4446,8 +4536,11 @@ offset_range check_layout(const char* op, const shape<Ds...>& s,
     std::size_t n = 0;
     for (std::size_t i = 0; i < r; ++i)
       if (s.extent(i) > 1) order[n++] = i;
-    std::sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n),
-              [&](std::size_t a, std::size_t b) { return mag[a] < mag[b]; });
+    // By stride magnitude: an insertion sort of at most r dims (std::sort here makes GCC -O3
+    // warn of out-of-bounds reads it cannot rule out past n).
+    for (std::size_t k = 1; k < n; ++k)
+      for (std::size_t j = k; j > 0 && mag[order[j]] < mag[order[j - 1]]; --j)
+        std::swap(order[j], order[j - 1]);
     std::size_t reach = 0;  // the span of the dims with smaller strides
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = order[k];
@@ -4998,6 +5091,18 @@ using tensor_of_list_t = typename tensor_of_list<T, List>::type;
 struct invalid_expr {};
 template <class X>
 concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
+// How every public op takes it: its signature admits the stand-in in the place of any operand
+// (so overload resolution never fails on it), and its body gives it again before any check:
+//   template <detail::expression_or_poisoned X>
+//   auto op(X&& x) {
+//     if constexpr (detail::poisoned<X>) return detail::invalid_expr{};
+//     else { ...the checks and the op... }
+//   }
+// (several operands: requires (expression<A> && expression<B>) || detail::any_poisoned<A, B>).
+template <class... Xs>
+concept any_poisoned = (poisoned<Xs> || ...);
+template <class X>
+concept expression_or_poisoned = expression<X> || poisoned<X>;
 
 // Lazy nodes are what a tensor or a view can take the value of (see assign_source), and so is
 // the stand-in for a reported mistake (taken silently).
@@ -5062,20 +5167,24 @@ lengths_arg<std::remove_cvref_t<D>> lengths(const X& x) {
 // The lengths of the ragged dim D in x, as a tensor over D's batch dim (every entry is D's
 // extent when x's lengths are full). Error (compile time): D is not a ragged dim of x, or x
 // lacks its batch dim.
-template <dimension D, expression X>
+template <dimension D, detail::expression_or_poisoned X>
 auto lengths_of(const X& x) {
   using d = std::remove_cvref_t<D>;
-  static_assert(is_ragged_v<d>, "dimgraph: lengths_of: the dim is not ragged");
-  if constexpr (is_ragged_v<d>) {
-    using B = ragged_batch_t<d>;
-    static_assert(list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>,
-                  "dimgraph: lengths_of: the expression lacks the dim or its batch dim");
-    if constexpr (list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>) {
-      tensor<std::int64_t, B> out(extent<B>(x.template extent<B>()));
-      const lengths_ref l = detail::lengths_in<d>(x);
-      for (std::size_t b = 0; b < out.size(); ++b)
-        out.data()[b] = l ? (*l)[b] : static_cast<std::int64_t>(x.template extent<d>());
-      return out;
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    static_assert(is_ragged_v<d>, "dimgraph: lengths_of: the dim is not ragged");
+    if constexpr (is_ragged_v<d>) {
+      using B = ragged_batch_t<d>;
+      static_assert(list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>,
+                    "dimgraph: lengths_of: the expression lacks the dim or its batch dim");
+      if constexpr (list_contains_v<dims_t<X>, d> && list_contains_v<dims_t<X>, B>) {
+        tensor<std::int64_t, B> out(extent<B>(x.template extent<B>()));
+        const lengths_ref l = detail::lengths_in<d>(x);
+        for (std::size_t b = 0; b < out.size(); ++b)
+          out.data()[b] = l ? (*l)[b] : static_cast<std::int64_t>(x.template extent<d>());
+        return out;
+      }
     }
   }
 }
@@ -7068,7 +7177,7 @@ auto make_binary(A&& a, B&& b) {
   template <class A, class B>                                                                      \
     requires detail::binary_operands_or_poisoned<A, B>                                             \
   auto DECL(A&& a, B&& b) {                                                                        \
-    if constexpr (detail::poisoned<A> || detail::poisoned<B>) return detail::invalid_expr{};       \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                       \
     else {                                                                                         \
       constexpr auto check = detail::check_binary<A, B, ARITH>();                                  \
       static_assert(check != detail::binary_check::outer_broadcast,                                \
@@ -7109,46 +7218,53 @@ DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, fa
 #undef DIMGRAPH_BINARY_OP
 
 // Logical ops on bool operands.
-#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                                 \
-  template <class A, class B>                                                                    \
-    requires detail::binary_operands<A, B>                                                       \
-  auto DECL(A&& a, B&& b) {                                                                      \
-    constexpr bool nest = detail::dims_nest<A, B>();                                             \
-    constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&                    \
-                           std::is_same_v<detail::operand_elem_t<B>, bool>;                      \
-    static_assert(nest,                                                                          \
-                  "dimgraph: " NAME                                                              \
-                  ": neither operand's dims contain the other's (an implicit outer broadcast)"); \
-    static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");              \
-    if constexpr (nest && bools)                                                                 \
-      return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
-    else return detail::invalid_expr{};                                                          \
+#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                             \
+  template <class A, class B>                                                                \
+    requires detail::binary_operands_or_poisoned<A, B>                                       \
+  auto DECL(A&& a, B&& b) {                                                                  \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                 \
+    else {                                                                                   \
+      constexpr bool nest = detail::dims_nest<A, B>();                                       \
+      constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&              \
+                             std::is_same_v<detail::operand_elem_t<B>, bool>;                \
+      static_assert(nest, "dimgraph: " NAME                                                  \
+                          ": neither operand's dims contain the other's (an implicit outer " \
+                          "broadcast)");                                                     \
+      static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");        \
+      if constexpr (nest && bools)                                                           \
+        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));         \
+      else return detail::invalid_expr{};                                                    \
+    }                                                                                        \
   }
 DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
 DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
 DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
 #undef DIMGRAPH_LOGICAL_OP
 
-template <expression X>
+template <detail::expression_or_poisoned X>
 auto logical_not(X&& x) {
-  static_assert(std::is_same_v<value_t<X>, bool>,
-                "dimgraph: logical_not: the operand must be bool");
-  return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = std::is_same_v<value_t<X>, bool>;
+    static_assert(ok, "dimgraph: logical_not: the operand must be bool");
+    if constexpr (ok) return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
+    else return detail::invalid_expr{};
+  }
 }
 
 // Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
 // compute in float. Error: the op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                              \
-  template <detail::poisoned X>                                                             \
-  auto DECL(X&&) {                                                                          \
-    return detail::invalid_expr{};                                                          \
-  }                                                                                         \
-  template <expression X>                                                                   \
-  auto DECL(X&& x) {                                                                        \
-    constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
-    static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
-    if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
-    else return detail::invalid_expr{};                                                     \
+#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                \
+  template <detail::expression_or_poisoned X>                                                 \
+  auto DECL(X&& x) {                                                                          \
+    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                         \
+    else {                                                                                    \
+      constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
+      static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
+      if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
+      else return detail::invalid_expr{};                                                     \
+    }                                                                                         \
   }
 DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
 DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
@@ -7197,47 +7313,58 @@ auto compared_where(C&& c, A&& a, B&& b) {
 // where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
 // three operands (one must contain the others' dims). Error: cond not bool.
 template <class C, class A, class B>
-  requires expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)
+  requires(expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)) ||
+          detail::any_poisoned<C, A, B>
 auto where(C&& c, A&& a, B&& b) {
-  using la = detail::operand_dims_t<A>;
-  using lb = detail::operand_dims_t<B>;
-  constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
-  constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
-  static_assert(
-      nest, "dimgraph: where: no operand's dims contain the others' (an implicit outer broadcast)");
-  static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
-  if constexpr (nest && cond_bool) {
-    // A scalar branch takes the other branch's element type (both scalars: their common one).
-    auto&& a_op = [&]() -> decltype(auto) {
-      if constexpr (expression<A>) return std::forward<A>(a);
-      else if constexpr (expression<B>)
-        return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
-      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
-    }();
-    auto&& b_op = [&]() -> decltype(auto) {
-      if constexpr (expression<B>) return std::forward<B>(b);
-      else if constexpr (expression<A>)
-        return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
-      else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
-    }();
-    if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
-      // where(p OP q, a, b): the comparison's operands go straight into the select.
-      return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
-                                    std::forward<decltype(b_op)>(b_op));
-    else
-      return detail::make_map(detail::fn::select{}, std::forward<C>(c),
-                              std::forward<decltype(a_op)>(a_op),
-                              std::forward<decltype(b_op)>(b_op));
-  } else {
+  if constexpr (detail::any_poisoned<C, A, B>) {
     return detail::invalid_expr{};
+  } else {
+    using la = detail::operand_dims_t<A>;
+    using lb = detail::operand_dims_t<B>;
+    constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
+    constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
+    static_assert(nest,
+                  "dimgraph: where: no operand's dims contain the others' (an implicit outer "
+                  "broadcast)");
+    static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
+    if constexpr (nest && cond_bool) {
+      // A scalar branch takes the other branch's element type (both scalars: their common one).
+      auto&& a_op = [&]() -> decltype(auto) {
+        if constexpr (expression<A>) return std::forward<A>(a);
+        else if constexpr (expression<B>)
+          return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+      }();
+      auto&& b_op = [&]() -> decltype(auto) {
+        if constexpr (expression<B>) return std::forward<B>(b);
+        else if constexpr (expression<A>)
+          return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+      }();
+      if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
+        // where(p OP q, a, b): the comparison's operands go straight into the select.
+        return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                                      std::forward<decltype(b_op)>(b_op));
+      else
+        return detail::make_map(detail::fn::select{}, std::forward<C>(c),
+                                std::forward<decltype(a_op)>(a_op),
+                                std::forward<decltype(b_op)>(b_op));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
 // cast<T>(x): x's elements converted to T (the explicit narrowing).
-template <class T, expression X>
+template <class T, detail::expression_or_poisoned X>
 auto cast(X&& x) {
-  static_assert(element<T>, "dimgraph: cast: the target is not an element type");
-  return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    static_assert(element<T>, "dimgraph: cast: the target is not an element type");
+    if constexpr (element<T>) return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+    else return detail::invalid_expr{};
+  }
 }
 
 // map(f, xs...): a user function applied element by element (fused like any other op).
@@ -7245,15 +7372,29 @@ auto cast(X&& x) {
 // row ends in less than a whole vector, also for padding lanes (copies of a real element)
 // whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
 // dims.
-template <class F, expression... Xs>
+template <class F, class... Xs>
+  requires(expression<Xs> && ...) || detail::any_poisoned<Xs...>
 auto map(F f, Xs&&... xs) {
-  constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
-  static_assert(
-      nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
-  if constexpr (nest)
-    return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
-  else return detail::invalid_expr{};
+  if constexpr (detail::any_poisoned<Xs...>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
+    static_assert(
+        nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+    if constexpr (nest)
+      return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+    else return detail::invalid_expr{};
+  }
 }
+
+namespace detail {
+// Argument-dependent lookup on the stand-in for a reported mistake looks in this namespace
+// only: the operators named here take it outside namespace dimgraph too (`bad * 2.0f`, `-bad`).
+using dimgraph::operator+;
+using dimgraph::operator-;
+using dimgraph::operator*;
+using dimgraph::operator/;
+}  // namespace detail
 
 }  // namespace dimgraph
 // ---- end dimgraph/expr/ops.hpp
@@ -7315,57 +7456,66 @@ struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
 // Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
 // dims that is not x's extent; a new dim's extent outside its interval; more elements than a
 // tensor can address (though none is stored, so that counts over them cannot wrap).
-template <class... Ds, expression X, class... Es>
+template <class... Ds, detail::expression_or_poisoned X, class... Es>
 auto broadcast_to(X&& x, extent_arg<Es>... given) {
-  using xd = dims_t<X>;
-  using target = dim_list<Ds...>;
-  static_assert(list_is_subset_v<xd, target>,
-                "dimgraph: broadcast_to: the target dims must include every dim of the operand");
-  static_assert(
-      ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
-        detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
-      "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
-  static_assert((list_contains_v<target, Es> && ...),
-                "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
-  static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
-                "dimgraph: broadcast_to: an extent is given twice");
-  std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-  [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
-    if constexpr (list_contains_v<xd, E>) {
-      const std::size_t have = x.template extent<E>();
-      if (g.value != have)
-        throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
-                                              std::to_string(have) + " in the operand, but " +
-                                              std::to_string(g.value) + " is given");
-    } else if constexpr (list_contains_v<target, E>) {
-      ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
-    }
-  };
-  (take(given), ...);
-  auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
-    if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
-    else return new_extent;
-  };
-  detail::check_elements<Ds...>(
-      "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
-  return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using xd = dims_t<X>;
+    using target = dim_list<Ds...>;
+    static_assert(list_is_subset_v<xd, target>,
+                  "dimgraph: broadcast_to: the target dims must include every dim of the operand");
+    static_assert(
+        ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
+          detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
+        "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+    static_assert((list_contains_v<target, Es> && ...),
+                  "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
+    static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
+                  "dimgraph: broadcast_to: an extent is given twice");
+    std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
+    [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
+      if constexpr (list_contains_v<xd, E>) {
+        const std::size_t have = x.template extent<E>();
+        if (g.value != have)
+          throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
+                                                std::to_string(have) + " in the operand, but " +
+                                                std::to_string(g.value) + " is given");
+      } else if constexpr (list_contains_v<target, E>) {
+        ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
+      }
+    };
+    (take(given), ...);
+    auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
+      if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
+      else return new_extent;
+    };
+    detail::check_elements<Ds...>(
+        "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
+    return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+  }
 }
 
 // outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
 // dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
 // Error (run time): more elements than a tensor can address (shape_error).
-template <expression A, expression B, class F = detail::fn::mul>
+template <class A, class B, class F = detail::fn::mul>
+  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
 auto outer(A&& a, B&& b, F f = {}) {
-  using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
-  [&]<class... Rs>(dim_list<Rs...>*) {
-    auto extent_of = [&]<class D>(std::type_identity<D>) {
-      if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
-      else return b.template extent<D>();
-    };
-    detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
-  }(static_cast<result_dims*>(nullptr));
-  return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
-      detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
+  if constexpr (detail::any_poisoned<A, B>) {
+    return detail::invalid_expr{};
+  } else {
+    using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+    [&]<class... Rs>(dim_list<Rs...>*) {
+      auto extent_of = [&]<class D>(std::type_identity<D>) {
+        if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
+        else return b.template extent<D>();
+      };
+      detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
+    }(static_cast<result_dims*>(nullptr));
+    return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
+        detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
+  }
 }
 
 }  // namespace dimgraph
@@ -7379,11 +7529,16 @@ auto outer(A&& a, B&& b, F f = {}) {
 // or a view and must outlive the result: a temporary tensor is rejected (its view would
 // dangle); dg::eval a lazy expression first.
 
-// The message of a structural op that would lose the lengths of a ragged dim.
+// The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
+// the end of this header).
 #define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
   "dimgraph: " OP                                                           \
   ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
   "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
 
 namespace dimgraph {
 namespace detail {
@@ -7428,20 +7583,68 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
   return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
 }
 
+// Whether one of the dims Old... is the batch dim of a ragged dim with lengths in x.
+template <class X, class... Old>
+constexpr bool is_batch_of_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return []<class... Ds>(dim_list<Ds...>*) {
+    auto batch_of = []<class D>(D*) {
+      if constexpr (carries_lengths_v<D, xd>)
+        return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
+      else return false;
+    };
+    return (batch_of(static_cast<Ds*>(nullptr)) || ...);
+  }(static_cast<xd*>(nullptr));
+}
+
 // Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
 // is a ragged dim with lengths in x, or the batch dim of one.
 template <class X, class... Old>
 constexpr bool keeps_lengths() {
   using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>*) {
-    auto ok = []<class D>(D*) {
-      if constexpr (carries_lengths_v<D, xd>)
-        return !(std::is_same_v<D, Old> || ...) && !(std::is_same_v<ragged_batch_t<D>, Old> || ...);
-      else return true;
-    };
-    return (ok(static_cast<Ds*>(nullptr)) && ...);
-  }(static_cast<xd*>(nullptr));
+  return !is_batch_of_lengths<X, Old...>() && !(carries_lengths_v<Old, xd> || ...);
 }
+
+// Whether an op that makes dim New of x's dim Old carries the lengths over: Old is no batch dim
+// of a dim with lengths, and Old, if it has lengths, becomes a dim ragged over the same batch
+// dim (whose lengths the op computes row by row).
+template <class X, class Old, class New>
+constexpr bool lengths_carry_to() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  if constexpr (carries_lengths_v<Old, xd>)
+    return std::is_same_v<ragged_batch_t<New>, ragged_batch_t<Old>>;
+  else return true;
+}
+
+// v with the lengths of its dim New set to f(length) of x's dim Old, row by row (v as it is
+// when Old has none).
+template <class Old, class New, class V, class X, class F>
+V with_lengths_from(V v, const X& x, const char* op, F f) {
+  if constexpr (carries_lengths_v<Old, dims_t<X>>) {
+    if (const lengths_ref& l = x.shape().template lengths<Old>()) {
+      auto s = v.shape();
+      s.template set_lengths<New>(op, map_lengths(l, f));
+      return V(v.data(), s, v.strides());
+    }
+  }
+  return v;
+}
+
+// Error: a row of the ragged dim Whole whose length is not a multiple of Part's extent.
+template <class Whole, class Part>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_length_not_divisible(const char* op,
+                                                                          std::int64_t len,
+                                                                          std::size_t n) {
+  throw shape_error(op, "dim '" + describe<Whole>() + "' has a row of length " +
+                            std::to_string(len) + ", not a multiple of the extent " +
+                            std::to_string(n) + " of dim '" + describe<Part>() + "'");
+}
+
+// The message of a slice of a ragged dim that would not keep each row's valid part a prefix.
+#define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
+  "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
+  "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
+  "that is not ragged to slice it as plain data)"
 
 // The same with the dim Old replaced.
 template <class Old, class... News, class X>
@@ -7571,15 +7774,28 @@ constexpr structural_check check_slice() {
 // The slice of x along A as a view with dim R (the positions are checked by the caller).
 // With two positions or more, |step| is below A's extent, so step * stride fits as the
 // stride times the extent does; with fewer, the step is never taken (and may be as large as
-// PTRDIFF_MIN): the view keeps x's stride.
+// PTRDIFF_MIN): the view keeps x's stride. A ragged A's lengths give R's by the same rule on
+// each row's length (a row's positions are then those of the whole: the slice starts from the
+// front).
 template <class A, class R, class X>
-auto slice_view(X& x, const slice_range& p) {
+auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
+  const slice_range p = slice_positions(x.template extent<A>(), start, end, step);
   const std::ptrdiff_t s = x.template stride<A>();
-  return replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                             {p.count > 1 ? p.step * s : s});
+  auto v = replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
+                               {p.count > 1 ? p.step * s : s});
+  return with_lengths_from<A, R>(std::move(v), x, "slice", [&](std::int64_t n) {
+    return static_cast<std::int64_t>(
+        slice_positions(static_cast<std::size_t>(n), start, end, step).count);
+  });
 }
 
 }  // namespace detail
+
+// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
+template <class... Ps, detail::poisoned X>
+detail::invalid_expr permute(X&&) {
+  return {};
+}
 
 // One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
 // Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
@@ -7698,8 +7914,9 @@ auto split(X&& z, extent_arg<Es>... given) {
 // One factor's extent gives the other's exactly: a static factor is known; otherwise
 // give one, dg::split_dims<A, B>(x, dg::extent<A>(n)). Errors (compile time): x has no
 // dim a * b; a == b; a factor is one of x's other dims; an extent given for a non-factor
-// or twice; neither factor known. Error (run time): a factor's extent that does not
-// divide the merged extent (shape_error).
+// or twice; neither factor known; a ragged a * b that is not a ragged a and a static b. Error
+// (run time): a factor's extent that does not divide the merged extent; along a ragged a * b, a
+// row whose length b's extent does not divide (shape_error). a takes those lengths divided.
 template <dimension A, dimension B, class X, class... Es>
 auto split_dims(X&& x, extent_arg<Es>... given) {
   if constexpr (detail::poisoned<X>) {
@@ -7728,16 +7945,29 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
         check != check_t::too_many_unknown,
         "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
         "dg::extent<Factor>(n)");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, merge_dim_t<a, b>>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split_dims"));
-    if constexpr (check == check_t::ok && keeps) {
-      using whole = merge_dim_t<a, b>;
+    using whole = merge_dim_t<a, b>;
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, whole>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"));
+    constexpr bool prefix = check != check_t::ok || (detail::lengths_carry_to<X, whole, a>() &&
+                                                     (!is_ragged_v<whole> || is_static_v<b>));
+    static_assert(prefix,
+                  "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
+                  "and a static minor one (each row's valid part then stays a prefix)");
+    if constexpr (check == check_t::ok && keeps && prefix) {
       auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
       ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
                                                        ext, known);
       const std::ptrdiff_t s = x.template stride<whole>();
-      return detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
-                                                {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+      auto v = detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
+                                                  {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+      // A ragged whole: each row's length over b's extent, which must divide it.
+      const auto nb = static_cast<std::int64_t>(ext[1]);
+      return detail::with_lengths_from<whole, a>(
+          std::move(v), x, "split_dims", [&](std::int64_t len) {
+            if (len % nb != 0)
+              detail::throw_length_not_divisible<whole, b>("split_dims", len, ext[1]);
+            return len / nb;
+          });
     } else {
       return detail::invalid_expr{};
     }
@@ -7750,8 +7980,12 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
 //   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
 // The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
 // 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
-// slice_dim_t). Errors (compile time): x has no dim a; stride 0; the result dim is
-// already another dim of x.
+// slice_dim_t). Along a ragged dim a (with its lengths) the result dim is ragged over the same
+// batch dim, each row's length the slice rule applied to the row's length (an end counting
+// from the back counts from each row's end), so the slice must start from the front and step
+// forwards. Errors (compile time): x has no dim a; stride 0; the result dim is already another
+// dim of x; a slice of a ragged dim from the back or backwards; a slice of a ragged dim's batch
+// dim.
 template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
           class X>
 auto slice(X&& x) {
@@ -7773,11 +8007,12 @@ auto slice(X&& x) {
     static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
-    if constexpr (check == check_t::ok && keeps)
-      return detail::slice_view<a, result>(
-          x, slice_positions(x.template extent<a>(), Start, End, Stride));
+    constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
+    constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
+    static_assert(prefix, DIMGRAPH_SLICE_NOT_PREFIX);
+    if constexpr (check == check_t::ok && batch_kept && prefix)
+      return detail::slice_view<a, result>(x, Start, End, Stride);
     else return detail::invalid_expr{};
   }
 }
@@ -7785,7 +8020,9 @@ auto slice(X&& x) {
 // A slice along dim a with bounds known at run time (a view), by the same rule:
 //   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
 // sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
-// it to tell two apart). Errors: x has no dim a (compile time); stride 0 (shape_error).
+// it to tell two apart); ragged along a ragged a, as above. Errors: x has no dim a, or a is the
+// batch dim of a ragged dim (compile time); stride 0; a negative start or stride along a ragged
+// dim with lengths (shape_error).
 template <dimension A, class X>
 auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
   if constexpr (detail::poisoned<X>) {
@@ -7804,13 +8041,19 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: slice: the result dim is already another dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("slice"));
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
     if constexpr (check == check_t::ok && keeps) {
       if (stride == 0)
         throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
-      return detail::slice_view<a, result>(
-          x, slice_positions(x.template extent<a>(), start, end, stride));
+      if constexpr (detail::carries_lengths_v<a, dims_t<X>>)
+        if (const lengths_ref& l = x.shape().template lengths<a>();
+            l && (stride < 0 || (!start.is_none && start.value < 0)))
+          throw shape_error("slice", "dim '" + describe<a>() + "' is ragged (lengths " +
+                                         detail::lengths_text(*l) +
+                                         "): a slice of it must start from the front (start >= "
+                                         "0 or dg::none) and step forwards");
+      return detail::slice_view<a, result>(x, start, end, stride);
     } else {
       return detail::invalid_expr{};
     }
@@ -7818,6 +8061,10 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 }
 
 }  // namespace dimgraph
+
+#undef DIMGRAPH_LOSES_LENGTHS
+#undef DIMGRAPH_BATCH_OF_LENGTHS
+#undef DIMGRAPH_SLICE_NOT_PREFIX
 // ---- end dimgraph/expr/reshape.hpp
 // ---- begin dimgraph/expr/reduce.hpp
 // Reductions over named dims: sum, mean, prod, max, min, any, all (lazy nodes).
@@ -7997,19 +8244,23 @@ struct detail::evaluator<reduce_expr<Op, X, Rs...>>
 // batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
 // or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
 // length 0 (shape_error naming the row and the lengths), before anything is written.
-#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                 \
-  template <class... Rs, expression X>                                              \
-  auto NAME(X&& x) {                                                                \
-    constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                   \
-    constexpr bool distinct =                                                       \
-        detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);       \
-    constexpr bool allowed = ALLOWED;                                               \
-    static_assert(has, "dimgraph: " #NAME ": the tensor has no such dim");          \
-    static_assert(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice"); \
-    static_assert(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT);      \
-    if constexpr (has && distinct && allowed)                                       \
-      return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));            \
-    else return detail::invalid_expr{};                                             \
+#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                   \
+  template <class... Rs, detail::expression_or_poisoned X>                            \
+  auto NAME(X&& x) {                                                                  \
+    if constexpr (detail::poisoned<X>) {                                              \
+      return detail::invalid_expr{};                                                  \
+    } else {                                                                          \
+      constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                   \
+      constexpr bool distinct =                                                       \
+          detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);       \
+      constexpr bool allowed = ALLOWED;                                               \
+      static_assert(has, "dimgraph: " #NAME ": the tensor has no such dim");          \
+      static_assert(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice"); \
+      static_assert(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT);      \
+      if constexpr (has && distinct && allowed)                                       \
+        return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));            \
+      else return detail::invalid_expr{};                                             \
+    }                                                                                 \
   }
 #define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
 #define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)
@@ -8119,21 +8370,26 @@ struct detail::evaluator<contract_expr<A, B, Ks...>>
 // ragged dim, or its batch dim, sums only valid positions: padding is never read.
 // Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
 // operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
-template <class... Ks, expression A, expression B>
+template <class... Ks, class A, class B>
+  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
 auto dot(A&& a, B&& b) {
-  constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
-  constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
-  constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
-  constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-  static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
-  static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
-  static_assert(!(in_a && in_b && distinct) || numbers,
-                "dimgraph: dot: the op makes no sense on dg::index<D>");
-  if constexpr (in_a && in_b && distinct && numbers) {
-    return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
-                                                                std::forward<B>(b));
-  } else {
+  if constexpr (detail::any_poisoned<A, B>) {
     return detail::invalid_expr{};
+  } else {
+    constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
+    constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
+    constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
+    static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
+    static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
+    static_assert(!(in_a && in_b && distinct) || numbers,
+                  "dimgraph: dot: the op makes no sense on dg::index<D>");
+    if constexpr (in_a && in_b && distinct && numbers) {
+      return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
+                                                                  std::forward<B>(b));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
@@ -9838,6 +10094,16 @@ inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
 inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
 #endif
 
+// Unrolls the loop that follows completely (its count is a small constant): the loops over a
+// register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
+// accumulators in memory (a load and a store per multiply-add). #undef'd at the end of this
+// header.
+#if defined(__GNUC__) || defined(__clang__)
+#define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
+#else
+#define DIMGRAPH_UNROLL
+#endif
+
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
 // shares) for the float and integer types, T itself for any other. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
@@ -9871,6 +10137,17 @@ template <class V, class X>
 DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
   if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
   else return acc + x * y;
+}
+
+// s plus a vector's lanes, in lane order.
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
+  if constexpr (std::is_arithmetic_v<V>) {
+    return static_cast<T>(s + v);
+  } else {
+    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) s += v[l];
+    return s;
+  }
 }
 
 // The sum of a vector's lanes, in lane order.
@@ -9918,14 +10195,20 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
   V acc[MR][NV] = {};
   for (std::size_t p = 0; p < kc; ++p) {
     V b[NV];
+    DIMGRAPH_UNROLL
     for (std::size_t j = 0; j < NV; ++j) b[j] = gemm_load<V>(bp + p * NR + j * L);
+    DIMGRAPH_UNROLL
     for (std::size_t i = 0; i < MR; ++i) {
       const T x = ap[p * MR + i];
+      DIMGRAPH_UNROLL
       for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
     }
   }
-  for (std::size_t i = 0; i < MR; ++i)
+  DIMGRAPH_UNROLL
+  for (std::size_t i = 0; i < MR; ++i) {
+    DIMGRAPH_UNROLL
     for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+  }
 }
 
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
@@ -10050,14 +10333,20 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
           const T* bp = b + at(p, bs);
           gemm_prefetch(b + at(std::min(p + ahead, kc - 1), bs), NR * sizeof(T));
           V bv[NV];
+          DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) bv[j] = gemm_load<V>(bp + j * L);
+          DIMGRAPH_UNROLL
           for (std::size_t i = 0; i < MR; ++i) {
             const T x = a[i][at(pc + p, as)];
+            DIMGRAPH_UNROLL
             for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
           }
         }
-        for (std::size_t i = 0; i < MR; ++i)
+        DIMGRAPH_UNROLL
+        for (std::size_t i = 0; i < MR; ++i) {
+          DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
+        }
         gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
       }
     }
@@ -10079,7 +10368,10 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 template <class T>
 void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t MR = 4, NR = 4, L = gemm_blocking<T>::lanes;
+  // The tile's MR * NR partial sums, NR vectors of B and one of A (and a product, without
+  // fused multiply-add) stay in registers: 3 x 3 with 16 vector registers, 4 x 4 with 32.
+  constexpr std::size_t MR = gemm_vector_registers >= 32 ? 4 : 3, NR = MR,
+                        L = gemm_blocking<T>::lanes;
   std::array<const T*, MR> a{};
   std::array<const T*, NR> b{};
   for (std::size_t j0 = 0; j0 < n; j0 += NR) {
@@ -10089,12 +10381,15 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
       V acc[MR][NR] = {};
       std::size_t p = 0;
       for (; p + L <= k; p += L) {
-        V av[MR], bv[NR];
-        for (std::size_t i = 0; i < MR; ++i) av[i] = gemm_load<V>(a[i] + p);
+        V bv[NR];
+        DIMGRAPH_UNROLL
         for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
-        for (std::size_t i = 0; i < MR; ++i)
-          for (std::size_t j = 0; j < NR; ++j)
-            acc[i][j] = gemm_multiply_add(acc[i][j], av[i], bv[j]);
+        DIMGRAPH_UNROLL
+        for (std::size_t i = 0; i < MR; ++i) {
+          const V av = gemm_load<V>(a[i] + p);
+          DIMGRAPH_UNROLL
+          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], av, bv[j]);
+        }
       }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
@@ -10113,55 +10408,68 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 template <class T>
 void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
           const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
-  constexpr std::size_t L = 2 * gemm_blocking<T>::lanes;
+  // Vectors of V (as the GEMM kernels), U of them per step: the partial sums stay in
+  // registers (4 rows x U vectors, U vectors of x), which GCC at -O2 does not do for arrays of
+  // T. Partial sum j of a row adds the columns c = j (mod U * LV), in order.
+  using V = typename gemm_blocking<T>::vector;
+  constexpr std::size_t LV = gemm_blocking<T>::lanes, U = 2, L = U * LV;
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
+  };
+  // The partial sums of one row added in lane order.
+  const auto total = [](const V(&acc)[U]) {
+    T s = T(0);
+    for (std::size_t u = 0; u < U; ++u) s = gemm_add_lanes(s, acc[u]);
+    return s;
   };
   if (cs == 1 && xs == 1) {
     std::size_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-      const T* m0 = mat + at(r, rs);
-      const T* m1 = m0 + rs;
-      const T* m2 = m1 + rs;
-      const T* m3 = m2 + rs;
-      T acc[4][L] = {};
+      const T* m[4] = {mat + at(r, rs), mat + at(r + 1, rs), mat + at(r + 2, rs),
+                       mat + at(r + 3, rs)};
+      V acc[4][U] = {};
       std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) {
-          const T v = x[c + j];
-          acc[0][j] = multiply_add(acc[0][j], m0[c + j], v);
-          acc[1][j] = multiply_add(acc[1][j], m1[c + j], v);
-          acc[2][j] = multiply_add(acc[2][j], m2[c + j], v);
-          acc[3][j] = multiply_add(acc[3][j], m3[c + j], v);
+      for (; c + L <= cols; c += L) {
+        V xv[U];
+        DIMGRAPH_UNROLL
+        for (std::size_t u = 0; u < U; ++u) xv[u] = gemm_load<V>(x + c + u * LV);
+        DIMGRAPH_UNROLL
+        for (std::size_t q = 0; q < 4; ++q) {
+          DIMGRAPH_UNROLL
+          for (std::size_t u = 0; u < U; ++u)
+            acc[q][u] = gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
         }
-      std::array<T, 4> s{};
-      for (std::size_t q = 0; q < 4; ++q)
-        for (std::size_t j = 0; j < L; ++j) s[q] += acc[q][j];
-      for (; c < cols; ++c) {
-        s[0] = multiply_add(s[0], m0[c], x[c]);
-        s[1] = multiply_add(s[1], m1[c], x[c]);
-        s[2] = multiply_add(s[2], m2[c], x[c]);
-        s[3] = multiply_add(s[3], m3[c], x[c]);
       }
+      T s[4];
+      for (std::size_t q = 0; q < 4; ++q) s[q] = total(acc[q]);
+      for (; c < cols; ++c)
+        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add(s[q], m[q][c], x[c]);
       for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
     }
     for (; r < rows; ++r) {
       const T* mr = mat + at(r, rs);
-      T acc[L] = {};
+      V acc[U] = {};
       std::size_t c = 0;
-      for (; c + L <= cols; c += L)
-        for (std::size_t j = 0; j < L; ++j) acc[j] = multiply_add(acc[j], mr[c + j], x[c + j]);
-      T s = T(0);
-      for (std::size_t j = 0; j < L; ++j) s += acc[j];
+      for (; c + L <= cols; c += L) {
+        DIMGRAPH_UNROLL
+        for (std::size_t u = 0; u < U; ++u)
+          acc[u] = gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV),
+                                     gemm_load<V>(x + c + u * LV));
+      }
+      T s = total(acc);
       for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
       y[at(r, ys)] = s;
     }
   } else if (rs == 1 && ys == 1) {
+    // y accumulates one column at a time (axpy), a vector of rows at a time.
     for (std::size_t r = 0; r < rows; ++r) y[r] = T(0);
     for (std::size_t c = 0; c < cols; ++c) {
       const T v = x[at(c, xs)];
       const T* mc = mat + at(c, cs);
-      for (std::size_t r = 0; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+      std::size_t r = 0;
+      for (; r + LV <= rows; r += LV)
+        gemm_store_vector(y + r, gemm_multiply_add(gemm_load<V>(y + r), v, gemm_load<V>(mc + r)));
+      for (; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
     }
   } else {
     for (std::size_t r = 0; r < rows; ++r) {
@@ -10174,6 +10482,8 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
 }
 
 }  // namespace dimgraph::detail
+
+#undef DIMGRAPH_UNROLL
 // ---- end dimgraph/eval/gemm.hpp
 
 #if DIMGRAPH_CONFIG_USE_CBLAS
@@ -10861,16 +11171,18 @@ std::string describe_plan(const Dst& dst, const E& e) {
 namespace dimgraph {
 
 // x op= e. Shape rule: e's dims must be a subset of x's (x keeps its dims).
-#define DIMGRAPH_COMPOUND(OP, NAME)                                                              \
-  template <class X, class E>                                                                    \
-    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                      \
-             detail::is_view_v<std::remove_cvref_t<X>>) &&                                       \
-            (expression<E> || scalar<E>)                                                         \
-  X&& operator OP##=(X&& x, E&& e) {                                                             \
-    static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
-                  "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
-    x = std::as_const(x) OP std::forward<E>(e);                                                  \
-    return std::forward<X>(x);                                                                   \
+#define DIMGRAPH_COMPOUND(OP, NAME)                                                                \
+  template <class X, class E>                                                                      \
+    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                        \
+             detail::is_view_v<std::remove_cvref_t<X>>) &&                                         \
+            (expression<E> || scalar<E> || detail::poisoned<E>)                                    \
+  X&& operator OP##=(X&& x, E&& e) {                                                               \
+    if constexpr (!detail::poisoned<E>) {                                                          \
+      static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
+                    "dimgraph: " NAME ": the right-hand side has a dim the left-hand side lacks"); \
+      x = std::as_const(x) OP std::forward<E>(e);                                                  \
+    }                                                                                              \
+    return std::forward<X>(x);                                                                     \
   }
 DIMGRAPH_COMPOUND(+, "add")
 DIMGRAPH_COMPOUND(-, "sub")
@@ -10889,6 +11201,12 @@ DIMGRAPH_COMPOUND(/, "div")
 // its operands (any expressions) to sub-views of the result with the element-wise
 // machinery: no loops of their own. (gather and one_hot, which move data by index, are
 // in eval/gather.hpp.)
+
+// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
 
 namespace dimgraph {
 namespace detail {
@@ -11002,10 +11320,13 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
 // The result dim is a + b by the algebra (a + a is 2 * a), at the position of x's a, and
 // x's other dims in x's order; every operand must have the same other dims (in any
 // order) with equal extents. More operands: along<a>(x), along<b>(y), along<c>(w), ...
-// The element type is the operands' common type. Errors (compile time): an operand
-// lacks its dim; the operands' other dims differ; the result dim is one of the other
-// dims; no common element type. Errors (run time): another dim, or a tag concatenated
-// with itself, with different extents; concatenated extents that add up to more than a
+// The element type is the operands' common type. Along ragged dims (ragged over one batch
+// dim), each row holds the operands' valid parts one after the other and its length is their
+// sum (a part that is not ragged is whole in every row); the rest of the row is zero.
+// Errors (compile time): an operand lacks its dim; the operands' other dims differ; the result
+// dim is one of the other dims; no common element type; dims ragged over different batch dims;
+// concatenation along a ragged dim's batch dim. Errors (run time): another dim, or a tag
+// concatenated with itself, with different extents; concatenated extents that add up to more than a
 // std::size_t holds, or a result larger than a tensor can address (shape_error). Nothing is
 // allocated before the checks.
 template <class... Parts>
@@ -11025,11 +11346,18 @@ auto concat(Parts... parts) {
                   "dimgraph: concat: the result dim is already one of the other dims");
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
+    using whole_dim = concat_dim_t<typename Parts::dim...>;
     constexpr bool keeps =
         check != check_t::ok ||
-        (detail::keeps_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("concat"));
-    if constexpr (check == check_t::ok && keeps) {
+        (!detail::is_batch_of_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("concat"));
+    constexpr bool one_batch =
+        check != check_t::ok ||
+        (detail::lengths_carry_to<decltype(parts.operand), typename Parts::dim, whole_dim>() &&
+         ...);
+    static_assert(one_batch,
+                  "dimgraph: concat: the concatenated dims are ragged over different batch dims");
+    if constexpr (check == check_t::ok && keeps && one_batch) {
       return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
         using r_dim = concat_dim_t<As...>;
         using x0 = std::remove_cvref_t<detail::front_t<detail::type_list<Xs...>>>;
@@ -11045,7 +11373,49 @@ auto concat(Parts... parts) {
                   "concat", {e...}, [&] { return detail::parts_text<As...>(" + ", ext); });
             },
             ext);
-        result_t r(detail::shape_with<result_t, r_dim>("concat", x, total));
+        auto shape = detail::shape_with<result_t, r_dim>("concat", x, total);
+        if constexpr (detail::carries_lengths_v<r_dim, dims_t<result_t>>) {
+          // Along ragged dims: each row packs the valid parts of its operands, one after the
+          // other (a part that is not ragged is whole in every row), and is as long as they are
+          // together; the rest of the row is zero.
+          const std::array<lengths_ref, sizeof...(As)> given{detail::lengths_in<As>(ps.operand)...};
+          if (std::any_of(given.begin(), given.end(), [](const lengths_ref& l) { return !!l; })) {
+            using bt = ragged_batch_t<r_dim>;
+            const std::size_t rows = x.template extent<bt>();
+            auto part_length = [&](std::size_t k, std::size_t b) {
+              return given[k] ? static_cast<std::size_t>((*given[k])[b]) : ext[k];
+            };
+            auto lengths = std::make_shared<std::vector<std::int64_t>>(rows);
+            for (std::size_t b = 0; b < rows; ++b)
+              for (std::size_t k = 0; k < sizeof...(As); ++k)
+                (*lengths)[b] += static_cast<std::int64_t>(part_length(k, b));
+            shape.template set_lengths<r_dim>("concat", std::move(lengths));
+            result_t r(shape);
+            std::fill_n(r.data(), r.size(), value{});
+            auto whole = r.view();
+            const std::ptrdiff_t s = r.template stride<r_dim>();
+            std::vector<std::size_t> at(rows, 0);
+            std::size_t k = 0;
+            auto copy_part = [&]<class A>(std::type_identity<A>, const auto& operand) {
+              decltype(auto) src = [&]() -> decltype(auto) {
+                if constexpr (requires { operand.data(); }) return (operand);
+                else return dimgraph::eval(operand);
+              }();
+              for (std::size_t b = 0; b < rows; ++b) {
+                const std::size_t n = part_length(k, b);
+                auto dst_row = detail::entry_view<bt>(whole, b);
+                detail::replaced_view<r_dim, A>(dst_row, "concat",
+                                                static_cast<std::ptrdiff_t>(at[b]) * s, {n}, {s}) =
+                    detail::leading_view<A>(detail::entry_view<bt>(src, b), n);
+                at[b] += n;
+              }
+              ++k;
+            };
+            (copy_part(std::type_identity<As>{}, ps.operand), ...);
+            return r;
+          }
+        }
+        result_t r(shape);
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<r_dim>();
         std::ptrdiff_t offset = 0;
@@ -11084,8 +11454,10 @@ constexpr structural_check check_merge_dims() {
 // A view when x is a tensor (not a temporary) with b right after a: its row-major
 // layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
 // run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
-// elements: the result type says which, at compile time. Errors (compile time): x lacks
-// a or b; a == b; a * b is already a dim of x. Error (run time): a * b's extent does not
+// elements: the result type says which, at compile time. A ragged a with a static b gives a
+// ragged a * b, each row's length times b's extent. Errors (compile time): x lacks a or b;
+// a == b; a * b is already a dim of x; a ragged a with a b that is not static, a ragged b, or
+// a ragged dim's batch dim (its lengths would be lost). Error (run time): a * b's extent does not
 // fit a std::size_t, or the result is larger than a tensor can address (shape_error).
 template <dimension A, dimension B, class X>
 auto merge_dims(X&& x) {
@@ -11104,11 +11476,16 @@ auto merge_dims(X&& x) {
                   "dimgraph: merge_dims: the two dims are the same dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
-    constexpr bool keeps =
-        check != check_t::ok ||
-        detail::keeps_lengths<X, std::remove_cvref_t<A>, std::remove_cvref_t<B>>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("merge_dims"));
-    if constexpr (check == check_t::ok && keeps) {
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"));
+    constexpr bool prefix =
+        check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
+                                 detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
+    static_assert(prefix,
+                  "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
+                  "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
+                  "as the minor dim, its lengths would be lost");
+    if constexpr (check == check_t::ok && keeps && prefix) {
       using x_t = std::remove_cvref_t<X>;
       using dims = dims_t<x_t>;
       using m = merge_dim_t<a, b>;
@@ -11117,13 +11494,23 @@ auto merge_dims(X&& x) {
       const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
         return detail::parts_text<a, b>(" * ", {na, nb});
       });
+      // A ragged a: each row's length times b's extent.
+      const auto merged_length = [nb](std::int64_t len) {
+        return len * static_cast<std::int64_t>(nb);
+      };
       if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
-        return detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()});
+        return detail::with_lengths_from<a, m>(
+            detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()}), x,
+            "merge_dims", merged_length);
       } else {
         using value = value_t<x_t>;
         using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
         using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
-        result_t r(detail::shape_with<result_t, m>("merge_dims", x, nm));
+        auto shape = detail::shape_with<result_t, m>("merge_dims", x, nm);
+        if constexpr (detail::carries_lengths_v<a, dims>)
+          shape.template set_lengths<m>(
+              "merge_dims", detail::map_lengths(detail::lengths_in<a>(x), merged_length));
+        result_t r(shape);
         auto whole = r.view();
         const std::ptrdiff_t s = r.template stride<m>();
         detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
@@ -11174,8 +11561,10 @@ struct pad_part : dim_expr_base {
 //   pad<a, before, after>(x, value = 0): [.., a, ..] -> [.., before + a + after, ..]
 // The result dim is dg::c<before> + a + dg::c<after> by the algebra, so slicing the
 // padding off again, slice<pad_dim_t<a, before, after>, before, -after> (end dg::none
-// when after is 0), gives a view with dim a itself.
-// Errors (compile time): x has no dim a; the padded dim is already one of x's dims. Error
+// when after is 0), gives a view with dim a itself. Along a ragged a each row is
+// before + its length + after, with value right after the row's data (and in the rest of the
+// row). Errors (compile time): x has no dim a; the padded dim is already one of x's dims; a is
+// a ragged dim's batch dim. Error
 // (run time): the padded extent does not fit a std::size_t, or the result is larger than a
 // tensor can address (shape_error).
 template <dimension A, std::size_t Before, std::size_t After, class X>
@@ -11192,8 +11581,9 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
     static_assert(check != check_t::no_such_dim, "dimgraph: pad: the tensor has no such dim");
     static_assert(check != check_t::dim_present,
                   "dimgraph: pad: the padded dim is already a dim of the tensor");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("pad"));
+    // (Padding a ragged dim gives a dim ragged over the same batch dim: each row is padded.)
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("pad"));
     if constexpr (check == check_t::ok && keeps) {
       using x_t = std::remove_cvref_t<X>;
       using value_type = value_t<x_t>;
@@ -11204,15 +11594,39 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
         return std::to_string(Before) + " + " + detail::dim_with_extent<a>(n) + " + " +
                std::to_string(After);
       });
-      result_t r(detail::shape_with<result_t, p>("pad", x, padded));
+      auto shape = detail::shape_with<result_t, p>("pad", x, padded);
+      // A ragged a: each row is before + its length + after, the value also written after each
+      // row's valid part, so that a row's padding after it starts right where its data ends.
+      constexpr bool ragged = detail::carries_lengths_v<a, dims_t<x_t>> && !std::is_same_v<a, p>;
+      [[maybe_unused]] lengths_ref lengths;
+      if constexpr (ragged) {
+        lengths = detail::lengths_in<a>(x);
+        shape.template set_lengths<p>("pad", detail::map_lengths(lengths, [](std::int64_t len) {
+                                        return static_cast<std::int64_t>(Before + After) + len;
+                                      }));
+      }
+      result_t r(shape);
       auto whole = r.view();
       const std::ptrdiff_t s = r.template stride<p>();
       if constexpr (Before > 0)
         detail::fill_view(detail::replaced_view<p, detail::pad_part<p, Before, false>>(
                               whole, "pad", 0, {Before}, {s}),
                           value);
-      detail::replaced_view<p, a>(whole, "pad", static_cast<std::ptrdiff_t>(Before) * s, {n}, {s}) =
-          x;
+      auto middle = detail::replaced_view<p, a>(whole, "pad",
+                                                static_cast<std::ptrdiff_t>(Before) * s, {n}, {s});
+      if constexpr (ragged) {
+        if (lengths) {
+          detail::with_position_type(x, static_cast<dim_list<a>*>(nullptr),
+                                     [&]<class I>(std::type_identity<I>) {
+                                       const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
+                                       middle = mask.apply(x, value);
+                                     });
+        } else {
+          middle = x;
+        }
+      } else {
+        middle = x;
+      }
       if constexpr (After > 0)
         detail::fill_view(
             detail::replaced_view<p, detail::pad_part<p, After, true>>(
@@ -11226,6 +11640,8 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 }
 
 }  // namespace dimgraph
+
+#undef DIMGRAPH_BATCH_OF_LENGTHS
 // ---- end dimgraph/eval/structural.hpp
 // ---- begin dimgraph/eval/gather.hpp
 // gather (embedding lookup) and one_hot: the structural ops that move data by index.
@@ -11504,11 +11920,13 @@ struct unpacked_dims<D, dim_list<Ds...>> {
 };
 
 // Why pack or unpack rejects its operands (one message per mistake, checked in this order).
-enum class pack_check { ok, not_expression, not_ragged, no_dims, has_dims, bad_offsets };
+// (poisoned: an operand is the stand-in for a mistake reported before; nothing more to say.)
+enum class pack_check { ok, poisoned, not_expression, not_ragged, no_dims, has_dims, bad_offsets };
 
 template <class D, class X>
 constexpr pack_check check_pack() {
-  if constexpr (!expression<X>) return pack_check::not_expression;
+  if constexpr (poisoned<X>) return pack_check::poisoned;
+  else if constexpr (!expression<X>) return pack_check::not_expression;
   else if constexpr (!is_ragged_v<D>) return pack_check::not_ragged;
   else if constexpr (!list_contains_v<dims_t<X>, D> ||
                      !list_contains_v<dims_t<X>, ragged_batch_t<D>>)
@@ -11519,7 +11937,9 @@ constexpr pack_check check_pack() {
 
 template <class D, class V, class O>
 constexpr pack_check check_unpack() {
-  if constexpr (!expression<V> || !expression<O>) {
+  if constexpr (any_poisoned<V, O>) {
+    return pack_check::poisoned;
+  } else if constexpr (!expression<V> || !expression<O>) {
     return pack_check::not_expression;
   } else if constexpr (!is_ragged_v<D>) {
     return pack_check::not_ragged;
@@ -12119,62 +12539,74 @@ auto arg_extreme_ragged(const X& x, const char* op) {
 // sum. Over no elements (a reduced extent of 0, or a ragged row of length 0) it is
 // log(0) = -inf; over a ragged dim or its batch dim, padding is left out.
 // Error: a dim the tensor does not have; a bool or index operand.
-template <class... Rs, expression X>
+template <class... Rs, detail::expression_or_poisoned X>
 auto logsumexp(X&& x) {
-  constexpr bool ok = detail::numeric_over<X, Rs...>();
-  static_assert(ok,
-                "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
-  if constexpr (ok) {
-    using T = detail::fn::float_of_t<value_t<X>>;
-    // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
-    using max_op =
-        std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
-                           detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
-    const auto xf = eval(cast<T>(x));
-    const bool empty = ((x.template extent<Rs>() == 0) || ...);
-    if (empty) return eval(log(sum<Rs...>(exp(xf))));
-    const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
-    const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
-    return eval(shift + log(sum<Rs...>(exp(xf - shift))));
-  } else {
+  if constexpr (detail::poisoned<X>) {
     return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, Rs...>();
+    static_assert(
+        ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
+    if constexpr (ok) {
+      using T = detail::fn::float_of_t<value_t<X>>;
+      // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
+      using max_op =
+          std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
+                             detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
+      const auto xf = eval(cast<T>(x));
+      const bool empty = ((x.template extent<Rs>() == 0) || ...);
+      if (empty) return eval(log(sum<Rs...>(exp(xf))));
+      const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
+      const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
+      return eval(shift + log(sum<Rs...>(exp(xf - shift))));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
 // exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims. Over a
 // ragged dim D (or D the batch dim of a ragged dim of x) only valid positions count: padding
 // gets probability exactly 0, and a row of length 0 is all 0.
-template <class D, expression X>
+template <class D, detail::expression_or_poisoned X>
 DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
-  constexpr bool ok = detail::numeric_over<X, D>();
-  static_assert(ok,
-                "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
-  if constexpr (ok) {
-    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
-      else return detail::softmax_ragged<D, false>(detail::materialize(x));
-    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
-    else return detail::softmax_rows<D, false>(detail::materialize(x));
-  } else {
+  if constexpr (detail::poisoned<X>) {
     return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, D>();
+    static_assert(ok,
+                  "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
+    if constexpr (ok) {
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
+        else return detail::softmax_ragged<D, false>(detail::materialize(x));
+      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+      else return detail::softmax_rows<D, false>(detail::materialize(x));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
 // x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims. Over a ragged dim,
 // as softmax: padding gets -inf (log 0), and a row of length 0 is all -inf.
-template <class D, expression X>
+template <class D, detail::expression_or_poisoned X>
 DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
-  constexpr bool ok = detail::numeric_over<X, D>();
-  static_assert(
-      ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
-  if constexpr (ok) {
-    if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-      if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
-      else return detail::softmax_ragged<D, true>(detail::materialize(x));
-    } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
-    else return detail::softmax_rows<D, true>(detail::materialize(x));
-  } else {
+  if constexpr (detail::poisoned<X>) {
     return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, D>();
+    static_assert(
+        ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
+    if constexpr (ok) {
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
+        else return detail::softmax_ragged<D, true>(detail::materialize(x));
+      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+      else return detail::softmax_rows<D, true>(detail::materialize(x));
+    } else {
+      return detail::invalid_expr{};
+    }
   }
 }
 
@@ -12184,25 +12616,29 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
 // Shape rule: [x dims] -> [x dims without D].
 // Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
 // there is no position (shape_error).
-#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                        \
-  template <class D, expression X>                                                               \
-  auto NAME(X&& x) {                                                                             \
-    constexpr bool ok = detail::numeric_over<X, D>();                                            \
-    static_assert(                                                                               \
-        ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
-    if constexpr (ok) {                                                                          \
-      if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
-      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
-        if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
-        else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
-      } else if constexpr (detail::is_leaf_v<X>) {                                               \
-        return detail::arg_extreme<D, MAX>(x);                                                   \
-      } else {                                                                                   \
-        return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
-      }                                                                                          \
-    } else {                                                                                     \
-      return detail::invalid_expr{};                                                             \
-    }                                                                                            \
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                          \
+  template <class D, detail::expression_or_poisoned X>                                             \
+  auto NAME(X&& x) {                                                                               \
+    if constexpr (detail::poisoned<X>) {                                                           \
+      return detail::invalid_expr{};                                                               \
+    } else {                                                                                       \
+      constexpr bool ok = detail::numeric_over<X, D>();                                            \
+      static_assert(                                                                               \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
+      if constexpr (ok) {                                                                          \
+        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
+        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
+          if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
+          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
+        } else if constexpr (detail::is_leaf_v<X>) {                                               \
+          return detail::arg_extreme<D, MAX>(x);                                                   \
+        } else {                                                                                   \
+          return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
+        }                                                                                          \
+      } else {                                                                                     \
+        return detail::invalid_expr{};                                                             \
+      }                                                                                            \
+    }                                                                                              \
   }
 DIMGRAPH_ARG_REDUCTION(argmax, true)
 DIMGRAPH_ARG_REDUCTION(argmin, false)
@@ -12971,6 +13407,13 @@ inline constexpr bool is_scan_step_v = false;
 template <class... Cs, class... Es>
 inline constexpr bool is_scan_step_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> = true;
 
+// A step that carries or emits the stand-in for a mistake made (and reported) in the body.
+template <class R>
+inline constexpr bool step_poisoned_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool step_poisoned_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
+    any_poisoned<Cs..., Es...>;
+
 // Carry I keeps the type of its initial value: the same element type and the same dims
 // (in any order).
 template <std::size_t Index, class Initial, class Next>
@@ -13015,7 +13458,8 @@ constexpr bool ragged_value_has_rows() {
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
 // with one carry per carried input, each of its input's type, and emitted expressions
 // without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
-// carry and emitted value has Batch.
+// carry and emitted value has Batch. (A poisoned result, or a step carrying or emitting a
+// poisoned value, was reported in the body: nothing more to say.)
 template <class Iter, class Carried, class R, class Batch = void>
 constexpr bool check_scan_body() {
   if constexpr ((poisoned<R>)) {
@@ -13031,6 +13475,8 @@ constexpr bool check_scan_body() {
       static_assert(std::tuple_size_v<nexts> == Carried::size,
                     "dimgraph: scan: the body carries a different number of values than there "
                     "are carried inputs");
+      return false;
+    } else if constexpr (step_poisoned_v<R>) {
       return false;
     } else {
       constexpr auto carries = std::make_index_sequence<Carried::size>{};
@@ -13116,6 +13562,20 @@ struct result_node {
 };
 
 namespace detail {
+
+// poisoned_tuple_t<N>: N stand-ins for a reported mistake, what an op with several results
+// (if_, scan) gives after one, so that `auto [a, b] = ...` binds each name to the stand-in
+// without a second message.
+template <class Is>
+struct poisoned_tuple;
+template <std::size_t... Is>
+struct poisoned_tuple<std::index_sequence<Is...>> {
+  template <std::size_t>
+  using stand_in = invalid_expr;
+  using type = std::tuple<stand_in<Is>...>;
+};
+template <std::size_t N>
+using poisoned_tuple_t = typename poisoned_tuple<std::make_index_sequence<N>>::type;
 
 // std::tuple<Ts...> of a type_list<Ts...>.
 template <class L>
@@ -13366,6 +13826,17 @@ struct body_result<true, Body, Args...> {
   using type = std::invoke_result_t<const Body&, const Args&...>;
 };
 
+// The values a body's result R emits, a std::tuple (none when R is not a dg::step: the checks
+// say so).
+template <class R>
+struct emitted_of {
+  using type = std::tuple<>;
+};
+template <class Cs, class... Es>
+struct emitted_of<scan_step<Cs, emit_values<Es...>>> {
+  using type = std::tuple<Es...>;
+};
+
 // The body called on its arguments (the types Args): eagerly on const references to them,
 // traced on symbols of their tensor types.
 template <bool Traced, class Body, class Args, class Is>
@@ -13421,7 +13892,7 @@ struct scan_run {
   using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
-  using emitted = decltype(std::declval<result&>().emits.values);  // (a valid result only)
+  using emitted = typename emitted_of<result>::type;
   template <std::size_t K>
   using output_t = tensor_over_t<
       value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,
@@ -13765,13 +14236,16 @@ class scan_fn {
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
+    using check_t = detail::scan_input_check;
     constexpr auto check = detail::check_scan_inputs<D, detail::scan_stand_in_t<Xs>...>();
-    if constexpr (check != detail::scan_input_check::ok) {
-      return detail::invalid_expr{};
+    if constexpr (check == check_t::poisoned || check == check_t::no_sliced ||
+                  check == check_t::other_dim || check == check_t::not_input) {
+      return detail::invalid_expr{};  // (no run to say how many results there would be)
     } else {
       constexpr bool traced = is_traced<Xs...>();
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
-      if constexpr (!valid<run>()) return detail::invalid_expr{};
+      if constexpr (check != check_t::ok) return poisoned_results<run>();
+      else if constexpr (!valid<run>()) return poisoned_results<run>();
       else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
       else return execute<run>(std::forward_as_tuple(xs...));
     }
@@ -13816,6 +14290,17 @@ class scan_fn {
       return detail::check_scan_body<typename Run::iter, typename Run::carried,
                                      typename Run::result, typename Run::ragged_batch>();
     }
+  }
+
+  // What a run with a reported mistake gives: one stand-in per result (the stacked outputs,
+  // then the carries) when the body said how many values it emits, so that
+  // `auto [ys, h] = ...` says nothing more; else one.
+  template <class Run>
+  static auto poisoned_results() {
+    if constexpr (Run::invocable && detail::is_scan_step_v<typename Run::result>)
+      return detail::poisoned_tuple_t<std::tuple_size_v<typename Run::emitted> +
+                                      Run::carried::size>{};
+    else return detail::invalid_expr{};
   }
 
   template <class Run, class Inputs>
@@ -13896,6 +14381,9 @@ class scan_fn {
 // from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
 // ..."); any dg::error the body throws keeps its class and gets the iteration before its
 // message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
+// After a mistake in the body (reported where it was made) or one of these, the result is the
+// stand-in of a reported mistake, one per result when the body's step says how many, which
+// later ops and structured bindings take silently.
 template <dimension D, class Unroll = unroll<1>, class Body>
 scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
   static_assert(
@@ -14069,12 +14557,32 @@ constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
   }
 }
 
-// What the branches return (then_r, else_r) matches, or was reported (a poisoned result was
-// reported where it happened).
+// Whether a branch's outputs (a type_list) hold the stand-in for a mistake made in it.
+template <class... Rs>
+constexpr bool outputs_poisoned(type_list<Rs...>) {
+  return any_poisoned<Rs...>;
+}
+
+// What the branches return (then_r, else_r) matches, or was reported (a poisoned output was
+// reported where it was made).
 template <class ThenR, class ElseR>
 constexpr bool branches_match() {
-  if constexpr (poisoned<ThenR> || poisoned<ElseR>) return false;
+  if constexpr (outputs_poisoned(branch_outputs_t<ThenR>{}) ||
+                outputs_poisoned(branch_outputs_t<ElseR>{}))
+    return false;
   else return check_branches(branch_outputs_t<ThenR>{}, branch_outputs_t<ElseR>{});
+}
+
+// What if_ gives after a reported mistake in or about its branches: one stand-in per output
+// (as many as the first branch that returns a tuple or pair has), so that
+// `auto [a, b] = dg::if_(...)(...)` says nothing more.
+template <class ThenR, class ElseR>
+auto poisoned_outputs() {
+  using then_outputs = branch_outputs<std::remove_cvref_t<ThenR>>;
+  using else_outputs = branch_outputs<std::remove_cvref_t<ElseR>>;
+  if constexpr (then_outputs::several) return poisoned_tuple_t<then_outputs::list::size>{};
+  else if constexpr (else_outputs::several) return poisoned_tuple_t<else_outputs::list::size>{};
+  else return invalid_expr{};
 }
 
 // A branch's result as tensors of the types Outs (a type_list): one tensor, or a std::tuple.
@@ -14234,7 +14742,12 @@ class if_fn {
 
   template <class... Xs>
   DIMGRAPH_ALWAYS_INLINE auto operator()(const Xs&... xs) const {
-    if constexpr (detail::static_condition<Cond>::is_constant) {
+    if constexpr (detail::any_poisoned<Xs...>) {
+      // (A mistake reported before: the branches are not called, so their outputs are unknown.)
+      return detail::invalid_expr{};
+    } else if constexpr (detail::poisoned<Cond>) {
+      return poisoned_call<Xs...>();
+    } else if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
       else return run(else_, xs...);
@@ -14250,10 +14763,10 @@ class if_fn {
         using then_r = std::invoke_result_t<const Then&, const Xs&...>;
         using else_r = std::invoke_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
                              !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
           if (cond_) return detail::materialize_branch<outs>(then_(xs...));
@@ -14284,13 +14797,13 @@ class if_fn {
       using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
       using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
       if constexpr (!detail::branches_match<then_r, else_r>()) {
-        return detail::invalid_expr{};
+        return detail::poisoned_outputs<then_r, else_r>();
       } else {
         auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
         auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
         if constexpr (detail::poisoned<decltype(then_body)> ||
                       detail::poisoned<decltype(else_body)>) {
-          return detail::invalid_expr{};
+          return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using results = typename detail::tuple_of<
               detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
@@ -14310,13 +14823,28 @@ class if_fn {
     using r = std::invoke_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
-    } else if constexpr (detail::poisoned<r>) {
-      return detail::invalid_expr{};
+    } else if constexpr (detail::outputs_poisoned(detail::branch_outputs_t<r>{})) {
+      return detail::poisoned_outputs<r, r>();
     } else if constexpr (!detail::branch_keeps_inputs<Fn, r, Xs...>()) {
-      return detail::invalid_expr{};
+      return detail::poisoned_outputs<r, r>();
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
       return detail::materialize_branch<outs>(fn(xs...));
+    }
+  }
+
+  // A condition that was a reported mistake: as many stand-ins as a branch has outputs, where
+  // it can be called on the inputs.
+  template <class... Xs>
+  static auto poisoned_call() {
+    if constexpr (std::is_invocable_v<const Then&, const Xs&...>) {
+      using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+      return detail::poisoned_outputs<then_r, then_r>();
+    } else if constexpr (std::is_invocable_v<const Else&, const Xs&...>) {
+      using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+      return detail::poisoned_outputs<else_r, else_r>();
+    } else {
+      return detail::invalid_expr{};
     }
   }
 
@@ -14348,13 +14876,19 @@ class if_fn {
 // outputs, an output's element type or its dims (the message names the output index and
 // both types as template arguments); a branch that takes an input by value and returns a
 // lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
-// time): a tensor cond without exactly one element (shape_error).
+// time): a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// or the cond (reported where it was made) or one of these, the result is the stand-in of a
+// reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>
 auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   using c = std::remove_cvref_t<Cond>;
   if constexpr (detail::static_condition<c>::is_constant) {
     return if_fn<std::bool_constant<detail::static_condition<c>::value>, Then, Else>(
         {}, std::move(then_fn), std::move(else_fn));
+  } else if constexpr (detail::poisoned<c>) {
+    // (A cond computed with a reported mistake, or rejected below: calling the result on the
+    // inputs says nothing more.)
+    return if_fn<detail::invalid_expr, Then, Else>({}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
     constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
@@ -14367,7 +14901,7 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
                   "extent 1)");
     if constexpr (is_bool && one)
       return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
-    else return detail::invalid_expr{};
+    else return if_(detail::invalid_expr{}, std::move(then_fn), std::move(else_fn));
   } else if constexpr (detail::run_time_condition<c>()) {
     return if_fn<bool, Then, Else>(detail::condition_value(cond), std::move(then_fn),
                                    std::move(else_fn));
@@ -14375,7 +14909,7 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
     static_assert(sizeof(c) == 0,
                   "dimgraph: if_: the condition must be a bool, a one-element bool tensor, "
                   "std::true_type / std::false_type, or dg::c<true> / dg::c<false>");
-    return detail::invalid_expr{};
+    return if_(detail::invalid_expr{}, std::move(then_fn), std::move(else_fn));
   }
 }
 
@@ -15021,9 +15555,10 @@ std::string to_dot(const graph<Fn, Ins, Outs>& g) {
 namespace dimgraph::nn {
 
 // An operand of an nn layer: a tensor, a view, a lazy expression, or a symbol of a traced
-// graph (so that the same layer runs eagerly and traces).
+// graph (so that the same layer runs eagerly and traces). The stand-in for a mistake reported
+// before is taken too, and passed on without a second message (see dimgraph::detail::poisoned).
 template <class X>
-concept layer_operand = expression<X> || symbolic<X>;
+concept layer_operand = expression<X> || symbolic<X> || dimgraph::detail::poisoned<X>;
 
 namespace detail {
 
@@ -15237,7 +15772,9 @@ constexpr bool report_linear() {
 // the feature dim's extents differ (shape_error, "dot").
 template <layer_operand X, layer_operand W>
 auto linear(const X& x, const W& w) {
-  if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
     using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
     return dimgraph::eval(dimgraph::dot<feature>(x, w));
   } else {
@@ -15250,7 +15787,9 @@ auto linear(const X& x, const W& w) {
 // not exactly W's output dim (compile time).
 template <layer_operand X, layer_operand W, layer_operand B>
 auto linear(const X& x, const W& w, const B& b) {
-  if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
     using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
     return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
   } else {
@@ -15405,7 +15944,9 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
           layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
-  if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, B>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
     return detail::lstm_separate(x, h, c, w, r, b);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
@@ -15420,8 +15961,10 @@ template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, la
           layer_operand BI, layer_operand BH>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
                const BH& b_hh) {
-  if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
-                                    false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, BI, BH>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
+                                           false>()) {
     return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
   } else {
     return lstm_state<dimgraph::detail::invalid_expr>{};
@@ -15435,7 +15978,9 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
 // Errors: as above, with W [c<4> * hidden, input + hidden].
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
-  if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, B>) {
+    return lstm_state<dimgraph::detail::invalid_expr>{};
+  } else if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
     using d = detail::cell_dims<X, H>;
     using input = typename d::input;
     using hidden = typename d::hidden;
@@ -15529,7 +16074,9 @@ constexpr bool report_gru() {
 template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, layer_operand BI,
           layer_operand BH>
 auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
-  if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, H, W, R, BI, BH>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
     using d = detail::cell_dims<X, H>;
     using input = typename d::input;
     using hidden = typename d::hidden;
@@ -15619,7 +16166,9 @@ constexpr bool report_embedding() {
 // written.
 template <layer_operand Idx, layer_operand Table>
 auto embedding(const Idx& idx, const Table& table) {
-  if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<Idx, Table>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
     return dimgraph::gather(table, idx);
   } else {
     return dimgraph::detail::invalid_expr{};
@@ -15773,8 +16322,9 @@ inline constexpr auto plain = [](const auto& y) { return dimgraph::eval(y); };
 // disagree (shape_error from the op that meets them).
 template <dimension... Dims, layer_operand X>
 auto layer_norm(const X& x, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
     return dimgraph::detail::invalid_expr{};
@@ -15782,8 +16332,9 @@ auto layer_norm(const X& x, double eps = 1e-5) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                  [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {
@@ -15792,8 +16343,9 @@ auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W, layer_operand B>
 auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
-  constexpr auto check = detail::norm_check_v<X, W, B, Dims...>;
-  if constexpr (detail::report_norm<check, false>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, B, Dims...>, false>()) {
     return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                  [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
   } else {
@@ -15827,8 +16379,9 @@ auto layer_norm(const X& x, const P& p, double eps = 1e-5) {
 // Evaluated now (a tensor; a symbol when traced). Errors: as layer_norm.
 template <dimension... Dims, layer_operand X>
 auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
-  constexpr auto check = detail::norm_check_v<X, void, void, Dims...>;
-  if constexpr (detail::report_norm<check, true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, true>()) {
     return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
     return dimgraph::detail::invalid_expr{};
@@ -15836,8 +16389,9 @@ auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::nullopt) {
-  constexpr auto check = detail::norm_check_v<X, W, void, Dims...>;
-  if constexpr (detail::report_norm<check, true>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, true>()) {
     return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
                                [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {
@@ -15911,10 +16465,14 @@ auto activate(const X& x) {
 // follows. Error (compile time): x's element type is not floating-point.
 template <gelu_approximate A = gelu_approximate::none, layer_operand X>
 auto gelu(const X& x) {
-  constexpr bool floating = std::is_floating_point_v<detail::value_of_t<X>>;
-  static_assert(floating, "dimgraph: nn::gelu: x must have a floating-point element type");
-  if constexpr (floating) return dimgraph::eval(detail::gelu_expr<A>(x));
-  else return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::poisoned<X>) {
+    return dimgraph::detail::invalid_expr{};
+  } else {
+    constexpr bool floating = std::is_floating_point_v<detail::value_of_t<X>>;
+    static_assert(floating, "dimgraph: nn::gelu: x must have a floating-point element type");
+    if constexpr (floating) return dimgraph::eval(detail::gelu_expr<A>(x));
+    else return dimgraph::detail::invalid_expr{};
+  }
 }
 
 }  // namespace dimgraph::nn
@@ -16021,7 +16579,10 @@ constexpr bool report_feed_forward() {
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand B1,
           layer_operand W2, layer_operand B2>
 auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
-  if constexpr (detail::report_feed_forward<detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W1, B1, W2, B2>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_feed_forward<
+                           detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
     const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
     return nn::linear(h, w2, b2);
   } else {
@@ -16032,8 +16593,10 @@ auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2
 // feed_forward<A>(x, W1, W2): as above without biases (torch.nn.Linear with bias=False).
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand W2>
 auto feed_forward(const X& x, const W1& w1, const W2& w2) {
-  if constexpr (detail::report_feed_forward<
-                    detail::check_feed_forward<X, W1, void, W2, void>()>()) {
+  if constexpr (dimgraph::detail::any_poisoned<X, W1, W2>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (detail::report_feed_forward<
+                           detail::check_feed_forward<X, W1, void, W2, void>()>()) {
     const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
     return nn::linear(h, w2);
   } else {
@@ -16187,8 +16750,12 @@ struct attention_dims {
   using batch = list_difference_t<dims_of_t<Q>, dim_list<Time, model>>;
   using k_rest = list_difference_t<dims_of_t<K>, list_concat_t<batch, dim_list<kmodel>>>;
   using ktime = first_dim_t<k_rest>;
-  using head = decltype(div_left(Heads{}, inner{}));
 };
+
+// The head dim of the projections' inner dim over Heads (formed only once the heads divide it,
+// so that heads that do not divide get the one message of check_attention).
+template <class Heads, class Inner>
+using head_dim_t = decltype(div_left(Heads{}, Inner{}));
 
 // Whether the bias B has exactly the dim D.
 template <class B, class D>
@@ -16236,7 +16803,7 @@ constexpr attention_check check_attention() {
       return check::out_bias_dims;
     } else if constexpr ((symbolic<Q> || symbolic<K> || symbolic<V> || symbolic<Wq> ||
                           symbolic<Wk> || symbolic<Wv> || symbolic<Bq> || symbolic<Bk> ||
-                          symbolic<Bv>)&&!is_static_v<typename d::head>) {
+                          symbolic<Bv>)&&!is_static_v<head_dim_t<Heads, typename d::inner>>) {
       return check::traced_head_size;
     } else if constexpr (std::is_same_v<M, no_mask>) {
       return check::ok;
@@ -16415,7 +16982,7 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
             const Bq& bq, const Bk& bk, const Bv& bv, const Wo& wo, const Bo& bo, const M& mask) {
   using d = attention_dims<Heads, Time, Q, Wq, Wk, Wv, K>;
   using inner = typename d::inner;
-  using head = typename d::head;
+  using head = head_dim_t<Heads, inner>;
   using ktime = typename d::ktime;
   using kdim = key_dim_t<Time, ktime>;
   using T = value_of_t<Q>;
@@ -16456,6 +17023,16 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
   else return out;
 }
 
+// What attention gives after a mistake (reported where it was made, or by its checks): the
+// stand-in, or a pair of them for multi_head_attention_with_weights, so that
+// `auto [out, weights] = ...` says nothing more.
+template <bool NeedWeights>
+auto poisoned_attention() {
+  using invalid = dimgraph::detail::invalid_expr;
+  if constexpr (NeedWeights) return std::pair<invalid, invalid>{};
+  else return invalid{};
+}
+
 // Packed in-projection weights as the three projections (views; symbols when traced).
 template <class Q, class W, class B>
 struct packed_projection {
@@ -16472,8 +17049,10 @@ template <class Heads, class Time, attention_options O, bool NeedWeights, class 
           class W, class B, class Wo, class Bo, class M>
 auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, const B& b_in,
                    const Wo& wo, const Bo& bo, const M& mask) {
-  if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
-    return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
+    return poisoned_attention<NeedWeights>();
   } else {
     using p = packed_projection<Q, W, B>;
     const auto wq = p::template part<0>(w_in);
@@ -16488,8 +17067,19 @@ auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, 
     if constexpr (report_attention<check>())
       return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
                                                  mask);
-    else return dimgraph::detail::invalid_expr{};
+    else return poisoned_attention<NeedWeights>();
   }
+}
+
+// The packed bias B [c<3> * inner] of separate projections, Wq [inner, model] (checked first).
+template <class Q, class Wq, class B>
+constexpr attention_check check_separate_bias() {
+  using check = attention_check;
+  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
+  if constexpr (rank_v<Wq> != 2 || list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>::size != 1)
+    return check::q_proj_dims;
+  else if constexpr (!bias_of_v<B, decltype(c<3> * inner{})>) return check::in_bias_dims;
+  else return check::ok;
 }
 
 // multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
@@ -16498,16 +17088,10 @@ template <class Heads, class Time, attention_options O, bool NeedWeights, class 
           class Wq, class Wk, class Wv, class B, class Wo, class Bo, class M>
 auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
                      const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
-  using check = attention_check;
-  using inner = first_dim_t<list_difference_t<dims_of_t<Wq>, dims_of_t<Q>>>;
-  constexpr check bias_check = [] {
-    if constexpr (rank_v<Wq> != 2 || list_intersection_t<dims_of_t<Q>, dims_of_t<Wq>>::size != 1)
-      return check::q_proj_dims;
-    else if constexpr (!bias_of_v<B, decltype(c<3> * inner{})>) return check::in_bias_dims;
-    else return check::ok;
-  }();
-  if constexpr (!report_attention<bias_check>()) {
-    return dimgraph::detail::invalid_expr{};
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else if constexpr (!report_attention<check_separate_bias<Q, Wq, B>()>()) {
+    return poisoned_attention<NeedWeights>();
   } else {
     const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
     const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
@@ -16517,7 +17101,7 @@ auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq,
     if constexpr (report_attention<all>())
       return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
                                                  mask);
-    else return dimgraph::detail::invalid_expr{};
+    else return poisoned_attention<NeedWeights>();
   }
 }
 
@@ -16719,7 +17303,9 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
     return nn::layer_norm(y, p.norm2.weight, p.norm2.bias, eps);
   };
   // (Checked one block after the other: one message per mistake.)
-  if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
+  if constexpr (dimgraph::detail::any_poisoned<X, M>) {
+    return dimgraph::detail::invalid_expr{};
+  } else if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
     return dimgraph::detail::invalid_expr{};
   } else if constexpr (dimgraph::detail::poisoned<decltype(feed(x))> ||
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||
@@ -16929,19 +17515,21 @@ auto convolve(const X& x, const W& w, const B&... b) {
 //   conv1d<Time, Kernel, O>([.., Time, .., in, ..]) -> [x's other dims in x's order with Time
 //   replaced by conv1d_dim_t<Time, size(Kernel), O>, out (last)]
 // with O = conv_options{.stride = s, .padding = p, .dilation = d} and out length
-// floor((L + 2 p - d (size(Kernel) - 1) - 1) / s) + 1. in is the one dim x and the weight
-// share. Work: the padding (a copy when p > 0), one product per tap over strided views of x
-// (no im2col copy), one pass summing them with the bias. Evaluated now (a tensor; a symbol when
-// traced). Errors (compile time): stride or dilation 0; x lacks Time; Kernel not static; the
-// weight not [out, in, Kernel] sharing exactly one dim with x; out a dim of x; the bias not
-// [out]. Errors (run time): the padded length shorter than the dilated kernel, extents that
-// disagree (shape_error).
+// floor((L + 2 p - d (size(Kernel) - 1) - 1) / s) + 1. Over a ragged Time the output time dim
+// is ragged too, each row's length that of its own L (0 when not positive), and no valid output
+// reads a row's padding. in is the one dim x and the weight share. Work: the padding (a copy when p
+// > 0), one product per tap over strided views of x (no im2col copy), one pass summing them with
+// the bias. Evaluated now (a tensor; a symbol when traced). Errors (compile time): stride or
+// dilation 0; x lacks Time; Kernel not static; the weight not [out, in, Kernel] sharing exactly one
+// dim with x; out a dim of x; the bias not [out]. Errors (run time): the padded length shorter than
+// the dilated kernel, extents that disagree (shape_error).
 template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
           layer_operand W>
 auto conv1d(const X& x, const W& weight) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
-  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
+  if constexpr (dimgraph::detail::any_poisoned<X, W>) return dimgraph::detail::invalid_expr{};
+  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
     return detail::convolve<time, kernel, O>(x, weight);
   else return dimgraph::detail::invalid_expr{};
 }
@@ -16950,7 +17538,8 @@ template <dimension Time, dimension Kernel, conv_options O = conv_options{}, lay
 auto conv1d(const X& x, const W& weight, const B& bias) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
-  if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
+  if constexpr (dimgraph::detail::any_poisoned<X, W, B>) return dimgraph::detail::invalid_expr{};
+  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
     return detail::convolve<time, kernel, O>(x, weight, bias);
   else return dimgraph::detail::invalid_expr{};
 }
