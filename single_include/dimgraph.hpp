@@ -4940,6 +4940,7 @@ class array_printer {
     // Between items: ", " in the last dim; otherwise a comma, one line break per
     // remaining dim, and an indent under the opening bracket.
     // (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "," + string.)
+    if (level >= R) return;  // (never: said for GCC, which warns on a wrapped count below)
     std::string sep(1, ',');
     if (level + 1 == R) {
       sep += ' ';
