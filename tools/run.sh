@@ -23,28 +23,8 @@ usage() {
   exit 2
 }
 
-apt_updated=0
-# ensure_packages PKG...: apt-get install those of PKG that are not installed.
-ensure_packages() {
-  local missing=() pkg
-  for pkg in "$@"; do
-    if ! dpkg -s "$pkg" 2>/dev/null | grep -q '^Status: install ok installed'; then
-      missing+=("$pkg")
-    fi
-  done
-  ((${#missing[@]})) || return 0
-  local sudo=()
-  if [[ "$(id -u)" -ne 0 ]]; then
-    sudo=(sudo)
-  fi
-  echo "== installing: ${missing[*]}"
-  if ((!apt_updated)); then
-    "${sudo[@]}" apt-get update
-    apt_updated=1
-  fi
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
-    apt-get install -y --no-install-recommends "${missing[@]}"
-}
+# shellcheck source=tools/packages.sh
+source "$root/tools/packages.sh"
 
 base_packages=(cmake g++ make libboost-dev doctest-dev nlohmann-json3-dev)
 
@@ -76,7 +56,8 @@ case "$command" in
     ((ran > 0 && failed == 0))
     ;;
   tests)
-    ensure_packages "${base_packages[@]}" python3
+    # (clang-16: the codegen checks also hold Clang's kernels to the SIMD-loop rule.)
+    ensure_packages "${base_packages[@]}" python3 clang-16
     cmake --preset gcc -DDIMGRAPH_BUILD_TESTS=ON -DDIMGRAPH_BUILD_EXAMPLES=ON
     cmake --build --preset gcc -j "$jobs"
     ctest --preset gcc -j "$jobs" --output-on-failure
