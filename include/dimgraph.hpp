@@ -3,7 +3,6 @@
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/version.hpp"
-#include "dimgraph/fwd.hpp"
 
 #include "dimgraph/dim/interval.hpp"
 #include "dimgraph/dim/tag.hpp"

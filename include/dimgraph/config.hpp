@@ -47,12 +47,6 @@
 #define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
 #endif
 
-// Define to 1 to check internal invariants at run time (indices, extents).
-// Costs speed; meant for debugging dimgraph or code that extends it.
-#ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
-#define DIMGRAPH_CONFIG_ENABLE_ASSERTS 0
-#endif
-
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
