@@ -56,12 +56,6 @@
 #define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
 #endif
 
-// Define to 1 to check internal invariants at run time (indices, extents).
-// Costs speed; meant for debugging dimgraph or code that extends it.
-#ifndef DIMGRAPH_CONFIG_ENABLE_ASSERTS
-#define DIMGRAPH_CONFIG_ENABLE_ASSERTS 0
-#endif
-
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
@@ -89,32 +83,12 @@
 #define DIMGRAPH_VERSION \
   (DIMGRAPH_VERSION_MAJOR * 10000 + DIMGRAPH_VERSION_MINOR * 100 + DIMGRAPH_VERSION_PATCH)
 // ---- end dimgraph/version.hpp
-// ---- begin dimgraph/fwd.hpp
-// Forward declarations of dimgraph's public types.
-
-#include <cstddef>
-
-namespace dimgraph {
-struct interval;
-enum class dim_kind;
-struct dim_expr_base;
-struct dim_tag_base;
-struct batch;
-template <std::size_t K>
-struct const_dim;
-template <class... Ds>
-struct dim_list;
-class error;
-class shape_error;
-class index_error;
-class overlap_error;
-}  // namespace dimgraph
-// ---- end dimgraph/fwd.hpp
 
 // ---- begin dimgraph/dim/interval.hpp
 // dimgraph::interval: constexpr bounds {lo, hi} of a dim's extent, with an unbounded top.
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 
 namespace dimgraph {
