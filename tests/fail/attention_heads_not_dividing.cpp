@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::multi_head_attention: the number of heads does not divide the projections' inner dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

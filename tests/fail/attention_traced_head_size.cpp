@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::multi_head_attention: traced, the head size (the projections' inner dim over the heads) must be static
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: mul: arithmetic on two bool operands makes no sense; use a logical op or dg::cast
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: concat: the operands' other dims differ
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: dot: an operand does not have a contracted dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, kernel], one of them the kernel dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

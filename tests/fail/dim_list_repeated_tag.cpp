@@ -1,4 +1,5 @@
 // expect: dimgraph: dim_list: a tag appears more than once
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab>
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

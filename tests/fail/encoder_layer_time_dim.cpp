@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::multi_head_attention: the query has no dim Time
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

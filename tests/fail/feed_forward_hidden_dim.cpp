@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::feed_forward: W2 lacks W1's hidden dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

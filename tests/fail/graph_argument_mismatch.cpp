@@ -1,4 +1,5 @@
 // expect: dimgraph: graph: an argument's element type or dims differ from its input's
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: gru_cell: h must have exactly one dim that x lacks (the hidden dim)
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

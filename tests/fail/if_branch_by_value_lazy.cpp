@@ -1,4 +1,5 @@
 // expect: dimgraph: if_: a branch takes an input by value and returns a lazy expression
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: if_: branches return different dims
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: add: arithmetic on dg::index<D> makes no sense; dg::cast it first
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <cstdint>

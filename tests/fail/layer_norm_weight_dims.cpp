@@ -1,4 +1,5 @@
 // expect: dimgraph: nn::layer_norm: the weight must have exactly the normalized dims
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: linear: x and W share more than one dim, so the feature dim is ambiguous
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

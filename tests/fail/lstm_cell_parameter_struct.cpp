@@ -1,4 +1,5 @@
 // expect: dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and b_hh; or the fused W and b
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <boost/hana/define_struct.hpp>

@@ -1,4 +1,5 @@
 // expect: dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

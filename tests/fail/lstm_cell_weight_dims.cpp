@@ -1,4 +1,5 @@
 // expect: dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + hidden]
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: assign: the expression's element type would narrow to the destination's; use dg::cast<T>
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <cstdint>

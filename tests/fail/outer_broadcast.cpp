@@ -1,4 +1,5 @@
 // expect: dimgraph: add: neither operand's dims contain the other's (an implicit outer broadcast); use dg::broadcast_to<...> or dg::outer
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: parameters: the model must be a dg::tensor, a std::array of models or a Boost.Hana struct
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <string>

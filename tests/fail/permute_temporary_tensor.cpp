@@ -1,4 +1,5 @@
 // expect: dimgraph: permute: the tensor is a temporary and the view would dangle
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: concat: the concatenated dims are ragged over different batch dims
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: tensor: lengths are given for a dim that is not ragged
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: merge_dims: a ragged dim merges only as the major dim with a static one
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

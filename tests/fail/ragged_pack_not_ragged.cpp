@@ -1,4 +1,5 @@
 // expect: dimgraph: pack: the dim is not ragged
+// errors: 1
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

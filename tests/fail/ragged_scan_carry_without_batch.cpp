@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim
+// errors: 1
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

@@ -1,4 +1,5 @@
 // expect: dimgraph: slice: the dim is the batch dim of a ragged dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

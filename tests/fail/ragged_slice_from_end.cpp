@@ -1,4 +1,5 @@
 // expect: dimgraph: slice: a slice of a ragged dim must start from the front
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

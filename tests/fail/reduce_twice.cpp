@@ -1,4 +1,5 @@
 // expect: dimgraph: max: a dim is reduced twice
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: rename: the dims have different static sizes
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: a carry changes type
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: the slicing's start is past its end in the direction of its stride
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: sliced inputs iterate a different number of times
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

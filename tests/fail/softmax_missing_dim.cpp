@@ -1,4 +1,5 @@
 // expect: dimgraph: softmax: the tensor has no such dim
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: split: the divisor's size does not divide the dim's size
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

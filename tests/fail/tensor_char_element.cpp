@@ -1,4 +1,5 @@
 // expect: dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, double or dg::index<D>
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <cstdint>

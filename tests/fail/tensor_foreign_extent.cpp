@@ -1,4 +1,5 @@
 // expect: dimgraph: tensor: an extent is given for a dim the tensor does not have
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: tensor: an innermost initializer list must have as many elements as the last dim's size
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

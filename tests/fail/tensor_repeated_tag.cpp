@@ -1,4 +1,5 @@
 // expect: dimgraph: tensor: a dim appears more than once
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

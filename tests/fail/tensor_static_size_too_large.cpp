@@ -1,4 +1,5 @@
 // expect: dimgraph: shape: the static dims have more elements than a tensor can address
+// errors: 1
 #include <dimgraph.hpp>
 
 #include <cstddef>

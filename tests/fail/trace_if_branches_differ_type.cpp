@@ -1,4 +1,5 @@
 // expect: dimgraph: if_: branches return different element types
+// errors: 1
 // A traced if_ (on a boolean input) is checked as the eager one is.
 #include <dimgraph.hpp>
 

@@ -1,4 +1,5 @@
 // expect: dimgraph: if_: the condition must have one element
+// errors: 1
 // A traced condition whose dims cannot all have extent 1 is rejected at compile time.
 #include <dimgraph.hpp>
 

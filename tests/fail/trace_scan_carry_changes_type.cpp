@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: a carry changes type
+// errors: 1
 // A traced scan (on symbols) is checked as the eager one is.
 #include <dimgraph.hpp>
 

@@ -1,4 +1,5 @@
 // expect: dimgraph: zeros: a non-static dim has no extent
+// errors: 1
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;
