@@ -5062,8 +5062,48 @@ template <class T, class List>
 using tensor_of_list_t = typename tensor_of_list<T, List>::type;
 
 // The stand-in result of an op whose mistake was already reported: every op on it
-// quietly gives it again, so one mistake gives one message.
-struct invalid_expr {};
+// quietly gives it again, so one mistake gives one message. So do the members of a tensor
+// or a graph that a program goes on to use (size, extents, elements, comparisons of an
+// element, a graph's output count), and it converts to any value type: none of them is
+// ever evaluated, as a program that holds the stand-in has already failed to compile.
+struct invalid_expr {
+  static constexpr std::size_t rank = 0;
+  static constexpr std::size_t output_count = 0;
+  static constexpr std::size_t size() { return 0; }
+  template <class D>
+  static constexpr std::size_t extent() {
+    return 0;
+  }
+  template <class... Is>
+  constexpr invalid_expr operator()(const Is&...) const {
+    return {};
+  }
+  template <class I>
+  constexpr invalid_expr operator[](const I&) const {
+    return {};
+  }
+  template <class... Is>
+  constexpr invalid_expr at(const Is&...) const {
+    return {};
+  }
+  template <class T>
+    requires std::is_default_constructible_v<T>
+  constexpr operator T() const {
+    return T{};
+  }
+  template <class U>
+  friend constexpr bool operator==(const invalid_expr&, const U&) {
+    return false;
+  }
+  template <class U>
+  friend constexpr bool operator<(const invalid_expr&, const U&) {
+    return false;
+  }
+  template <class U>
+  friend constexpr bool operator>(const invalid_expr&, const U&) {
+    return false;
+  }
+};
 template <class X>
 concept poisoned = std::is_same_v<std::remove_cvref_t<X>, invalid_expr>;
 // How every public op takes it: its signature admits the stand-in in the place of any operand
