@@ -72,36 +72,47 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
   if (p.depth > 0)
     for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
   const auto leaf_step = leaf_steps<Table>(step);
-  for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
-                         std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-    const row_t r(bases, off, step);
-    Out* o = out + off[0];
-    const std::ptrdiff_t os = Unit ? 1 : step[0];
-    bool streaming = false;
-    std::size_t head = 0;
-    if constexpr (Unit && can_stream_v<L, Out>) {
-      streaming = stream;
-      if (streaming) head = stream_head<L>(o, n, streaming);
-    }
-    for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
-        r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-        [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-          const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-          Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-          if (m != L) [[unlikely]] {
-            store_first<L>(to, os, v, m);
-          } else if constexpr (Unit) {
-            if constexpr (can_stream_v<L, Out>)
-              if (streaming) {
-                stream_lanes<L>(to, v);
-                return;
-              }
-            store_lanes<L>(to, v);
-          } else {
-            store_lanes<L>(to, os, v);
-          }
-        });
-  });
+  // The row's pieces, stored plainly or streamed: Stream is a constant (a short kernel, whose
+  // loop is compiled once for each) or decided per row (a long one, where the test per vector
+  // costs nothing next to the kernel and a second copy would double the compiler's work).
+  // (GCC does not unswitch loops at -O2: a test in a short loop costs as much as its work.)
+  constexpr bool split_stream = Unit && can_stream_v<L, Out> && Kernel::instructions <= 64;
+  const auto rows = [&]<int Stream>(std::integral_constant<int, Stream>) DIMGRAPH_ALWAYS_INLINE {
+    for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
+                           std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+      const row_t r(bases, off, step);
+      Out* o = out + off[0];
+      const std::ptrdiff_t os = Unit ? 1 : step[0];
+      bool streaming = Stream == 1;
+      std::size_t head = 0;
+      if constexpr (Unit && can_stream_v<L, Out>) {
+        if constexpr (Stream == -1) streaming = stream;
+        if (streaming) head = stream_head<L>(o, n, streaming);
+      }
+      for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
+          r, n, head, leaf_step.data(), t.leaf_bytes.data(),
+          [&](const row_t& c, std::size_t at, std::size_t i,
+              std::size_t m) DIMGRAPH_ALWAYS_INLINE {
+            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
+            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+            if (m != L) [[unlikely]] {
+              store_first<L>(to, os, v, m);
+            } else if constexpr (Unit) {
+              if constexpr (can_stream_v<L, Out> && Stream != 0)
+                if (streaming) {
+                  stream_lanes<L>(to, v);
+                  return;
+                }
+              store_lanes<L>(to, v);
+            } else {
+              store_lanes<L>(to, os, v);
+            }
+          });
+    });
+  };
+  if constexpr (!split_stream) rows(std::integral_constant<int, -1>{});
+  else if (stream) rows(std::integral_constant<int, 1>{});
+  else rows(std::integral_constant<int, 0>{});
   if (stream) stream_fence();
 }
 
