@@ -2,7 +2,8 @@
 #   cmake -DCOMPILER=<c++> -DCOMPILER_ID=<GNU|Clang> -DSOURCE=<case.cpp> -DMODE=<fail|control>
 #         -DINCLUDE_DIR=<dir> [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] -P run_fail_test.cmake
 # MODE=fail:    compiles with -DDIMGRAPH_FAIL; passes if that fails with the expected text
-#               (and, when the case has a line "// errors: N", with exactly N errors).
+#               (and, when the case has a line "// errors: N", with exactly N errors; when
+#               it has a line "// names: A B ...", with each name in the first error line).
 # MODE=control: compiles without it; passes if that succeeds.
 # Errors are counted as lines of the compiler output that are not notes: with GCC the lines
 # holding ": error: ", with Clang those holding "error: " (its closing "N errors generated."
@@ -57,6 +58,19 @@ execute_process(
   OUTPUT_VARIABLE _output
   ERROR_VARIABLE _output)
 
+# The optional names the first error line must hold (the dims a mistake involves): the first
+# line starting with "// names: ", separated by spaces.
+set(_expect_names "")
+if(_head_of_source MATCHES "(^|\n)// names: ([^\r\n]*)")
+  string(STRIP "${CMAKE_MATCH_2}" _names_line)
+  string(REPLACE " " ";" _expect_names "${_names_line}")
+endif()
+
+# GCC writes a string inside a template argument with its quotes escaped (operand\'s): the
+# expected text is looked for in the output as written and unescaped.
+string(REPLACE "\\'" "'" _output "${_output}")
+string(REPLACE "\\\"" "\"" _output "${_output}")
+
 # The first lines of the compiler output, for the report of a failing case.
 function(_head text count out)
   set(_head "")
@@ -79,23 +93,43 @@ function(_head text count out)
   set(${out} "${_head}" PARENT_SCOPE)
 endfunction()
 
-# The number of errors in the compiler output (see the top of this file), or "" when the
-# compiler's errors are not counted.
-function(_count_errors text out)
+# The error lines of the compiler output (see the top of this file) as a list, in order, or
+# "NONE" when the compiler's errors are not counted. (Characters that a CMake list would read
+# as separators or brackets are replaced with "_".)
+function(_error_lines text out)
   if(COMPILER_ID STREQUAL "GNU")
     set(_pattern ": error: ")
   elseif(COMPILER_ID MATCHES "Clang")
     set(_pattern "error: ")
   else()
-    set(${out} "" PARENT_SCOPE)
+    set(${out} "NONE" PARENT_SCOPE)
     return()
   endif()
-  # (Characters that a CMake list would read as separators or brackets are replaced first.)
   string(REGEX REPLACE "[][;\\]" "_" _text "${text}")
   string(REGEX MATCHALL "[^\n]*${_pattern}[^\n]*" _lines "${_text}")
   list(FILTER _lines EXCLUDE REGEX "note: ")
-  list(LENGTH _lines _count)
-  set(${out} "${_count}" PARENT_SCOPE)
+  set(${out} "${_lines}" PARENT_SCOPE)
+endfunction()
+
+# The number of errors in the compiler output, or "" when the compiler's errors are not counted.
+function(_count_errors text out)
+  _error_lines("${text}" _lines)
+  if(_lines STREQUAL "NONE")
+    set(${out} "" PARENT_SCOPE)
+  else()
+    list(LENGTH _lines _count)
+    set(${out} "${_count}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# The first error line of the compiler output ("" when there is none or they are not counted).
+function(_first_error text out)
+  _error_lines("${text}" _lines)
+  set(_line "")
+  if(_lines AND NOT _lines STREQUAL "NONE")
+    list(GET _lines 0 _line)
+  endif()
+  set(${out} "${_line}" PARENT_SCOPE)
 endfunction()
 
 # Reports go to stderr unformatted (message() without a mode), then the test fails.
@@ -120,6 +154,38 @@ if(MODE STREQUAL "fail")
       message(FATAL_ERROR "failed with the expected text, but with ${_errors} errors instead of "
                           "${_expect_errors} (one mistake, one message)")
     endif()
+  endif()
+  if(_expect_names)
+    # The mistake's own line says all of it: the message, and the dims by name; on GCC the
+    # whole report fits in 12 lines.
+    _first_error("${_output}" _first)
+    if(NOT _first STREQUAL "")
+      string(REGEX REPLACE "[][;\\]" "_" _expect_in_line "${_expect}")  # (as _error_lines)
+      string(FIND "${_first}" "${_expect_in_line}" _expect_pos)
+      if(_expect_pos EQUAL -1)
+        _head("${_output}" 60 _shown)
+        message("${_command_line}\n${_shown}")
+        message(FATAL_ERROR "the expected text is not in the first error line: ${_first}")
+      endif()
+    endif()
+    if(COMPILER_ID STREQUAL "GNU")
+      string(REGEX MATCHALL "\n" _newlines "${_output}")
+      list(LENGTH _newlines _line_count)
+      if(_line_count GREATER 12)
+        _head("${_output}" 60 _shown)
+        message("${_command_line}\n${_shown}")
+        message(FATAL_ERROR "the report takes ${_line_count} lines; at most 12")
+      endif()
+    endif()
+    foreach(_name IN LISTS _expect_names)
+      string(FIND "${_first}" "${_name}" _name_pos)
+      if(_name_pos EQUAL -1)
+        _head("${_output}" 60 _shown)
+        message("${_command_line}\n${_shown}")
+        message(FATAL_ERROR "failed with the expected text, but the first error line does not "
+                            "name ${_name}: ${_first}")
+      endif()
+    endforeach()
   endif()
   message("fails as expected with: ${_expect}")
 else()

@@ -1,5 +1,6 @@
 // expect: dimgraph: mul: arithmetic on two bool operands makes no sense; use a logical op or dg::cast
 // errors: 1
+// names: Time
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: concat: the operands' other dims differ
 // errors: 1
+// names: Feature Extra Time Hidden
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

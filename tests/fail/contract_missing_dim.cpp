@@ -1,5 +1,6 @@
 // expect: dimgraph: dot: an operand does not have a contracted dim
 // errors: 1
+// names: Hidden Batch Feature
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: add: arithmetic on dg::index<D> makes no sense; dg::cast it first
 // errors: 1
+// names: Time
 #include <dimgraph.hpp>
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // expect: dimgraph: add: neither operand's dims contain the other's (an implicit outer broadcast); use dg::broadcast_to<...> or dg::outer
 // errors: 1
+// names: Batch Time Feature Hidden
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

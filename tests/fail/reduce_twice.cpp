@@ -1,5 +1,6 @@
 // expect: dimgraph: max: a dim is reduced twice
 // errors: 1
+// names: Feature
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: rename: the dims have different static sizes
 // errors: 1
+// names: Feature Hidden
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: split: the divisor's size does not divide the dim's size
 // errors: 1
+// names: KeyTotal Heads
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

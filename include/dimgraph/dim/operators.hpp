@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/difference.hpp"
 #include "dimgraph/dim/quotient.hpp"
 #include "dimgraph/dim/size.hpp"
@@ -62,8 +63,9 @@ constexpr auto operator*(A, B) {
 // not divide is a shape_error where the extent becomes known.
 template <dimension A, dimension B>
 constexpr auto operator/(A, B) {
-  static_assert(detail::split_possible<A, B>(),
-                "dimgraph: split: the divisor's size does not divide the dim's size");
+  DIMGRAPH_REQUIRE((detail::split_possible<A, B>()),
+                   "dimgraph: split: the divisor's size does not divide the dim's size",
+                   ::dimgraph::lhs<A>, ::dimgraph::rhs<B>);
   if constexpr (detail::split_possible<A, B>()) return detail::quotient_t<A, B>{};
   else return detail::invalid_dim{};
 }
@@ -71,8 +73,9 @@ constexpr auto operator/(A, B) {
 // Exact split off a leading factor: a == b * div_left(b, a).
 template <dimension B, dimension A>
 constexpr auto div_left(B, A) {
-  static_assert(detail::split_possible<A, B>(),
-                "dimgraph: div_left: the divisor's size does not divide the dim's size");
+  DIMGRAPH_REQUIRE((detail::split_possible<A, B>()),
+                   "dimgraph: div_left: the divisor's size does not divide the dim's size",
+                   ::dimgraph::lhs<A>, ::dimgraph::rhs<B>);
   if constexpr (detail::split_possible<A, B>()) return detail::left_quotient_t<B, A>{};
   else return detail::invalid_dim{};
 }

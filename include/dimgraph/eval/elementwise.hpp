@@ -91,8 +91,7 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
       }
       for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
           r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-          [&](const row_t& c, std::size_t at, std::size_t i,
-              std::size_t m) DIMGRAPH_ALWAYS_INLINE {
+          [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
             const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
             Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
             if (m != L) [[unlikely]] {

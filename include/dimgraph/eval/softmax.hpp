@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/compound.hpp"
 #include "dimgraph/eval/loop.hpp"
@@ -423,8 +424,9 @@ auto logsumexp(X&& x) {
     return detail::invalid_expr{};
   } else {
     constexpr bool ok = detail::numeric_over<X, Rs...>();
-    static_assert(
-        ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers");
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<Rs...>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     if constexpr (ok) {
       using T = detail::fn::float_of_t<value_t<X>>;
       // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
@@ -452,8 +454,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
     return detail::invalid_expr{};
   } else {
     constexpr bool ok = detail::numeric_over<X, D>();
-    static_assert(ok,
-                  "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers");
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
         if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
@@ -474,8 +477,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
     return detail::invalid_expr{};
   } else {
     constexpr bool ok = detail::numeric_over<X, D>();
-    static_assert(
-        ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers");
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
         if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
@@ -501,8 +505,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
       return detail::invalid_expr{};                                                               \
     } else {                                                                                       \
       constexpr bool ok = detail::numeric_over<X, D>();                                            \
-      static_assert(                                                                               \
-          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers"); \
+      DIMGRAPH_REQUIRE(                                                                            \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers",  \
+          ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);                    \
       if constexpr (ok) {                                                                          \
         if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
         if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/expr/broadcast.hpp"
@@ -160,11 +161,17 @@ auto concat(Parts... parts) {
     constexpr auto check = detail::check_concat(detail::type_list<Parts...>{});
     static_assert(check != check_t::not_memory,
                   "dimgraph: concat: an operand is not a tensor or an expression");
-    static_assert(check != check_t::no_such_dim, "dimgraph: concat: an operand has no such dim");
-    static_assert(check != check_t::other_dims_differ,
-                  "dimgraph: concat: the operands' other dims differ");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: concat: the result dim is already one of the other dims");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: concat: an operand has no such dim",
+                     ::dimgraph::asked<typename Parts::dim...>,
+                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
+    DIMGRAPH_REQUIRE(check != check_t::other_dims_differ,
+                     "dimgraph: concat: the operands' other dims differ",
+                     ::dimgraph::asked<typename Parts::dim...>,
+                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: concat: the result dim is already one of the other dims",
+                     ::dimgraph::asked<typename Parts::dim...>,
+                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
     using whole_dim = concat_dim_t<typename Parts::dim...>;

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/expr/node.hpp"
 #include "dimgraph/expr/reduce.hpp"
@@ -105,10 +106,16 @@ auto dot(A&& a, B&& b) {
     constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
     constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
     constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-    static_assert(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim");
-    static_assert(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice");
-    static_assert(!(in_a && in_b && distinct) || numbers,
-                  "dimgraph: dot: the op makes no sense on dg::index<D>");
+    DIMGRAPH_REQUIRE(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
+    DIMGRAPH_REQUIRE(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
+    DIMGRAPH_REQUIRE(!(in_a && in_b && distinct) || numbers,
+                     "dimgraph: dot: the op makes no sense on dg::index<D>",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
     if constexpr (in_a && in_b && distinct && numbers) {
       return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
                                                                   std::forward<B>(b));

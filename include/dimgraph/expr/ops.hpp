@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/map.hpp"
 
@@ -102,31 +103,37 @@ auto make_binary(A&& a, B&& b) {
 // Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
 // dg::index<D> or on two bools; element types with no common type.
 // Errors (run time): a shared dynamic dim with different extents (shape_error).
-#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                             \
-  template <class A, class B>                                                                      \
-    requires detail::binary_operands_or_poisoned<A, B>                                             \
-  auto DECL(A&& a, B&& b) {                                                                        \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                       \
-    else {                                                                                         \
-      constexpr auto check = detail::check_binary<A, B, ARITH>();                                  \
-      static_assert(check != detail::binary_check::outer_broadcast,                                \
-                    "dimgraph: " NAME                                                              \
-                    ": neither operand's dims contain the other's (an implicit outer broadcast); " \
-                    "use dg::broadcast_to<...> or dg::outer");                                     \
-      static_assert(check != detail::binary_check::index_arithmetic,                               \
-                    "dimgraph: " NAME                                                              \
-                    ": arithmetic on dg::index<D> makes no sense; dg::cast it first");             \
-      static_assert(check != detail::binary_check::bool_arithmetic,                                \
-                    "dimgraph: " NAME                                                              \
-                    ": arithmetic on two bool operands makes no sense; use a logical "             \
-                    "op or dg::cast");                                                             \
-      static_assert(check != detail::binary_check::no_common_type,                                 \
-                    "dimgraph: " NAME                                                              \
-                    ": the element types have no common type; dg::cast one operand");              \
-      if constexpr (check == detail::binary_check::ok)                                             \
-        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));               \
-      else return detail::invalid_expr{};                                                          \
-    }                                                                                              \
+#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                    \
+  template <class A, class B>                                                             \
+    requires detail::binary_operands_or_poisoned<A, B>                                    \
+  auto DECL(A&& a, B&& b) {                                                               \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};              \
+    else {                                                                                \
+      constexpr auto check = detail::check_binary<A, B, ARITH>();                         \
+      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;     \
+      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;     \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                    \
+                       "dimgraph: " NAME                                                  \
+                       ": neither operand's dims contain the other's (an implicit outer " \
+                       "broadcast); use dg::broadcast_to<...> or dg::outer",              \
+                       lhs_dims, rhs_dims);                                               \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                   \
+                       "dimgraph: " NAME                                                  \
+                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",  \
+                       lhs_dims, rhs_dims);                                               \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                    \
+                       "dimgraph: " NAME                                                  \
+                       ": arithmetic on two bool operands makes no sense; use a logical " \
+                       "op or dg::cast",                                                  \
+                       lhs_dims, rhs_dims);                                               \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                     \
+                       "dimgraph: " NAME                                                  \
+                       ": the element types have no common type; dg::cast one operand",   \
+                       lhs_dims, rhs_dims);                                               \
+      if constexpr (check == detail::binary_check::ok)                                    \
+        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));      \
+      else return detail::invalid_expr{};                                                 \
+    }                                                                                     \
   }
 
 DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)

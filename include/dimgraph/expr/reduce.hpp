@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/node.hpp"
@@ -183,23 +184,27 @@ struct detail::evaluator<reduce_expr<Op, X, Rs...>>
 // batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
 // or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
 // length 0 (shape_error naming the row and the lengths), before anything is written.
-#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                   \
-  template <class... Rs, detail::expression_or_poisoned X>                            \
-  auto NAME(X&& x) {                                                                  \
-    if constexpr (detail::poisoned<X>) {                                              \
-      return detail::invalid_expr{};                                                  \
-    } else {                                                                          \
-      constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                   \
-      constexpr bool distinct =                                                       \
-          detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);       \
-      constexpr bool allowed = ALLOWED;                                               \
-      static_assert(has, "dimgraph: " #NAME ": the tensor has no such dim");          \
-      static_assert(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice"); \
-      static_assert(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT);      \
-      if constexpr (has && distinct && allowed)                                       \
-        return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));            \
-      else return detail::invalid_expr{};                                             \
-    }                                                                                 \
+#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                         \
+  template <class... Rs, detail::expression_or_poisoned X>                                  \
+  auto NAME(X&& x) {                                                                        \
+    if constexpr (detail::poisoned<X>) {                                                    \
+      return detail::invalid_expr{};                                                        \
+    } else {                                                                                \
+      constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                         \
+      constexpr bool distinct =                                                             \
+          detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);             \
+      constexpr bool allowed = ALLOWED;                                                     \
+      using asked_dims = ::dimgraph::asked<Rs...>;                                          \
+      using x_dims = detail::as_role_t<::dimgraph::has, dims_t<X>>;                         \
+      DIMGRAPH_REQUIRE(has, "dimgraph: " #NAME ": the tensor has no such dim", asked_dims,  \
+                       x_dims);                                                             \
+      DIMGRAPH_REQUIRE(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice",     \
+                       asked_dims);                                                         \
+      DIMGRAPH_REQUIRE(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT, x_dims); \
+      if constexpr (has && distinct && allowed)                                             \
+        return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));                  \
+      else return detail::invalid_expr{};                                                   \
+    }                                                                                       \
   }
 #define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
 #define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/node.hpp"
 #include "dimgraph/shape/rules.hpp"
 #include "dimgraph/shape/slice_rule.hpp"
@@ -297,19 +298,29 @@ auto rename(X&& x) {
     using check_t = detail::structural_check;
     constexpr auto check =
         detail::check_rename<std::remove_cvref_t<Old>, std::remove_cvref_t<New>, X>();
-    static_assert(
+    DIMGRAPH_REQUIRE(
         check != check_t::not_memory,
-        "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)");
+        "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+        detail::as_role_t<::dimgraph::has, dims_t<X>>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: rename: a view of a temporary tensor would dangle; name the tensor first");
-    static_assert(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: rename: the new dim is already a dim of the tensor");
-    static_assert(check != check_t::sizes_differ,
-                  "dimgraph: rename: the dims have different static sizes");
-    static_assert(check != check_t::sizes_disjoint,
-                  "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: rename: the new dim is already a dim of the tensor",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::sizes_differ,
+                     "dimgraph: rename: the dims have different static sizes",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::sizes_disjoint,
+                     "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
     using old_t = std::remove_cvref_t<Old>;
     using new_t = std::remove_cvref_t<New>;
     using xd = dims_t<X>;
@@ -321,9 +332,11 @@ auto rename(X&& x) {
                  !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
       }(static_cast<xd*>(nullptr));
     }();
-    static_assert(batch_kept,
-                  "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
-                  "would be lost");
+    DIMGRAPH_REQUIRE(batch_kept,
+                     "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
+                     "would be lost",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
     if constexpr (check == check_t::ok && batch_kept) {
       auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
                                                    {x.template stride<Old>()});
@@ -485,16 +498,20 @@ auto slice(X&& x) {
     using result =
         slice_dim_t<a, Start, End, Stride == 0 ? 1 : Stride>;  // (unused when Stride is 0)
     constexpr auto check = detail::check_slice<a, result, Stride == 0, X>();
-    static_assert(
+    DIMGRAPH_REQUIRE(
         check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)");
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
-    static_assert(check != check_t::zero_stride, "dimgraph: slice: the stride is 0");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: slice: the result dim is already another dim of the tensor");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
+                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::zero_stride, "dimgraph: slice: the stride is 0",
+                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: slice: the result dim is already another dim of the tensor",
+                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
     static_assert(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
     constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
@@ -520,15 +537,18 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     using a = std::remove_cvref_t<A>;
     using result = sliced_dim<a>;
     constexpr auto check = detail::check_slice<a, result, false, X>();
-    static_assert(
+    DIMGRAPH_REQUIRE(
         check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)");
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    static_assert(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: slice: the result dim is already another dim of the tensor");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
+                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: slice: the result dim is already another dim of the tensor",
+                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
     constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
     static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
     if constexpr (check == check_t::ok && keeps) {

@@ -1,0 +1,61 @@
+// DIMGRAPH_REQUIRE: a compile-time check whose one error line says what is wrong and names
+// the dims involved.
+#pragma once
+
+#include "dimgraph/detail/fixed_string.hpp"
+
+namespace dimgraph {
+
+// The dims a mistake involves, by the role they play, as they appear in its error line:
+// the dims a call names, the dims an operand has, the two operands of a binary op.
+template <class... Ds>
+struct asked;
+template <class... Ds>
+struct has;
+template <class... Ds>
+struct lhs;
+template <class... Ds>
+struct rhs;
+
+// Declared only: a failed check instantiates it, and the compiler's error line spells it out:
+//   incomplete type 'dimgraph::mistake<fixed_string<..>{"dimgraph: softmax: the tensor has no
+//   such dim"}, dimgraph::asked<Hidden>, dimgraph::has<Time, Feature>>'
+// (With Clang, whose error line shortens long strings in template arguments, the check is a
+// static_assert whose requirement, mistake_v<...>, names the dims next to the message.)
+template <detail::fixed_string Message, class... Involved>
+struct mistake;
+template <class... Involved>
+inline constexpr bool mistake_v = false;
+
+namespace detail {
+
+template <fixed_string Message, class... Involved>
+constexpr void report() {
+  static_cast<void>(sizeof(mistake<Message, Involved...>));
+}
+
+// Role<Ds...> for a dim_list<Ds...> (or any L<Ds...>).
+template <template <class...> class Role, class L>
+struct as_role;
+template <template <class...> class Role, template <class...> class L, class... Ds>
+struct as_role<Role, L<Ds...>> {
+  using type = Role<Ds...>;
+};
+template <template <class...> class Role, class L>
+using as_role_t = typename as_role<Role, L>::type;
+
+}  // namespace detail
+}  // namespace dimgraph
+
+// In a function template: when `ok` is false, one error whose line holds `message` (a string
+// literal starting "dimgraph: <op>: ") and the roles given after it (asked<...>, has<...>,
+// lhs<...>, rhs<...>), each dependent on the template's parameters. Nothing is instantiated
+// when ok holds. (A macro: a static_assert's message must be a literal where it is written. A
+// condition with a comma outside parentheses, f<A, B>(), goes in parentheses.)
+#if defined(__clang__)
+#define DIMGRAPH_REQUIRE(ok, message, ...) \
+  if constexpr (!(ok)) static_assert(::dimgraph::mistake_v<__VA_ARGS__>, message)
+#else
+#define DIMGRAPH_REQUIRE(ok, message, ...) \
+  if constexpr (!(ok)) ::dimgraph::detail::report<message, __VA_ARGS__>()
+#endif
