@@ -1,5 +1,6 @@
 // expect: dimgraph: pack: the dim is not ragged
 // errors: 1
+// lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

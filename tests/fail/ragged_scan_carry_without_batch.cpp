@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim
 // errors: 1
+// lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one position at a time
 // errors: 1
+// lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

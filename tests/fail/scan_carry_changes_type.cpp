@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: a carry changes type
 // errors: 1
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

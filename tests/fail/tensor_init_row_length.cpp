@@ -1,5 +1,6 @@
 // expect: dimgraph: tensor: an innermost initializer list must have as many elements as the last dim's size
 // errors: 1
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

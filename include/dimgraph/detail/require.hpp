@@ -7,7 +7,8 @@
 namespace dimgraph {
 
 // The dims a mistake involves, by the role they play, as they appear in its error line:
-// the dims a call names, the dims an operand has, the two operands of a binary op.
+// the dims a call names, the dims an operand has, the two operands of a binary op, an operand
+// by its name in the op's signature.
 template <class... Ds>
 struct asked;
 template <class... Ds>
@@ -16,6 +17,8 @@ template <class... Ds>
 struct lhs;
 template <class... Ds>
 struct rhs;
+template <detail::fixed_string Name, class... Ds>
+struct operand;  // an operand the op's signature names: operand<"W", Gate, Input>
 
 // Declared only: a failed check instantiates it, and the compiler's error line spells it out:
 //   incomplete type 'dimgraph::mistake<fixed_string<..>{"dimgraph: softmax: the tensor has no
@@ -30,7 +33,7 @@ inline constexpr bool mistake_v = false;
 namespace detail {
 
 template <fixed_string Message, class... Involved>
-constexpr void report() {
+void report() {
   static_cast<void>(sizeof(mistake<Message, Involved...>));
 }
 
@@ -44,14 +47,27 @@ struct as_role<Role, L<Ds...>> {
 template <template <class...> class Role, class L>
 using as_role_t = typename as_role<Role, L>::type;
 
+// operand<Name, Ds...> for the dims Ds... of X (X::dims, a dim_list).
+template <fixed_string Name, class L>
+struct named_operand;
+template <fixed_string Name, template <class...> class L, class... Ds>
+struct named_operand<Name, L<Ds...>> {
+  using type = operand<Name, Ds...>;
+};
+template <fixed_string Name, class X>
+using operand_role_t = typename named_operand<Name, typename X::dims>::type;
+
 }  // namespace detail
 }  // namespace dimgraph
 
 // In a function template: when `ok` is false, one error whose line holds `message` (a string
 // literal starting "dimgraph: <op>: ") and the roles given after it (asked<...>, has<...>,
 // lhs<...>, rhs<...>), each dependent on the template's parameters. Nothing is instantiated
-// when ok holds. (A macro: a static_assert's message must be a literal where it is written. A
-// condition with a comma outside parentheses, f<A, B>(), goes in parentheses.)
+// when ok holds. Not in a function evaluated at compile time: a failed check is a call
+// there, which is not constant, and a second error. (A macro: a static_assert's message must
+// be a literal where it is written. The error is reported from a function, not from the
+// expansion: GCC would add a note for each macro the check is written in. A condition with a
+// comma outside parentheses, f<A, B>(), goes in parentheses.)
 #if defined(__clang__)
 #define DIMGRAPH_REQUIRE(ok, message, ...) \
   if constexpr (!(ok)) static_assert(::dimgraph::mistake_v<__VA_ARGS__>, message)

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <tuple>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
 #include "dimgraph/expr/contract.hpp"
@@ -36,21 +37,28 @@ constexpr cell_check check_gru() {
   }
 }
 
-template <cell_check Check>
-constexpr bool report_gru() {
-  static_assert(Check != cell_check::input_dim,
-                "dimgraph: gru_cell: x must have exactly one dim that h lacks (the input dim)");
-  static_assert(Check != cell_check::hidden_dim,
-                "dimgraph: gru_cell: h must have exactly one dim that x lacks (the hidden dim)");
-  static_assert(Check != cell_check::w_dims,
-                "dimgraph: gru_cell: W must have the dims [c<3> * hidden, input]");
-  static_assert(Check != cell_check::r_dims,
-                "dimgraph: gru_cell: R must have the dims [c<3> * hidden, hidden]");
-  static_assert(Check != cell_check::b_dims,
-                "dimgraph: gru_cell: b_ih must have the one dim c<3> * hidden");
-  static_assert(Check != cell_check::b2_dims,
-                "dimgraph: gru_cell: b_hh must have the one dim c<3> * hidden");
-  return Check == cell_check::ok;
+template <cell_check Check, class X, class H, class W, class R, class BI, class BH>
+void report_gru() {
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using h = dimgraph::detail::operand_role_t<"h", H>;
+  DIMGRAPH_REQUIRE(Check != cell_check::input_dim,
+                   "dimgraph: gru_cell: x must have exactly one dim that h lacks (the input dim)",
+                   x, h);
+  DIMGRAPH_REQUIRE(Check != cell_check::hidden_dim,
+                   "dimgraph: gru_cell: h must have exactly one dim that x lacks (the hidden dim)",
+                   x, h);
+  DIMGRAPH_REQUIRE(Check != cell_check::w_dims,
+                   "dimgraph: gru_cell: W must have the dims [c<3> * hidden, input]", x, h,
+                   dimgraph::detail::operand_role_t<"W", W>);
+  DIMGRAPH_REQUIRE(Check != cell_check::r_dims,
+                   "dimgraph: gru_cell: R must have the dims [c<3> * hidden, hidden]", h,
+                   dimgraph::detail::operand_role_t<"R", R>);
+  DIMGRAPH_REQUIRE(Check != cell_check::b_dims,
+                   "dimgraph: gru_cell: b_ih must have the one dim c<3> * hidden", h,
+                   dimgraph::detail::operand_role_t<"b_ih", BI>);
+  DIMGRAPH_REQUIRE(Check != cell_check::b2_dims,
+                   "dimgraph: gru_cell: b_hh must have the one dim c<3> * hidden", h,
+                   dimgraph::detail::operand_role_t<"b_hh", BH>);
 }
 
 }  // namespace detail
@@ -71,22 +79,26 @@ template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, la
 auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
   if constexpr (dimgraph::detail::any_poisoned<X, H, W, R, BI, BH>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_gru<detail::check_gru<X, H, W, R, BI, BH>()>()) {
-    using d = detail::cell_dims<X, H>;
-    using input = typename d::input;
-    using hidden = typename d::hidden;
-    const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
-    const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
-    const auto xs = detail::with_bias(from_x, b_ih);
-    const auto hs = detail::with_bias(from_h, b_hh);
-    const auto all = std::tuple_cat(xs, hs);
-    const auto reset = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 0>(all));
-    const auto update = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 1>(all));
-    const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
-                                          reset * detail::gate_sum_of<3, hidden, 2>(hs));
-    return dimgraph::eval(h + (1.0f - update) * (candidate - h));
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::cell_check check = detail::check_gru<X, H, W, R, BI, BH>();
+    detail::report_gru<check, X, H, W, R, BI, BH>();
+    if constexpr (check == detail::cell_check::ok) {
+      using d = detail::cell_dims<X, H>;
+      using input = typename d::input;
+      using hidden = typename d::hidden;
+      const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+      const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+      const auto xs = detail::with_bias(from_x, b_ih);
+      const auto hs = detail::with_bias(from_h, b_hh);
+      const auto all = std::tuple_cat(xs, hs);
+      const auto reset = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 0>(all));
+      const auto update = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 1>(all));
+      const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
+                                            reset * detail::gate_sum_of<3, hidden, 2>(hs));
+      return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
 #include "dimgraph/eval/structural.hpp"
@@ -71,26 +72,37 @@ constexpr cell_check check_fused_lstm() {
   }
 }
 
-template <cell_check Check, bool Fused>
-constexpr bool report_lstm() {
-  static_assert(Check != cell_check::input_dim,
-                "dimgraph: lstm_cell: x must have exactly one dim that h lacks (the input dim)");
-  static_assert(Check != cell_check::hidden_dim,
-                "dimgraph: lstm_cell: h must have exactly one dim that x lacks (the hidden dim)");
-  static_assert(Check != cell_check::state_dims,
-                "dimgraph: lstm_cell: c must have the same dims as h");
-  static_assert(Fused || Check != cell_check::w_dims,
-                "dimgraph: lstm_cell: W must have the dims [c<4> * hidden, input]");
-  static_assert(!Fused || Check != cell_check::w_dims,
-                "dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + "
-                "hidden]");
-  static_assert(Check != cell_check::r_dims,
-                "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]");
-  static_assert(Check != cell_check::b_dims,
-                "dimgraph: lstm_cell: b (b_ih) must have the one dim c<4> * hidden");
-  static_assert(Check != cell_check::b2_dims,
-                "dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden");
-  return Check == cell_check::ok;
+// (B2: b_hh's type, or void without it. A check that holds instantiates nothing.)
+template <cell_check Check, bool Fused, class X, class H, class C, class W, class R, class B,
+          class B2 = void>
+void report_lstm() {
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using h = dimgraph::detail::operand_role_t<"h", H>;
+  using w = dimgraph::detail::operand_role_t<"W", W>;
+  DIMGRAPH_REQUIRE(Check != cell_check::input_dim,
+                   "dimgraph: lstm_cell: x must have exactly one dim that h lacks (the input dim)",
+                   x, h);
+  DIMGRAPH_REQUIRE(Check != cell_check::hidden_dim,
+                   "dimgraph: lstm_cell: h must have exactly one dim that x lacks (the hidden dim)",
+                   x, h);
+  DIMGRAPH_REQUIRE(Check != cell_check::state_dims,
+                   "dimgraph: lstm_cell: c must have the same dims as h", h,
+                   dimgraph::detail::operand_role_t<"c", C>);
+  DIMGRAPH_REQUIRE(Fused || Check != cell_check::w_dims,
+                   "dimgraph: lstm_cell: W must have the dims [c<4> * hidden, input]", x, h, w);
+  DIMGRAPH_REQUIRE(!Fused || Check != cell_check::w_dims,
+                   "dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + "
+                   "hidden]",
+                   x, h, w);
+  DIMGRAPH_REQUIRE(Check != cell_check::r_dims,
+                   "dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]", h,
+                   dimgraph::detail::operand_role_t<"R", R>);
+  DIMGRAPH_REQUIRE(Check != cell_check::b_dims,
+                   "dimgraph: lstm_cell: b (b_ih) must have the one dim c<4> * hidden", h,
+                   dimgraph::detail::operand_role_t<"b", B>);
+  DIMGRAPH_REQUIRE(Check != cell_check::b2_dims,
+                   "dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden", h,
+                   dimgraph::detail::operand_role_t<"b_hh", B2>);
 }
 
 // The update from the gate pre-activations, each the sum of its part of every source (a
@@ -140,10 +152,14 @@ template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, la
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
   if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, B>) {
     return lstm_state<dimgraph::detail::invalid_expr>{};
-  } else if constexpr (detail::report_lstm<detail::check_lstm<X, H, C, W, R, B>(), false>()) {
-    return detail::lstm_separate(x, h, c, w, r, b);
   } else {
-    return lstm_state<dimgraph::detail::invalid_expr>{};
+    constexpr detail::cell_check check = detail::check_lstm<X, H, C, W, R, B>();
+    detail::report_lstm<check, false, X, H, C, W, R, B>();
+    if constexpr (check == detail::cell_check::ok) {
+      return detail::lstm_separate(x, h, c, w, r, b);
+    } else {
+      return lstm_state<dimgraph::detail::invalid_expr>{};
+    }
   }
 }
 
@@ -157,11 +173,14 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
                const BH& b_hh) {
   if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, R, BI, BH>) {
     return lstm_state<dimgraph::detail::invalid_expr>{};
-  } else if constexpr (detail::report_lstm<detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>(),
-                                           false>()) {
-    return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
   } else {
-    return lstm_state<dimgraph::detail::invalid_expr>{};
+    constexpr detail::cell_check check = detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>();
+    detail::report_lstm<check, false, X, H, C, W, R, BI, BH>();
+    if constexpr (check == detail::cell_check::ok) {
+      return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
+    } else {
+      return lstm_state<dimgraph::detail::invalid_expr>{};
+    }
   }
 }
 
@@ -174,16 +193,20 @@ template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, la
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
   if constexpr (dimgraph::detail::any_poisoned<X, H, C, W, B>) {
     return lstm_state<dimgraph::detail::invalid_expr>{};
-  } else if constexpr (detail::report_lstm<detail::check_fused_lstm<X, H, C, W, B>(), true>()) {
-    using d = detail::cell_dims<X, H>;
-    using input = typename d::input;
-    using hidden = typename d::hidden;
-    using both = decltype(input{} + hidden{});
-    const auto gates = dimgraph::eval(dimgraph::dot<both>(
-        dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
-    return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
   } else {
-    return lstm_state<dimgraph::detail::invalid_expr>{};
+    constexpr detail::cell_check check = detail::check_fused_lstm<X, H, C, W, B>();
+    detail::report_lstm<check, true, X, H, C, W, void, B>();
+    if constexpr (check == detail::cell_check::ok) {
+      using d = detail::cell_dims<X, H>;
+      using input = typename d::input;
+      using hidden = typename d::hidden;
+      using both = decltype(input{} + hidden{});
+      const auto gates = dimgraph::eval(dimgraph::dot<both>(
+          dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+      return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+    } else {
+      return lstm_state<dimgraph::detail::invalid_expr>{};
+    }
   }
 }
 
