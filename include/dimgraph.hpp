@@ -3,6 +3,9 @@
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/version.hpp"
+// (First of the layers: a compile-time mistake is reported from it, and GCC prints the chain
+// of includes that first reached it.)
+#include "dimgraph/detail/require.hpp"
 
 #include "dimgraph/dim/interval.hpp"
 #include "dimgraph/dim/tag.hpp"

@@ -1,5 +1,6 @@
 // expect: dimgraph: if_: branches return different dims
 // errors: 1
+// names: A B
 // lines: 12
 #include <dimgraph.hpp>
 

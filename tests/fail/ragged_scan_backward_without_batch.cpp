@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the dim's batch dim
 // errors: 1
+// names: Time Batch
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

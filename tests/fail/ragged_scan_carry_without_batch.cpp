@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim
 // errors: 1
+// names: Batch F
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, every emitted value needs the dim's batch dim
 // errors: 1
+// names: Batch
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one position at a time
 // errors: 1
+// names: Time
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: a carry changes type
 // errors: 1
+// names: Feature
 // lines: 12
 #include <dimgraph.hpp>
 

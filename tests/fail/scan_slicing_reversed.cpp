@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: the slicing's start is past its end in the direction of its stride
 // errors: 1
+// names: Time
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: sliced inputs iterate a different number of times
 // errors: 1
+// names: Time
 // lines: 12
 #include <dimgraph.hpp>
 

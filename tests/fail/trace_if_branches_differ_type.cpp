@@ -1,5 +1,6 @@
 // expect: dimgraph: if_: branches return different element types
 // errors: 1
+// names: A
 // A traced if_ (on a boolean input) is checked as the eager one is.
 #include <dimgraph.hpp>
 

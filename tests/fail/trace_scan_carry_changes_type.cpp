@@ -1,5 +1,6 @@
 // expect: dimgraph: scan: a carry changes type
 // errors: 1
+// names: F G
 // A traced scan (on symbols) is checked as the eager one is.
 #include <dimgraph.hpp>
 

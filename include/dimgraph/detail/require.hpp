@@ -2,6 +2,8 @@
 // the dims involved.
 #pragma once
 
+#include <type_traits>
+
 #include "dimgraph/detail/fixed_string.hpp"
 
 namespace dimgraph {
@@ -32,10 +34,10 @@ inline constexpr bool mistake_v = false;
 
 namespace detail {
 
+// (A variable, not a function: its use is a constant expression, so a check may stand in a
+// constexpr function evaluated at compile time and still give one error.)
 template <fixed_string Message, class... Involved>
-void report() {
-  static_cast<void>(sizeof(mistake<Message, Involved...>));
-}
+inline constexpr bool reported = sizeof(mistake<Message, Involved...>) != 0;
 
 // Role<Ds...> for a dim_list<Ds...> (or any L<Ds...>).
 template <template <class...> class Role, class L>
@@ -47,15 +49,41 @@ struct as_role<Role, L<Ds...>> {
 template <template <class...> class Role, class L>
 using as_role_t = typename as_role<Role, L>::type;
 
-// operand<Name, Ds...> for the dims Ds... of X (X::dims, a dim_list).
+// operand<Name, Ds...> for the dims Ds... of X (X::dims, a dim_list; none when X has no dims,
+// as a value that is not a tensor).
 template <fixed_string Name, class L>
-struct named_operand;
+struct named_operand {
+  using type = operand<Name>;
+};
 template <fixed_string Name, template <class...> class L, class... Ds>
 struct named_operand<Name, L<Ds...>> {
   using type = operand<Name, Ds...>;
 };
+template <class X>
+struct dims_member {
+  using type = void;
+};
+template <class X>
+  requires requires { typename X::dims; }
+struct dims_member<X> {
+  using type = typename X::dims;
+};
+// X's element type (X::value_type), or X itself when it is not a tensor.
+template <class X>
+struct element_of {
+  using type = X;
+};
+template <class X>
+  requires requires { typename X::value_type; }
+struct element_of<X> {
+  using type = typename X::value_type;
+};
+template <class X>
+using element_of_t = typename element_of<std::remove_cvref_t<X>>::type;
+
 template <fixed_string Name, class X>
-using operand_role_t = typename named_operand<Name, typename X::dims>::type;
+using operand_role_t =
+    typename named_operand<Name, typename dims_member<std::remove_cvref_t<X>>::type>::type;
 
 }  // namespace detail
 }  // namespace dimgraph
@@ -63,15 +91,14 @@ using operand_role_t = typename named_operand<Name, typename X::dims>::type;
 // In a function template: when `ok` is false, one error whose line holds `message` (a string
 // literal starting "dimgraph: <op>: ") and the roles given after it (asked<...>, has<...>,
 // lhs<...>, rhs<...>), each dependent on the template's parameters. Nothing is instantiated
-// when ok holds. Not in a function evaluated at compile time: a failed check is a call
-// there, which is not constant, and a second error. (A macro: a static_assert's message must
-// be a literal where it is written. The error is reported from a function, not from the
-// expansion: GCC would add a note for each macro the check is written in. A condition with a
-// comma outside parentheses, f<A, B>(), goes in parentheses.)
+// when ok holds. (A macro: a static_assert's message must be a literal where it is written.
+// The error is reported from a variable template, not from the expansion: GCC would add a
+// note for each macro the check is written in. A condition with a comma outside parentheses,
+// f<A, B>(), goes in parentheses.)
 #if defined(__clang__)
 #define DIMGRAPH_REQUIRE(ok, message, ...) \
   if constexpr (!(ok)) static_assert(::dimgraph::mistake_v<__VA_ARGS__>, message)
 #else
 #define DIMGRAPH_REQUIRE(ok, message, ...) \
-  if constexpr (!(ok)) ::dimgraph::detail::report<message, __VA_ARGS__>()
+  if constexpr (!(ok)) static_cast<void>(::dimgraph::detail::reported<message, __VA_ARGS__>)
 #endif

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/region.hpp"
@@ -69,8 +70,12 @@ constexpr bool branch_outputs_match() {
   } else {
     constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
     constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
-    static_assert(same_type, "dimgraph: if_: branches return different element types");
-    static_assert(!same_type || same_dims, "dimgraph: if_: branches return different dims");
+    using then_role = detail::operand_role_t<"then", Then>;
+    using else_role = detail::operand_role_t<"else", Else>;
+    DIMGRAPH_REQUIRE(same_type, "dimgraph: if_: branches return different element types", then_role,
+                     else_role, value_t<Then>, value_t<Else>);
+    DIMGRAPH_REQUIRE(!same_type || same_dims, "dimgraph: if_: branches return different dims",
+                     then_role, else_role);
     return same_type && same_dims;
   }
 }

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/symbol.hpp"
@@ -39,7 +40,8 @@ template <class First, class Other>
 constexpr bool trip_counts_agree() {
   constexpr bool agree = static_walk<typename First::dim, First::slicing_value>().count ==
                          static_walk<typename Other::dim, Other::slicing_value>().count;
-  static_assert(agree, "dimgraph: scan: sliced inputs iterate a different number of times");
+  DIMGRAPH_REQUIRE(agree, "dimgraph: scan: sliced inputs iterate a different number of times",
+                   ::dimgraph::asked<typename First::dim, typename Other::dim>);
   return agree;
 }
 
@@ -48,12 +50,14 @@ constexpr bool slicing_inside_dim() {
   using d = typename Sliced::dim;
   if constexpr (is_static_v<d>) {
     constexpr slicing_fit fit = check_slicing_fit(Sliced::slicing_value, bounds_v<d>.lo).fit;
-    static_assert(fit != slicing_fit::before_first && fit != slicing_fit::past_last,
-                  "dimgraph: scan: the slicing's start or end lies outside the dim");
-    static_assert(fit != slicing_fit::reversed,
-                  "dimgraph: scan: the slicing's start is past its end in the direction of its "
-                  "stride (the end is inclusive: an empty walk has start = end + 1 going "
-                  "forward, end - 1 going backward)");
+    DIMGRAPH_REQUIRE(fit != slicing_fit::before_first && fit != slicing_fit::past_last,
+                     "dimgraph: scan: the slicing's start or end lies outside the dim",
+                     ::dimgraph::asked<d>);
+    DIMGRAPH_REQUIRE(fit != slicing_fit::reversed,
+                     "dimgraph: scan: the slicing's start is past its end in the direction of its "
+                     "stride (the end is inclusive: an empty walk has start = end + 1 going "
+                     "forward, end - 1 going backward)",
+                     ::dimgraph::asked<d>);
     return fit == slicing_fit::ok;
   } else {
     return true;
@@ -96,18 +100,21 @@ template <class D, class Sliced>
 constexpr bool ragged_walk_fits() {
   constexpr slicing s = Sliced::slicing_value;
   constexpr bool whole = walks_whole_dim<D, s>();
-  static_assert(whole,
-                "dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one "
-                "position at a time (forwards: start 0, end -1, stride 1; backwards: start -1, "
-                "end 0, stride -1)");
+  DIMGRAPH_REQUIRE(whole,
+                   "dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one "
+                   "position at a time (forwards: start 0, end -1, stride 1; backwards: start -1, "
+                   "end 0, stride -1)",
+                   ::dimgraph::asked<D>);
   if constexpr (!whole) {
     return false;
   } else {
     constexpr bool rows =
         s.stride > 0 || list_contains_v<dims_t<typename Sliced::operand_type>, ragged_batch_t<D>>;
-    static_assert(rows,
-                  "dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the "
-                  "dim's batch dim (each row starts at its own last step)");
+    DIMGRAPH_REQUIRE(rows,
+                     "dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the "
+                     "dim's batch dim (each row starts at its own last step)",
+                     ::dimgraph::asked<D, ragged_batch_t<D>>,
+                     detail::operand_role_t<"input", typename Sliced::operand_type>);
     return rows;
   }
 }
@@ -174,7 +181,9 @@ constexpr bool carry_keeps_type() {
              list_same_set_v<dims_t<Initial>, dims_t<Next>>;
     else return false;
   }();
-  static_assert(same, "dimgraph: scan: a carry changes type");
+  DIMGRAPH_REQUIRE(same, "dimgraph: scan: a carry changes type",
+                   detail::operand_role_t<"initial", Initial>, detail::operand_role_t<"next", Next>,
+                   detail::element_of_t<Initial>, detail::element_of_t<Next>);
   return same;
 }
 
@@ -186,7 +195,8 @@ constexpr bool emitted_value_fits() {
     return false;
   } else {
     constexpr bool fresh = !list_contains_v<dims_t<carry_type_t<Emitted>>, Iter>;
-    static_assert(fresh, "dimgraph: scan: an emitted value already has the iteration dim");
+    DIMGRAPH_REQUIRE(fresh, "dimgraph: scan: an emitted value already has the iteration dim",
+                     ::dimgraph::asked<Iter>, detail::operand_role_t<"emitted", Emitted>);
     return fresh;
   }
 }
@@ -196,12 +206,14 @@ constexpr bool emitted_value_fits() {
 template <std::size_t Index, class Batch, class Value, bool Emitted>
 constexpr bool ragged_value_has_rows() {
   constexpr bool has = list_contains_v<dims_t<Value>, Batch>;
-  static_assert(has || Emitted,
-                "dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim (each "
-                "row keeps its carry after its own last step)");
-  static_assert(has || !Emitted,
-                "dimgraph: scan: over a ragged dim, every emitted value needs the dim's batch "
-                "dim (each row's outputs past its own last step are zero)");
+  DIMGRAPH_REQUIRE(has || Emitted,
+                   "dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim (each "
+                   "row keeps its carry after its own last step)",
+                   ::dimgraph::asked<Batch>, detail::operand_role_t<"carry", Value>);
+  DIMGRAPH_REQUIRE(has || !Emitted,
+                   "dimgraph: scan: over a ragged dim, every emitted value needs the dim's batch "
+                   "dim (each row's outputs past its own last step are zero)",
+                   ::dimgraph::asked<Batch>, detail::operand_role_t<"emitted", Value>);
   return has;
 }
 

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/symbol.hpp"
@@ -63,7 +64,9 @@ auto make_sliced(X&& x) {
   static_assert(check != check_t::ill_formed,
                 "dimgraph: scan: a slicing needs a stride other than 0 and a part_size of at "
                 "least 1");
-  static_assert(check != check_t::no_such_dim, "dimgraph: scan: the sliced input has no such dim");
+  DIMGRAPH_REQUIRE(check != check_t::no_such_dim,
+                   "dimgraph: scan: the sliced input has no such dim", ::dimgraph::asked<d>,
+                   detail::operand_role_t<"input", checked>);
   if constexpr (check == check_t::ok && symbolic<X>) {
     return sliced_input<d, S, std::remove_cvref_t<X>>{std::forward<X>(x)};
   } else if constexpr (check == check_t::ok) {
