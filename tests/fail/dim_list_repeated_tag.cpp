@@ -1,5 +1,6 @@
 // expect: dimgraph: dim_list: a tag appears more than once
 // errors: 1
+// names: Time Feature
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,4 +1,5 @@
 // expect: dimgraph: dim: the size interval is empty (lo > hi) or the size is negative
+// names: beam
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

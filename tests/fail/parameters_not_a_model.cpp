@@ -1,5 +1,6 @@
 // expect: dimgraph: parameters: the model must be a dg::tensor, a std::array of models or a Boost.Hana struct
 // errors: 1
+// names: Weights
 #include <dimgraph.hpp>
 
 #include <string>

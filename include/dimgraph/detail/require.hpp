@@ -34,6 +34,17 @@ inline constexpr bool mistake_v = false;
 
 namespace detail {
 
+// The type a check names: a complete one when it holds, the mistake when not.
+struct no_mistake {};
+template <bool Ok, fixed_string Message, class... Involved>
+struct checked {
+  using type = no_mistake;
+};
+template <fixed_string Message, class... Involved>
+struct checked<false, Message, Involved...> {
+  using type = mistake<Message, Involved...>;
+};
+
 // (A variable, not a function: its use is a constant expression, so a check may stand in a
 // constexpr function evaluated at compile time and still give one error.)
 template <fixed_string Message, class... Involved>
@@ -41,7 +52,9 @@ inline constexpr bool reported = sizeof(mistake<Message, Involved...>) != 0;
 
 // Role<Ds...> for a dim_list<Ds...> (or any L<Ds...>).
 template <template <class...> class Role, class L>
-struct as_role;
+struct as_role {
+  using type = Role<>;
+};
 template <template <class...> class Role, template <class...> class L, class... Ds>
 struct as_role<Role, L<Ds...>> {
   using type = Role<Ds...>;
@@ -68,6 +81,10 @@ template <class X>
 struct dims_member<X> {
   using type = typename X::dims;
 };
+// has<Ds...> for X's dims (none when X has no dims).
+template <class X>
+using has_role_t = typename as_role<has, typename dims_member<std::remove_cvref_t<X>>::type>::type;
+
 // X's element type (X::value_type), or X itself when it is not a tensor.
 template <class X>
 struct element_of {
@@ -101,4 +118,14 @@ using operand_role_t =
 #else
 #define DIMGRAPH_REQUIRE(ok, message, ...) \
   if constexpr (!(ok)) static_cast<void>(::dimgraph::detail::reported<message, __VA_ARGS__>)
+#endif
+
+// DIMGRAPH_REQUIRE as a declaration, for a class body (or any scope): the same one error, at
+// the cost of instantiating `checked` when ok holds too.
+#if defined(__clang__)
+#define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
+  static_assert((ok) || ::dimgraph::mistake_v<__VA_ARGS__>, message)
+#else
+#define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
+  static_assert(sizeof(typename ::dimgraph::detail::checked<(ok), message, __VA_ARGS__>::type) != 0)
 #endif

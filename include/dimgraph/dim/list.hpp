@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/detail/type_list.hpp"
 #include "dimgraph/dim/tag.hpp"
 
@@ -14,8 +15,8 @@ template <class... Ds>
 struct dim_list {
   static_assert(((dimension<Ds> && std::is_same_v<Ds, std::remove_cvref_t<Ds>>)&&...),
                 "dimgraph: dim_list: an element is not a dim (or is cv-qualified)");
-  static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
-                "dimgraph: dim_list: a tag appears more than once");
+  DIMGRAPH_REQUIRE_DECL(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
+                        "dimgraph: dim_list: a tag appears more than once", asked<Ds...>);
   static constexpr std::size_t size = sizeof...(Ds);
 };
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/detail/fixed_string.hpp"
 #include "dimgraph/dim/interval.hpp"
 
@@ -71,8 +72,10 @@ struct dim : dim_tag_base {
   static constexpr std::string_view name = Name.view();
   static constexpr interval bounds = detail::size_to_interval(Size);
   static constexpr dim_kind kind = Kind;
-  static_assert(!bounds.is_empty(),
-                "dimgraph: dim: the size interval is empty (lo > hi) or the size is negative");
+  DIMGRAPH_REQUIRE_DECL(!bounds.is_empty(),
+                        "dimgraph: dim: the size interval is empty (lo > hi) or the size is "
+                        "negative",
+                        operand<Name>);
   static constexpr auto size_argument = Size;
 };
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/operators.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/gather.hpp"
@@ -165,14 +166,18 @@ auto pack(const X& x) {
   using d = std::remove_cvref_t<D>;
   constexpr auto check = detail::check_pack<d, X>();
   using check_t = detail::pack_check;
-  static_assert(check != check_t::not_expression,
-                "dimgraph: pack: the operand must be a tensor, a view or an expression");
-  static_assert(check != check_t::not_ragged,
-                "dimgraph: pack: the dim is not ragged (declare it dg::dim<\"name\", "
-                "dg::ragged<Batch>>)");
-  static_assert(check != check_t::no_dims,
-                "dimgraph: pack: the tensor lacks the ragged dim or its batch dim");
-  static_assert(check != check_t::has_dims, "dimgraph: pack: the tensor is packed already");
+  DIMGRAPH_REQUIRE(check != check_t::not_expression,
+                   "dimgraph: pack: the operand must be a tensor, a view or an expression",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"x", X>);
+  DIMGRAPH_REQUIRE(check != check_t::not_ragged,
+                   "dimgraph: pack: the dim is not ragged (declare it dg::dim<\"name\", "
+                   "dg::ragged<Batch>>)",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"x", X>);
+  DIMGRAPH_REQUIRE(check != check_t::no_dims,
+                   "dimgraph: pack: the tensor lacks the ragged dim or its batch dim",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"x", X>);
+  DIMGRAPH_REQUIRE(check != check_t::has_dims, "dimgraph: pack: the tensor is packed already",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"x", X>);
   if constexpr (check != check_t::ok) {
     return detail::invalid_expr{};
   } else {
@@ -225,21 +230,33 @@ auto unpack(const V& values, const O& offsets, extent_arg<Es>... given) {
   using d = std::remove_cvref_t<D>;
   constexpr auto check = detail::check_unpack<d, V, O>();
   using check_t = detail::pack_check;
-  static_assert(check != check_t::not_expression,
-                "dimgraph: unpack: the values and the offsets must be tensors, views or "
-                "expressions");
-  static_assert(check != check_t::not_ragged,
-                "dimgraph: unpack: the dim is not ragged (declare it dg::dim<\"name\", "
-                "dg::ragged<Batch>>)");
-  static_assert(check != check_t::no_dims,
-                "dimgraph: unpack: the values lack the packed dim dg::packed_dim<D>");
-  static_assert(check != check_t::has_dims,
-                "dimgraph: unpack: the values already have the ragged dim or its batch dim");
-  static_assert(check != check_t::bad_offsets,
-                "dimgraph: unpack: the offsets must be an integer tensor over "
-                "dg::offsets_dim_t<D> alone");
+  DIMGRAPH_REQUIRE(check != check_t::not_expression,
+                   "dimgraph: unpack: the values and the offsets must be tensors, views or "
+                   "expressions",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
+  DIMGRAPH_REQUIRE(check != check_t::not_ragged,
+                   "dimgraph: unpack: the dim is not ragged (declare it dg::dim<\"name\", "
+                   "dg::ragged<Batch>>)",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
+  DIMGRAPH_REQUIRE(check != check_t::no_dims,
+                   "dimgraph: unpack: the values lack the packed dim dg::packed_dim<D>",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
+  DIMGRAPH_REQUIRE(check != check_t::has_dims,
+                   "dimgraph: unpack: the values already have the ragged dim or its batch dim",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
+  DIMGRAPH_REQUIRE(check != check_t::bad_offsets,
+                   "dimgraph: unpack: the offsets must be an integer tensor over "
+                   "dg::offsets_dim_t<D> alone",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
   constexpr bool extent_ok = (std::is_same_v<Es, d> && ...) && sizeof...(Es) <= 1;
-  static_assert(extent_ok, "dimgraph: unpack: only the ragged dim's extent may be given");
+  DIMGRAPH_REQUIRE(extent_ok, "dimgraph: unpack: only the ragged dim's extent may be given",
+                   ::dimgraph::asked<d>, detail::operand_role_t<"values", V>,
+                   detail::operand_role_t<"offsets", O>);
   if constexpr (check != check_t::ok || !extent_ok) {
     return detail::invalid_expr{};
   } else {

@@ -426,7 +426,7 @@ auto logsumexp(X&& x) {
     constexpr bool ok = detail::numeric_over<X, Rs...>();
     DIMGRAPH_REQUIRE(
         ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<Rs...>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        ::dimgraph::asked<Rs...>, detail::has_role_t<X>);
     if constexpr (ok) {
       using T = detail::fn::float_of_t<value_t<X>>;
       // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
@@ -456,7 +456,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
     constexpr bool ok = detail::numeric_over<X, D>();
     DIMGRAPH_REQUIRE(
         ok, "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
         if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
@@ -479,7 +479,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
     constexpr bool ok = detail::numeric_over<X, D>();
     DIMGRAPH_REQUIRE(
         ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
         if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
@@ -507,7 +507,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
       constexpr bool ok = detail::numeric_over<X, D>();                                            \
       DIMGRAPH_REQUIRE(                                                                            \
           ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers",  \
-          ::dimgraph::asked<D>, detail::as_role_t<::dimgraph::has, dims_t<X>>);                    \
+          ::dimgraph::asked<D>, detail::has_role_t<X>);                                            \
       if constexpr (ok) {                                                                          \
         if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
         if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \

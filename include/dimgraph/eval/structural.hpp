@@ -163,28 +163,30 @@ auto concat(Parts... parts) {
                   "dimgraph: concat: an operand is not a tensor or an expression");
     DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: concat: an operand has no such dim",
                      ::dimgraph::asked<typename Parts::dim...>,
-                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
-    DIMGRAPH_REQUIRE(check != check_t::other_dims_differ,
-                     "dimgraph: concat: the operands' other dims differ",
-                     ::dimgraph::asked<typename Parts::dim...>,
-                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
+                     detail::has_role_t<decltype(parts.operand)>...);
+    DIMGRAPH_REQUIRE(
+        check != check_t::other_dims_differ, "dimgraph: concat: the operands' other dims differ",
+        ::dimgraph::asked<typename Parts::dim...>, detail::has_role_t<decltype(parts.operand)>...);
     DIMGRAPH_REQUIRE(check != check_t::dim_present,
                      "dimgraph: concat: the result dim is already one of the other dims",
                      ::dimgraph::asked<typename Parts::dim...>,
-                     detail::as_role_t<::dimgraph::has, dims_t<decltype(parts.operand)>>...);
+                     detail::has_role_t<decltype(parts.operand)>...);
     static_assert(check != check_t::no_common_type,
                   "dimgraph: concat: the element types have no common type");
     using whole_dim = concat_dim_t<typename Parts::dim...>;
     constexpr bool keeps =
         check != check_t::ok ||
         (!detail::is_batch_of_lengths<decltype(parts.operand), typename Parts::dim>() && ...);
-    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("concat"));
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("concat"),
+                     ::dimgraph::asked<typename Parts::dim...>,
+                     detail::has_role_t<decltype(parts.operand)>...);
     constexpr bool one_batch =
         check != check_t::ok ||
         (detail::lengths_carry_to<decltype(parts.operand), typename Parts::dim, whole_dim>() &&
          ...);
-    static_assert(one_batch,
-                  "dimgraph: concat: the concatenated dims are ragged over different batch dims");
+    DIMGRAPH_REQUIRE(
+        one_batch, "dimgraph: concat: the concatenated dims are ragged over different batch dims",
+        ::dimgraph::asked<typename Parts::dim...>, detail::has_role_t<decltype(parts.operand)>...);
     if constexpr (check == check_t::ok && keeps && one_batch) {
       return [&]<class... As, class... Xs>(const along_arg<As, Xs>&... ps) {
         using r_dim = concat_dim_t<As...>;
@@ -296,23 +298,30 @@ auto merge_dims(X&& x) {
     using a = std::remove_cvref_t<A>;
     using b = std::remove_cvref_t<B>;
     constexpr auto check = detail::check_merge_dims<a, b, X>();
-    static_assert(check != check_t::not_memory,
-                  "dimgraph: merge_dims: the operand is not a tensor or an expression");
-    static_assert(check != check_t::no_such_dim,
-                  "dimgraph: merge_dims: the tensor lacks one of the dims");
-    static_assert(check != check_t::same_parts,
-                  "dimgraph: merge_dims: the two dims are the same dim");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: merge_dims: the merged dim is already a dim of the tensor");
+    DIMGRAPH_REQUIRE(check != check_t::not_memory,
+                     "dimgraph: merge_dims: the operand is not a tensor or an expression",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim,
+                     "dimgraph: merge_dims: the tensor lacks one of the dims",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::same_parts,
+                     "dimgraph: merge_dims: the two dims are the same dim", ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: merge_dims: the merged dim is already a dim of the tensor",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
     constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
-    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"));
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"), ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
     constexpr bool prefix =
         check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
                                  detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
-    static_assert(prefix,
-                  "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
-                  "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
-                  "as the minor dim, its lengths would be lost");
+    DIMGRAPH_REQUIRE(
+        prefix,
+        "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
+        "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
+        "as the minor dim, its lengths would be lost",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
     if constexpr (check == check_t::ok && keeps && prefix) {
       using x_t = std::remove_cvref_t<X>;
       using dims = dims_t<x_t>;

@@ -302,25 +302,25 @@ auto rename(X&& x) {
         check != check_t::not_memory,
         "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)",
         ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-        detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        detail::has_role_t<X>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: rename: a view of a temporary tensor would dangle; name the tensor first");
     DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim",
                      ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::dim_present,
                      "dimgraph: rename: the new dim is already a dim of the tensor",
                      ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::sizes_differ,
                      "dimgraph: rename: the dims have different static sizes",
                      ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::sizes_disjoint,
                      "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both",
                      ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     detail::has_role_t<X>);
     using old_t = std::remove_cvref_t<Old>;
     using new_t = std::remove_cvref_t<New>;
     using xd = dims_t<X>;
@@ -336,7 +336,7 @@ auto rename(X&& x) {
                      "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
                      "would be lost",
                      ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     detail::has_role_t<X>);
     if constexpr (check == check_t::ok && batch_kept) {
       auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
                                                    {x.template stride<Old>()});
@@ -427,33 +427,44 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
     using a = std::remove_cvref_t<A>;
     using b = std::remove_cvref_t<B>;
     constexpr auto check = detail::check_split_dims<a, b, detail::type_list<Es...>, X>();
-    static_assert(check != check_t::not_memory,
-                  "dimgraph: split_dims: the operand must be a tensor or a view (dg::eval an "
-                  "expression first)");
-    static_assert(
+    DIMGRAPH_REQUIRE(check != check_t::not_memory,
+                     "dimgraph: split_dims: the operand must be a tensor or a view (dg::eval an "
+                     "expression first)",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
         check != check_t::temporary,
-        "dimgraph: split_dims: a view of a temporary tensor would dangle; name the tensor first");
-    static_assert(check != check_t::no_such_dim,
-                  "dimgraph: split_dims: the tensor has no dim that is the product of the factors");
-    static_assert(check != check_t::same_parts,
-                  "dimgraph: split_dims: the two factors are the same dim");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: split_dims: a factor is already another dim of the tensor");
-    static_assert(
+        "dimgraph: split_dims: a view of a temporary tensor would dangle; name the tensor first",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
+        check != check_t::no_such_dim,
+        "dimgraph: split_dims: the tensor has no dim that is the product of the factors",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::same_parts,
+                     "dimgraph: split_dims: the two factors are the same dim",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: split_dims: a factor is already another dim of the tensor",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
         check != check_t::bad_extent_arg,
-        "dimgraph: split_dims: an extent is given for a dim that is not a factor, or twice");
-    static_assert(
+        "dimgraph: split_dims: an extent is given for a dim that is not a factor, or twice",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
         check != check_t::too_many_unknown,
         "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
-        "dg::extent<Factor>(n)");
+        "dg::extent<Factor>(n)",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
     using whole = merge_dim_t<a, b>;
     constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, whole>();
-    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"));
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"), ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
     constexpr bool prefix = check != check_t::ok || (detail::lengths_carry_to<X, whole, a>() &&
                                                      (!is_ragged_v<whole> || is_static_v<b>));
-    static_assert(prefix,
-                  "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
-                  "and a static minor one (each row's valid part then stays a prefix)");
+    DIMGRAPH_REQUIRE(
+        prefix,
+        "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
+        "and a static minor one (each row's valid part then stays a prefix)",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
     if constexpr (check == check_t::ok && keeps && prefix) {
       auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
       ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
@@ -501,21 +512,23 @@ auto slice(X&& x) {
     DIMGRAPH_REQUIRE(
         check != check_t::not_memory,
         "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        ::dimgraph::asked<a>, detail::has_role_t<X>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
     DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::zero_stride, "dimgraph: slice: the stride is 0",
-                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::dim_present,
                      "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
     constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    static_assert(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
+    DIMGRAPH_REQUIRE(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
     constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
-    static_assert(prefix, DIMGRAPH_SLICE_NOT_PREFIX);
+    DIMGRAPH_REQUIRE(prefix, DIMGRAPH_SLICE_NOT_PREFIX, ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
     if constexpr (check == check_t::ok && batch_kept && prefix)
       return detail::slice_view<a, result>(x, Start, End, Stride);
     else return detail::invalid_expr{};
@@ -540,17 +553,18 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
     DIMGRAPH_REQUIRE(
         check != check_t::not_memory,
         "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+        ::dimgraph::asked<a>, detail::has_role_t<X>);
     static_assert(
         check != check_t::temporary,
         "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
     DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::dim_present,
                      "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::as_role_t<::dimgraph::has, dims_t<X>>);
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
     constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    static_assert(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"));
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
     if constexpr (check == check_t::ok && keeps) {
       if (stride == 0)
         throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");

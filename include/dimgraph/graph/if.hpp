@@ -433,9 +433,10 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
       return (bounds_v<Ds>.contains(1) && ...);
     }(static_cast<typename c::dims*>(nullptr));
     static_assert(is_bool, "dimgraph: if_: a traced condition must be a bool value");
-    static_assert(!is_bool || one,
-                  "dimgraph: if_: the condition must have one element (a dim of it cannot have "
-                  "extent 1)");
+    DIMGRAPH_REQUIRE(!is_bool || one,
+                     "dimgraph: if_: the condition must have one element (a dim of it cannot have "
+                     "extent 1)",
+                     detail::operand_role_t<"condition", c>);
     if constexpr (is_bool && one)
       return if_fn<c, Then, Else>(cond, std::move(then_fn), std::move(else_fn));
     else return if_(detail::invalid_expr{}, std::move(then_fn), std::move(else_fn));

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/symbol.hpp"
@@ -104,8 +105,9 @@ class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
     static_assert(count_ok, "dimgraph: graph: wrong number of arguments");
     if constexpr (count_ok) {
       constexpr bool fit = (detail::fits_input_v<Args, Inputs> && ...);
-      static_assert(fit,
-                    "dimgraph: graph: an argument's element type or dims differ from its input's");
+      DIMGRAPH_REQUIRE(
+          fit, "dimgraph: graph: an argument's element type or dims differ from its input's",
+          detail::operand_role_t<"argument", Args>..., detail::operand_role_t<"input", Inputs>...);
       if constexpr (fit) return materialize_outputs(fn_(args...));
       else return detail::invalid_expr{};
     } else {

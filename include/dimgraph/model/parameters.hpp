@@ -16,6 +16,7 @@
 #include <boost/hana/string.hpp>
 #include <boost/hana/unpack.hpp>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/detail/type_list.hpp"
 #include "dimgraph/tensor/tensor.hpp"
 
@@ -128,9 +129,10 @@ using parameter_types_t = typename detail::as_tuple<detail::model_tensors_t<M>>:
 // tensor is passed as the model is (const or not). Error: M is not a model (compile time).
 template <class M, class F>
 void parameters(M& m, F&& f) {
-  static_assert(model<std::remove_const_t<M>>,
-                "dimgraph: parameters: the model must be a dg::tensor, a std::array of models "
-                "or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / BOOST_HANA_ADAPT_STRUCT)");
+  DIMGRAPH_REQUIRE(model<std::remove_const_t<M>>,
+                   "dimgraph: parameters: the model must be a dg::tensor, a std::array of models "
+                   "or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / BOOST_HANA_ADAPT_STRUCT)",
+                   detail::operand_role_t<"model", std::remove_const_t<M>>, std::remove_const_t<M>);
   if constexpr (model<std::remove_const_t<M>>) {
     std::string path;
     detail::visit_parameters(m, path, f);
@@ -140,10 +142,11 @@ void parameters(M& m, F&& f) {
 // The number of elements in all the tensors of the model (its run-time extents).
 template <class M>
 std::size_t parameter_count(const M& m) {
-  static_assert(model<M>,
-                "dimgraph: parameter_count: the model must be a dg::tensor, a std::array of "
-                "models or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / "
-                "BOOST_HANA_ADAPT_STRUCT)");
+  DIMGRAPH_REQUIRE(model<M>,
+                   "dimgraph: parameter_count: the model must be a dg::tensor, a std::array of "
+                   "models or a Boost.Hana struct (BOOST_HANA_DEFINE_STRUCT / "
+                   "BOOST_HANA_ADAPT_STRUCT)",
+                   detail::operand_role_t<"model", M>, M);
   std::size_t n = 0;
   if constexpr (model<M>) parameters(m, [&](const std::string&, const auto& t) { n += t.size(); });
   return n;
