@@ -195,7 +195,7 @@ struct detail::evaluator<reduce_expr<Op, X, Rs...>>
           detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);             \
       constexpr bool allowed = ALLOWED;                                                     \
       using asked_dims = ::dimgraph::asked<Rs...>;                                          \
-      using x_dims = detail::as_role_t<::dimgraph::has, dims_t<X>>;                         \
+      using x_dims = detail::has_role_t<X>;                                                 \
       DIMGRAPH_REQUIRE(has, "dimgraph: " #NAME ": the tensor has no such dim", asked_dims,  \
                        x_dims);                                                             \
       DIMGRAPH_REQUIRE(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice",     \
