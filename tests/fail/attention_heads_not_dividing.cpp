@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::multi_head_attention: the number of heads does not divide the projections' inner dim
 // errors: 1
+// names: Heads Inner
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, kernel], one of them the kernel dim
 // errors: 1
+// names: Kernel Out In Other
 // lines: 12
 #include <dimgraph.hpp>
 

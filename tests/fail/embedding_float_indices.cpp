@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab>
 // errors: 1
+// names: Time Vocab Embed
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::multi_head_attention: the query has no dim Time
 // errors: 1
+// names: Frames Time Model
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::feed_forward: W2 lacks W1's hidden dim
 // errors: 1
+// names: Model Hidden Other
 // lines: 12
 #include <dimgraph.hpp>
 

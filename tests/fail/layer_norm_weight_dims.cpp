@@ -1,5 +1,6 @@
 // expect: dimgraph: nn::layer_norm: the weight must have exactly the normalized dims
 // errors: 1
+// names: Feature Hidden
 // lines: 12
 #include <dimgraph.hpp>
 

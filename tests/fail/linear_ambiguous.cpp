@@ -1,5 +1,6 @@
 // expect: dimgraph: linear: x and W share more than one dim, so the feature dim is ambiguous
 // errors: 1
+// names: Feature Hidden
 // lines: 12
 #include <dimgraph.hpp>
 

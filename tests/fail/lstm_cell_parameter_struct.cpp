@@ -1,5 +1,6 @@
 // expect: dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and b_hh; or the fused W and b
 // errors: 1
+// names: Input Hidden
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -138,23 +138,29 @@ auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, 
                    const Wo& wo, const Bo& bo, const M& mask) {
   if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
-  } else if constexpr (!report_attention<check_packed<Q, W, B>()>()) {
-    return poisoned_attention<NeedWeights>();
   } else {
-    using p = packed_projection<Q, W, B>;
-    const auto wq = p::template part<0>(w_in);
-    const auto wk = p::template part<1>(w_in);
-    const auto wv = p::template part<2>(w_in);
-    const auto bq = p::template part<0>(b_in);
-    const auto bk = p::template part<1>(b_in);
-    const auto bv = p::template part<2>(b_in);
-    using P = std::remove_cvref_t<decltype(wq)>;
-    using PB = std::remove_cvref_t<decltype(bq)>;
-    constexpr auto check = check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
-    if constexpr (report_attention<check>())
-      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                                 mask);
-    else return poisoned_attention<NeedWeights>();
+    constexpr attention_check packed = check_packed<Q, W, B>();
+    report_attention<packed, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+    if constexpr (packed != attention_check::ok) {
+      return poisoned_attention<NeedWeights>();
+    } else {
+      using p = packed_projection<Q, W, B>;
+      const auto wq = p::template part<0>(w_in);
+      const auto wk = p::template part<1>(w_in);
+      const auto wv = p::template part<2>(w_in);
+      const auto bq = p::template part<0>(b_in);
+      const auto bk = p::template part<1>(b_in);
+      const auto bv = p::template part<2>(b_in);
+      using P = std::remove_cvref_t<decltype(wq)>;
+      using PB = std::remove_cvref_t<decltype(bq)>;
+      constexpr auto check =
+          check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
+      report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+      if constexpr (check == attention_check::ok)
+        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
+                                                   bo, mask);
+      else return poisoned_attention<NeedWeights>();
+    }
   }
 }
 
@@ -177,18 +183,24 @@ auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq,
                      const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
   if constexpr (dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
-  } else if constexpr (!report_attention<check_separate_bias<Q, Wq, B>()>()) {
-    return poisoned_attention<NeedWeights>();
   } else {
-    const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
-    const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
-    const auto bv = packed_projection<Q, B, B>::template part<2>(b_in);
-    using PB = std::remove_cvref_t<decltype(bq)>;
-    constexpr auto all = check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
-    if constexpr (report_attention<all>())
-      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                                 mask);
-    else return poisoned_attention<NeedWeights>();
+    constexpr attention_check bias = check_separate_bias<Q, Wq, B>();
+    report_attention<bias, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
+    if constexpr (bias != attention_check::ok) {
+      return poisoned_attention<NeedWeights>();
+    } else {
+      const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
+      const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
+      const auto bv = packed_projection<Q, B, B>::template part<2>(b_in);
+      using PB = std::remove_cvref_t<decltype(bq)>;
+      constexpr auto all =
+          check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
+      report_attention<all, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
+      if constexpr (all == attention_check::ok)
+        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
+                                                   bo, mask);
+      else return poisoned_attention<NeedWeights>();
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <boost/hana/define_struct.hpp>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/operators.hpp"
 #include "dimgraph/graph/symbol.hpp"
@@ -220,61 +221,90 @@ constexpr attention_check check_packed() {
   }
 }
 
-template <attention_check Check>
-constexpr bool report_attention() {
+// The report of a check: Packed, W and B are in_proj_weight and in_proj_bias (Wk and Wv: W
+// again); else W is q_proj_weight, Wk and Wv k_proj_weight and v_proj_weight, B in_proj_bias.
+// (M: the mask's type, or no_mask. A check that holds instantiates nothing.)
+template <attention_check Check, bool Packed, class Heads, class Time, class Q, class K, class V,
+          class W, class Wk, class Wv, class B, class Wo, class Bo, class M>
+void report_attention() {
   using check = attention_check;
-  static_assert(Check != check::no_time_dim,
-                "dimgraph: nn::multi_head_attention: the query has no dim Time (the template "
-                "argument naming the query's positions)");
-  static_assert(Check != check::heads_in_query,
-                "dimgraph: nn::multi_head_attention: the query already has the heads dim");
-  static_assert(Check != check::in_proj_rank,
-                "dimgraph: nn::multi_head_attention: in_proj_weight must have exactly two dims "
-                "[3 * inner, model]");
-  static_assert(Check != check::in_proj_model_dim,
-                "dimgraph: nn::multi_head_attention: in_proj_weight must share exactly one dim "
-                "(the model dim) with the query");
-  static_assert(Check != check::in_proj_not_three,
-                "dimgraph: nn::multi_head_attention: in_proj_weight's output dim is not three "
-                "projections (write it dg::c<3> * Inner)");
-  static_assert(Check != check::in_bias_dims,
-                "dimgraph: nn::multi_head_attention: in_proj_bias must have exactly the "
-                "in-projection's output dim [3 * inner]");
-  static_assert(Check != check::q_proj_dims,
-                "dimgraph: nn::multi_head_attention: the query projection must be [inner, model], "
-                "sharing exactly one dim (model) with the query");
-  static_assert(Check != check::k_proj_dims,
-                "dimgraph: nn::multi_head_attention: the key projection must be [inner, kmodel] "
-                "with the query projection's inner dim and a dim of the key");
-  static_assert(Check != check::v_proj_dims,
-                "dimgraph: nn::multi_head_attention: the value projection must be [inner, vmodel] "
-                "with the query projection's inner dim and a dim of the value");
-  static_assert(Check != check::key_dims,
-                "dimgraph: nn::multi_head_attention: the key must have the query's batch dims, "
-                "one time dim and its model dim, nothing else");
-  static_assert(Check != check::value_dims,
-                "dimgraph: nn::multi_head_attention: the value must have the key's batch and "
-                "time dims and its model dim, nothing else");
-  static_assert(Check != check::heads_divide,
-                "dimgraph: nn::multi_head_attention: the number of heads does not divide the "
-                "projections' inner dim");
-  static_assert(Check != check::out_proj_dims,
-                "dimgraph: nn::multi_head_attention: out_proj's weight must be [out, inner] with "
-                "the projections' inner dim, out not a dim of the query's batch or time");
-  static_assert(Check != check::out_bias_dims,
-                "dimgraph: nn::multi_head_attention: out_proj's bias must have exactly the "
-                "output dim of out_proj's weight");
-  static_assert(Check != check::traced_head_size,
-                "dimgraph: nn::multi_head_attention: traced, the head size (the projections' inner "
-                "dim over the heads) must be static: the scale 1 / sqrt(head size) is a constant "
-                "of the graph (give the inner dim and the heads static sizes)");
-  static_assert(Check != check::mask_type,
-                "dimgraph: nn::multi_head_attention: the attention mask must be of bool (true: "
-                "masked out) or of floating point (added to the scores)");
-  static_assert(Check != check::mask_dims,
-                "dimgraph: nn::multi_head_attention: the attention mask may have only the dims "
-                "batch.., heads, time and the key dim (nn::key_dim_t<Time, KeyTime>)");
-  return Check == check::ok;
+  using query = dimgraph::detail::operand_role_t<"query", Q>;
+  using key = dimgraph::detail::operand_role_t<"key", K>;
+  using value = dimgraph::detail::operand_role_t<"value", V>;
+  using w = std::conditional_t<Packed, dimgraph::detail::operand_role_t<"in_proj_weight", W>,
+                               dimgraph::detail::operand_role_t<"q_proj_weight", W>>;
+  using wk = std::conditional_t<Packed, w, dimgraph::detail::operand_role_t<"k_proj_weight", Wk>>;
+  using wv = std::conditional_t<Packed, w, dimgraph::detail::operand_role_t<"v_proj_weight", Wv>>;
+  using wo = dimgraph::detail::operand_role_t<"out_proj_weight", Wo>;
+  DIMGRAPH_REQUIRE(Check != check::no_time_dim,
+                   "dimgraph: nn::multi_head_attention: the query has no dim Time (the template "
+                   "argument naming the query's positions)",
+                   ::dimgraph::asked<Time>, query);
+  DIMGRAPH_REQUIRE(Check != check::heads_in_query,
+                   "dimgraph: nn::multi_head_attention: the query already has the heads dim",
+                   ::dimgraph::asked<Heads>, query);
+  DIMGRAPH_REQUIRE(Check != check::in_proj_rank,
+                   "dimgraph: nn::multi_head_attention: in_proj_weight must have exactly two dims "
+                   "[3 * inner, model]",
+                   query, w);
+  DIMGRAPH_REQUIRE(Check != check::in_proj_model_dim,
+                   "dimgraph: nn::multi_head_attention: in_proj_weight must share exactly one dim "
+                   "(the model dim) with the query",
+                   query, w);
+  DIMGRAPH_REQUIRE(Check != check::in_proj_not_three,
+                   "dimgraph: nn::multi_head_attention: in_proj_weight's output dim is not three "
+                   "projections (write it dg::c<3> * Inner)",
+                   query, w);
+  DIMGRAPH_REQUIRE(Check != check::in_bias_dims,
+                   "dimgraph: nn::multi_head_attention: in_proj_bias must have exactly the "
+                   "in-projection's output dim [3 * inner]",
+                   w, dimgraph::detail::operand_role_t<"in_proj_bias", B>);
+  DIMGRAPH_REQUIRE(Check != check::q_proj_dims,
+                   "dimgraph: nn::multi_head_attention: the query projection must be [inner, "
+                   "model], sharing exactly one dim (model) with the query",
+                   ::dimgraph::asked<Time>, query, w);
+  DIMGRAPH_REQUIRE(Check != check::k_proj_dims,
+                   "dimgraph: nn::multi_head_attention: the key projection must be [inner, kmodel] "
+                   "with the query projection's inner dim and a dim of the key",
+                   key, w, wk);
+  DIMGRAPH_REQUIRE(Check != check::v_proj_dims,
+                   "dimgraph: nn::multi_head_attention: the value projection must be [inner, "
+                   "vmodel] with the query projection's inner dim and a dim of the value",
+                   value, w, wv);
+  DIMGRAPH_REQUIRE(Check != check::key_dims,
+                   "dimgraph: nn::multi_head_attention: the key must have the query's batch dims, "
+                   "one time dim and its model dim, nothing else",
+                   ::dimgraph::asked<Heads, Time>, query, key, wk);
+  DIMGRAPH_REQUIRE(Check != check::value_dims,
+                   "dimgraph: nn::multi_head_attention: the value must have the key's batch and "
+                   "time dims and its model dim, nothing else",
+                   key, value, wv);
+  DIMGRAPH_REQUIRE(Check != check::heads_divide,
+                   "dimgraph: nn::multi_head_attention: the number of heads does not divide the "
+                   "projections' inner dim",
+                   ::dimgraph::asked<Heads>, query, w);
+  DIMGRAPH_REQUIRE(Check != check::out_proj_dims,
+                   "dimgraph: nn::multi_head_attention: out_proj's weight must be [out, inner] "
+                   "with the projections' inner dim, out not a dim of the query's batch or time",
+                   ::dimgraph::asked<Time>, query, w, wo);
+  DIMGRAPH_REQUIRE(Check != check::out_bias_dims,
+                   "dimgraph: nn::multi_head_attention: out_proj's bias must have exactly the "
+                   "output dim of out_proj's weight",
+                   wo, dimgraph::detail::operand_role_t<"out_proj_bias", Bo>);
+  DIMGRAPH_REQUIRE(Check != check::traced_head_size,
+                   "dimgraph: nn::multi_head_attention: traced, the head size (the projections' "
+                   "inner dim over the heads) must be static: the scale 1 / sqrt(head size) is a "
+                   "constant of the graph (give the inner dim and the heads static sizes)",
+                   ::dimgraph::asked<Heads>, w);
+  DIMGRAPH_REQUIRE(Check != check::mask_type,
+                   "dimgraph: nn::multi_head_attention: the attention mask must be of bool (true: "
+                   "masked out) or of floating point (added to the scores)",
+                   dimgraph::detail::operand_role_t<"mask", M>, value_of_t<M>);
+  DIMGRAPH_REQUIRE(Check != check::mask_dims,
+                   "dimgraph: nn::multi_head_attention: the attention mask may have only the dims "
+                   "batch.., heads, time and the key dim (nn::key_dim_t<Time, KeyTime>)",
+                   ::dimgraph::asked<Heads, Time>, query, key,
+                   dimgraph::detail::operand_role_t<"mask", M>);
 }
 
 // A parameter struct of torch.nn.MultiheadAttention: packed (in_proj_weight, in_proj_bias,

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
@@ -99,27 +100,37 @@ constexpr conv_check check_conv1d() {
   }
 }
 
-template <conv_check Check>
-constexpr bool report_conv1d() {
+// (B: the bias's type, or void without it. A check that holds instantiates nothing.)
+template <conv_check Check, class Time, class Kernel, class X, class W, class B>
+void report_conv1d() {
   using check = conv_check;
-  static_assert(Check != check::zero_option,
-                "dimgraph: nn::conv1d: the stride and the dilation must be at least 1");
-  static_assert(Check != check::no_time_dim,
-                "dimgraph: nn::conv1d: x has no dim Time (the template argument naming the dim "
-                "convolved over)");
-  static_assert(Check != check::kernel_not_static,
-                "dimgraph: nn::conv1d: the kernel dim must have a static size of at least 1");
-  static_assert(Check != check::w_dims,
-                "dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, kernel], "
-                "one of them the kernel dim");
-  static_assert(Check != check::no_in_dim,
-                "dimgraph: nn::conv1d: x and the weight must share exactly one dim (the input "
-                "channels), not the time dim");
-  static_assert(Check != check::out_in_x,
-                "dimgraph: nn::conv1d: the weight's output channel dim is already a dim of x");
-  static_assert(Check != check::b_dims,
-                "dimgraph: nn::conv1d: the bias must have exactly the weight's output channel dim");
-  return Check == check::ok;
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using w = dimgraph::detail::operand_role_t<"weight", W>;
+  DIMGRAPH_REQUIRE(Check != check::zero_option,
+                   "dimgraph: nn::conv1d: the stride and the dilation must be at least 1",
+                   ::dimgraph::asked<Time, Kernel>);
+  DIMGRAPH_REQUIRE(Check != check::no_time_dim,
+                   "dimgraph: nn::conv1d: x has no dim Time (the template argument naming the dim "
+                   "convolved over)",
+                   ::dimgraph::asked<Time>, x);
+  DIMGRAPH_REQUIRE(Check != check::kernel_not_static,
+                   "dimgraph: nn::conv1d: the kernel dim must have a static size of at least 1",
+                   ::dimgraph::asked<Kernel>);
+  DIMGRAPH_REQUIRE(Check != check::w_dims,
+                   "dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, "
+                   "kernel], one of them the kernel dim",
+                   ::dimgraph::asked<Kernel>, x, w);
+  DIMGRAPH_REQUIRE(Check != check::no_in_dim,
+                   "dimgraph: nn::conv1d: x and the weight must share exactly one dim (the input "
+                   "channels), not the time dim",
+                   ::dimgraph::asked<Time>, x, w);
+  DIMGRAPH_REQUIRE(Check != check::out_in_x,
+                   "dimgraph: nn::conv1d: the weight's output channel dim is already a dim of x", x,
+                   w);
+  DIMGRAPH_REQUIRE(Check != check::b_dims,
+                   "dimgraph: nn::conv1d: the bias must have exactly the weight's output channel "
+                   "dim",
+                   w, dimgraph::detail::operand_role_t<"bias", B>);
 }
 
 // The padded x: a copy with O.padding zeros on both sides of Time (x itself without padding).
@@ -193,9 +204,13 @@ auto conv1d(const X& x, const W& weight) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
   if constexpr (dimgraph::detail::any_poisoned<X, W>) return dimgraph::detail::invalid_expr{};
-  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, void>()>())
-    return detail::convolve<time, kernel, O>(x, weight);
-  else return dimgraph::detail::invalid_expr{};
+  else {
+    constexpr detail::conv_check check = detail::check_conv1d<time, kernel, O, X, W, void>();
+    detail::report_conv1d<check, time, kernel, X, W, void>();
+    if constexpr (check == detail::conv_check::ok)
+      return detail::convolve<time, kernel, O>(x, weight);
+    else return dimgraph::detail::invalid_expr{};
+  }
 }
 template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
           layer_operand W, layer_operand B>
@@ -203,9 +218,13 @@ auto conv1d(const X& x, const W& weight, const B& bias) {
   using time = std::remove_cvref_t<Time>;
   using kernel = std::remove_cvref_t<Kernel>;
   if constexpr (dimgraph::detail::any_poisoned<X, W, B>) return dimgraph::detail::invalid_expr{};
-  else if constexpr (detail::report_conv1d<detail::check_conv1d<time, kernel, O, X, W, B>()>())
-    return detail::convolve<time, kernel, O>(x, weight, bias);
-  else return dimgraph::detail::invalid_expr{};
+  else {
+    constexpr detail::conv_check check = detail::check_conv1d<time, kernel, O, X, W, B>();
+    detail::report_conv1d<check, time, kernel, X, W, B>();
+    if constexpr (check == detail::conv_check::ok)
+      return detail::convolve<time, kernel, O>(x, weight, bias);
+    else return dimgraph::detail::invalid_expr{};
+  }
 }
 
 }  // namespace dimgraph::nn

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/gather.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
@@ -29,18 +30,32 @@ constexpr embedding_check check_embedding() {
   }
 }
 
-template <embedding_check Check>
-constexpr bool report_embedding() {
-  static_assert(Check != embedding_check::not_index,
-                "dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab> (token "
-                "ids that carry their vocabulary dim), not of floats or plain integers");
-  static_assert(Check != embedding_check::table_rank,
-                "dimgraph: nn::embedding: the table must have exactly two dims [vocab, embed]");
-  static_assert(Check != embedding_check::no_vocab_dim,
-                "dimgraph: nn::embedding: the table has no dim for the indices' vocabulary dim");
-  static_assert(Check != embedding_check::idx_has_embed_dim,
-                "dimgraph: nn::embedding: the indices already have the table's embedding dim");
-  return Check == embedding_check::ok;
+template <embedding_check Check, class Idx, class Table>
+void report_embedding() {
+  using idx = dimgraph::detail::operand_role_t<"idx", Idx>;
+  using table = dimgraph::detail::operand_role_t<"table", Table>;
+  DIMGRAPH_REQUIRE(Check != embedding_check::not_index,
+                   "dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab> "
+                   "(token ids that carry their vocabulary dim), not of floats or plain integers",
+                   idx, value_of_t<Idx>, table);
+  DIMGRAPH_REQUIRE(Check != embedding_check::table_rank,
+                   "dimgraph: nn::embedding: the table must have exactly two dims [vocab, embed]",
+                   value_of_t<Idx>, table);
+  DIMGRAPH_REQUIRE(Check != embedding_check::no_vocab_dim,
+                   "dimgraph: nn::embedding: the table has no dim for the indices' vocabulary dim",
+                   value_of_t<Idx>, table);
+  DIMGRAPH_REQUIRE(Check != embedding_check::idx_has_embed_dim,
+                   "dimgraph: nn::embedding: the indices already have the table's embedding dim",
+                   idx, table);
+}
+
+// The number of a parameter struct's operand members (Members: their roles).
+template <class Idx, class... Members>
+void report_embedding_members(dimgraph::detail::type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) == 1,
+                   "dimgraph: nn::embedding: a parameter struct must hold the table (its one "
+                   "tensor member)",
+                   dimgraph::detail::operand_role_t<"idx", Idx>, Members...);
 }
 
 }  // namespace detail
@@ -57,10 +72,14 @@ template <layer_operand Idx, layer_operand Table>
 auto embedding(const Idx& idx, const Table& table) {
   if constexpr (dimgraph::detail::any_poisoned<Idx, Table>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_embedding<detail::check_embedding<Idx, Table>()>()) {
-    return dimgraph::gather(table, idx);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::embedding_check check = detail::check_embedding<Idx, Table>();
+    detail::report_embedding<check, Idx, Table>();
+    if constexpr (check == detail::embedding_check::ok) {
+      return dimgraph::gather(table, idx);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -70,9 +89,7 @@ auto embedding(const Idx& idx, const Table& table) {
 template <layer_operand Idx, parameter_struct P>
 auto embedding(const Idx& idx, const P& p) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n == 1,
-                "dimgraph: nn::embedding: a parameter struct must hold the table (its one tensor "
-                "member)");
+  detail::report_embedding_members<Idx>(detail::member_roles_t<P>{});
   if constexpr (n == 1) {
     return detail::call_with_members(
         p, [](const auto&... a) { return nn::embedding(a...); }, idx);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/activation.hpp"
@@ -69,27 +70,48 @@ constexpr ff_check check_feed_forward() {
   }
 }
 
-template <ff_check Check>
-constexpr bool report_feed_forward() {
-  static_assert(Check != ff_check::w1_rank,
-                "dimgraph: nn::feed_forward: W1 must have exactly two dims [hidden, model]");
-  static_assert(Check != ff_check::w1_no_shared_dim,
-                "dimgraph: nn::feed_forward: x and W1 share no dim, so there is no model dim to "
-                "contract");
-  static_assert(Check != ff_check::w1_ambiguous,
-                "dimgraph: nn::feed_forward: x and W1 share more than one dim, so the model dim "
-                "is ambiguous");
-  static_assert(Check != ff_check::b1_dims,
-                "dimgraph: nn::feed_forward: b1 must have exactly one dim, W1's hidden dim");
-  static_assert(Check != ff_check::w2_rank,
-                "dimgraph: nn::feed_forward: W2 must have exactly two dims [out, hidden]");
-  static_assert(Check != ff_check::w2_no_hidden_dim,
-                "dimgraph: nn::feed_forward: W2 lacks W1's hidden dim (W2 is [out, hidden])");
-  static_assert(Check != ff_check::w2_ambiguous,
-                "dimgraph: nn::feed_forward: W2's output dim is one of x's other dims");
-  static_assert(Check != ff_check::b2_dims,
-                "dimgraph: nn::feed_forward: b2 must have exactly one dim, W2's output dim");
-  return Check == ff_check::ok;
+// (B1 and B2: the biases' types, or void without them. A check that holds instantiates
+// nothing.)
+template <ff_check Check, class X, class W1, class B1, class W2, class B2>
+void report_feed_forward() {
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using w1 = dimgraph::detail::operand_role_t<"W1", W1>;
+  using w2 = dimgraph::detail::operand_role_t<"W2", W2>;
+  DIMGRAPH_REQUIRE(Check != ff_check::w1_rank,
+                   "dimgraph: nn::feed_forward: W1 must have exactly two dims [hidden, model]", x,
+                   w1);
+  DIMGRAPH_REQUIRE(Check != ff_check::w1_no_shared_dim,
+                   "dimgraph: nn::feed_forward: x and W1 share no dim, so there is no model dim to "
+                   "contract",
+                   x, w1);
+  DIMGRAPH_REQUIRE(Check != ff_check::w1_ambiguous,
+                   "dimgraph: nn::feed_forward: x and W1 share more than one dim, so the model "
+                   "dim is ambiguous",
+                   x, w1);
+  DIMGRAPH_REQUIRE(Check != ff_check::b1_dims,
+                   "dimgraph: nn::feed_forward: b1 must have exactly one dim, W1's hidden dim", x,
+                   w1, dimgraph::detail::operand_role_t<"b1", B1>);
+  DIMGRAPH_REQUIRE(Check != ff_check::w2_rank,
+                   "dimgraph: nn::feed_forward: W2 must have exactly two dims [out, hidden]", x, w1,
+                   w2);
+  DIMGRAPH_REQUIRE(Check != ff_check::w2_no_hidden_dim,
+                   "dimgraph: nn::feed_forward: W2 lacks W1's hidden dim (W2 is [out, hidden])", x,
+                   w1, w2);
+  DIMGRAPH_REQUIRE(Check != ff_check::w2_ambiguous,
+                   "dimgraph: nn::feed_forward: W2's output dim is one of x's other dims", x, w1,
+                   w2);
+  DIMGRAPH_REQUIRE(Check != ff_check::b2_dims,
+                   "dimgraph: nn::feed_forward: b2 must have exactly one dim, W2's output dim", w1,
+                   w2, dimgraph::detail::operand_role_t<"b2", B2>);
+}
+
+// The number of a parameter struct's operand members (Members: their roles).
+template <class X, class... Members>
+void report_feed_forward_members(dimgraph::detail::type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) == 2 || sizeof...(Members) == 4,
+                   "dimgraph: nn::feed_forward: a parameter struct must hold W1, b1, W2 and b2, or "
+                   "W1 and W2 (its tensor members, in declaration order)",
+                   dimgraph::detail::operand_role_t<"x", X>, Members...);
 }
 
 }  // namespace detail
@@ -110,12 +132,15 @@ template <activation A = activation::relu, layer_operand X, layer_operand W1, la
 auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
   if constexpr (dimgraph::detail::any_poisoned<X, W1, B1, W2, B2>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_feed_forward<
-                           detail::check_feed_forward<X, W1, B1, W2, B2>()>()) {
-    const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
-    return nn::linear(h, w2, b2);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::ff_check check = detail::check_feed_forward<X, W1, B1, W2, B2>();
+    detail::report_feed_forward<check, X, W1, B1, W2, B2>();
+    if constexpr (check == detail::ff_check::ok) {
+      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
+      return nn::linear(h, w2, b2);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -124,12 +149,15 @@ template <activation A = activation::relu, layer_operand X, layer_operand W1, la
 auto feed_forward(const X& x, const W1& w1, const W2& w2) {
   if constexpr (dimgraph::detail::any_poisoned<X, W1, W2>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_feed_forward<
-                           detail::check_feed_forward<X, W1, void, W2, void>()>()) {
-    const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
-    return nn::linear(h, w2);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::ff_check check = detail::check_feed_forward<X, W1, void, W2, void>();
+    detail::report_feed_forward<check, X, W1, void, W2, void>();
+    if constexpr (check == detail::ff_check::ok) {
+      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
+      return nn::linear(h, w2);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -139,9 +167,7 @@ auto feed_forward(const X& x, const W1& w1, const W2& w2) {
 template <activation A = activation::relu, layer_operand X, parameter_struct P>
 auto feed_forward(const X& x, const P& p) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n == 2 || n == 4,
-                "dimgraph: nn::feed_forward: a parameter struct must hold W1, b1, W2 and b2, or "
-                "W1 and W2 (its tensor members, in declaration order)");
+  detail::report_feed_forward_members<X>(detail::member_roles_t<P>{});
   if constexpr (n == 2 || n == 4) {
     return detail::call_with_members(
         p, [](const auto&... a) { return nn::feed_forward<A>(a...); }, x);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
 #include "dimgraph/expr/contract.hpp"
@@ -34,18 +35,32 @@ constexpr linear_check check_linear() {
   return linear_check::ok;
 }
 
-template <linear_check Check>
-constexpr bool report_linear() {
-  static_assert(Check != linear_check::w_rank,
-                "dimgraph: linear: W must have exactly two dims [out, in]");
-  static_assert(Check != linear_check::no_shared_dim,
-                "dimgraph: linear: x and W share no dim, so there is no feature dim to contract");
-  static_assert(Check != linear_check::ambiguous,
-                "dimgraph: linear: x and W share more than one dim, so the feature dim is "
-                "ambiguous; contract it by name with dg::dot<Feature>(x, W)");
-  static_assert(Check != linear_check::b_dims,
-                "dimgraph: linear: b must have exactly one dim, W's output dim");
-  return Check == linear_check::ok;
+// (B: b's type, or void without it. A check that holds instantiates nothing.)
+template <linear_check Check, class X, class W, class B = void>
+void report_linear() {
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using w = dimgraph::detail::operand_role_t<"W", W>;
+  DIMGRAPH_REQUIRE(Check != linear_check::w_rank,
+                   "dimgraph: linear: W must have exactly two dims [out, in]", x, w);
+  DIMGRAPH_REQUIRE(Check != linear_check::no_shared_dim,
+                   "dimgraph: linear: x and W share no dim, so there is no feature dim to contract",
+                   x, w);
+  DIMGRAPH_REQUIRE(Check != linear_check::ambiguous,
+                   "dimgraph: linear: x and W share more than one dim, so the feature dim is "
+                   "ambiguous; contract it by name with dg::dot<Feature>(x, W)",
+                   x, w);
+  DIMGRAPH_REQUIRE(Check != linear_check::b_dims,
+                   "dimgraph: linear: b must have exactly one dim, W's output dim", x, w,
+                   dimgraph::detail::operand_role_t<"b", B>);
+}
+
+// The number of a parameter struct's operand members (Members: their roles).
+template <class X, class... Members>
+void report_linear_members(dimgraph::detail::type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) == 1 || sizeof...(Members) == 2,
+                   "dimgraph: linear: a parameter struct must hold W, or W and b (its tensor "
+                   "members, in declaration order)",
+                   dimgraph::detail::operand_role_t<"x", X>, Members...);
 }
 
 }  // namespace detail
@@ -60,11 +75,15 @@ template <layer_operand X, layer_operand W>
 auto linear(const X& x, const W& w) {
   if constexpr (dimgraph::detail::any_poisoned<X, W>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_linear<detail::check_linear<X, W>()>()) {
-    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-    return dimgraph::eval(dimgraph::dot<feature>(x, w));
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::linear_check check = detail::check_linear<X, W>();
+    detail::report_linear<check, X, W>();
+    if constexpr (check == detail::linear_check::ok) {
+      using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+      return dimgraph::eval(dimgraph::dot<feature>(x, w));
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -75,11 +94,15 @@ template <layer_operand X, layer_operand W, layer_operand B>
 auto linear(const X& x, const W& w, const B& b) {
   if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_linear<detail::check_linear<X, W, B>()>()) {
-    using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-    return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::linear_check check = detail::check_linear<X, W, B>();
+    detail::report_linear<check, X, W, B>();
+    if constexpr (check == detail::linear_check::ok) {
+      using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
+      return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -89,9 +112,7 @@ auto linear(const X& x, const W& w, const B& b) {
 template <layer_operand X, parameter_struct P>
 auto linear(const X& x, const P& p) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n == 1 || n == 2,
-                "dimgraph: linear: a parameter struct must hold W, or W and b (its tensor "
-                "members, in declaration order)");
+  detail::report_linear_members<X>(detail::member_roles_t<P>{});
   if constexpr (n == 1 || n == 2) {
     return detail::call_with_members(
         p, [](const auto&... a) { return nn::linear(a...); }, x);

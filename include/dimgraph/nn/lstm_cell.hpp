@@ -105,6 +105,16 @@ void report_lstm() {
                    dimgraph::detail::operand_role_t<"b_hh", B2>);
 }
 
+// The number of a parameter struct's operand members (Members: their roles).
+template <class X, class H, class... Members>
+void report_lstm_members(dimgraph::detail::type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) >= 2 && sizeof...(Members) <= 4,
+                   "dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and "
+                   "b_hh; or the fused W and b (its tensor members, in declaration order)",
+                   dimgraph::detail::operand_role_t<"x", X>,
+                   dimgraph::detail::operand_role_t<"h", H>, Members...);
+}
+
 // The update from the gate pre-activations, each the sum of its part of every source (a
 // tuple of [batch..., 4H] products and [4H] biases): c' = f * c + i * g and
 // h' = o * tanh(c'), two fused element-wise passes over views of the sources.
@@ -217,9 +227,7 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
 template <layer_operand X, layer_operand H, layer_operand C, parameter_struct P>
 auto lstm_cell(const X& x, const H& h, const C& c, const P& p) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n >= 2 && n <= 4,
-                "dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and "
-                "b_hh; or the fused W and b (its tensor members, in declaration order)");
+  detail::report_lstm_members<X, H>(detail::member_roles_t<P>{});
   if constexpr (n >= 2 && n <= 4) {
     return detail::call_with_members(
         p, [](const auto&... a) { return nn::lstm_cell(a...); }, x, h, c);

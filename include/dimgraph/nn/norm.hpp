@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/ops.hpp"
 #include "dimgraph/expr/reduce.hpp"
@@ -60,33 +61,60 @@ constexpr norm_check check_norm(type_list<Dims...>) {
 template <class X, class W, class B, class... Dims>
 inline constexpr norm_check norm_check_v = check_norm<X, W, B>(normalized_t<W, Dims...>{});
 
-template <norm_check Check, bool Rms>
-constexpr bool report_norm() {
-  static_assert(Rms || Check != norm_check::no_dims,
-                "dimgraph: nn::layer_norm: name the normalized dims (layer_norm<Dims...>(x)) or "
-                "give a weight, whose dims they then are");
-  static_assert(!Rms || Check != norm_check::no_dims,
-                "dimgraph: nn::rms_norm: name the normalized dims (rms_norm<Dims...>(x)) or give "
-                "a weight, whose dims they then are");
-  static_assert(Rms || Check != norm_check::not_floating,
-                "dimgraph: nn::layer_norm: x must have a floating-point element type");
-  static_assert(!Rms || Check != norm_check::not_floating,
-                "dimgraph: nn::rms_norm: x must have a floating-point element type");
-  static_assert(Rms || Check != norm_check::repeated_dim,
-                "dimgraph: nn::layer_norm: a normalized dim is named twice");
-  static_assert(!Rms || Check != norm_check::repeated_dim,
-                "dimgraph: nn::rms_norm: a normalized dim is named twice");
-  static_assert(Rms || Check != norm_check::x_lacks_dim,
-                "dimgraph: nn::layer_norm: x has not every normalized dim");
-  static_assert(!Rms || Check != norm_check::x_lacks_dim,
-                "dimgraph: nn::rms_norm: x has not every normalized dim");
-  static_assert(Rms || Check != norm_check::w_dims,
-                "dimgraph: nn::layer_norm: the weight must have exactly the normalized dims");
-  static_assert(!Rms || Check != norm_check::w_dims,
-                "dimgraph: nn::rms_norm: the weight must have exactly the normalized dims");
-  static_assert(Check != norm_check::b_dims,
-                "dimgraph: nn::layer_norm: the bias must have exactly the normalized dims");
-  return Check == norm_check::ok;
+// (W and B: the weight's and the bias's types, or void without them; Dims: the dims named in
+// the call. A check that holds instantiates nothing.)
+template <norm_check Check, bool Rms, class X, class W, class B, class... Dims>
+void report_norm() {
+  using x = dimgraph::detail::operand_role_t<"x", X>;
+  using normalized = dimgraph::detail::as_role_t<::dimgraph::asked, normalized_t<W, Dims...>>;
+  DIMGRAPH_REQUIRE(Rms || Check != norm_check::no_dims,
+                   "dimgraph: nn::layer_norm: name the normalized dims (layer_norm<Dims...>(x)) or "
+                   "give a weight, whose dims they then are",
+                   x);
+  DIMGRAPH_REQUIRE(
+      !Rms || Check != norm_check::no_dims,
+      "dimgraph: nn::rms_norm: name the normalized dims (rms_norm<Dims...>(x)) or give "
+      "a weight, whose dims they then are",
+      x);
+  DIMGRAPH_REQUIRE(Rms || Check != norm_check::not_floating,
+                   "dimgraph: nn::layer_norm: x must have a floating-point element type", x,
+                   value_of_t<X>);
+  DIMGRAPH_REQUIRE(!Rms || Check != norm_check::not_floating,
+                   "dimgraph: nn::rms_norm: x must have a floating-point element type", x,
+                   value_of_t<X>);
+  DIMGRAPH_REQUIRE(Rms || Check != norm_check::repeated_dim,
+                   "dimgraph: nn::layer_norm: a normalized dim is named twice", normalized);
+  DIMGRAPH_REQUIRE(!Rms || Check != norm_check::repeated_dim,
+                   "dimgraph: nn::rms_norm: a normalized dim is named twice", normalized);
+  DIMGRAPH_REQUIRE(Rms || Check != norm_check::x_lacks_dim,
+                   "dimgraph: nn::layer_norm: x has not every normalized dim", normalized, x);
+  DIMGRAPH_REQUIRE(!Rms || Check != norm_check::x_lacks_dim,
+                   "dimgraph: nn::rms_norm: x has not every normalized dim", normalized, x);
+  DIMGRAPH_REQUIRE(Rms || Check != norm_check::w_dims,
+                   "dimgraph: nn::layer_norm: the weight must have exactly the normalized dims",
+                   normalized, dimgraph::detail::operand_role_t<"weight", W>);
+  DIMGRAPH_REQUIRE(!Rms || Check != norm_check::w_dims,
+                   "dimgraph: nn::rms_norm: the weight must have exactly the normalized dims",
+                   normalized, dimgraph::detail::operand_role_t<"weight", W>);
+  DIMGRAPH_REQUIRE(Check != norm_check::b_dims,
+                   "dimgraph: nn::layer_norm: the bias must have exactly the normalized dims",
+                   normalized, dimgraph::detail::operand_role_t<"bias", B>);
+}
+
+// The number of a parameter struct's operand members (Members: their roles).
+template <class X, class... Members>
+void report_layer_norm_members(type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) == 1 || sizeof...(Members) == 2,
+                   "dimgraph: nn::layer_norm: a parameter struct must hold the weight, or the "
+                   "weight and the bias (its tensor members, in declaration order)",
+                   dimgraph::detail::operand_role_t<"x", X>, Members...);
+}
+template <class X, class... Members>
+void report_rms_norm_members(type_list<Members...>) {
+  DIMGRAPH_REQUIRE(sizeof...(Members) == 1,
+                   "dimgraph: nn::rms_norm: a parameter struct must hold the weight (its one "
+                   "tensor member)",
+                   dimgraph::detail::operand_role_t<"x", X>, Members...);
 }
 
 // finish((x - mean) / sqrt(biased variance + eps)) over Dims, finish given the lazy normalized
@@ -139,32 +167,45 @@ template <dimension... Dims, layer_operand X>
 auto layer_norm(const X& x, double eps = 1e-5) {
   if constexpr (dimgraph::detail::any_poisoned<X>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, false>()) {
-    return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
+    detail::report_norm<check, false, X, void, void, Dims...>();
+    if constexpr (check == detail::norm_check::ok) {
+      return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
   if constexpr (dimgraph::detail::any_poisoned<X, W>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, false>()) {
-    return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                 [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
+    detail::report_norm<check, false, X, W, void, Dims...>();
+    if constexpr (check == detail::norm_check::ok) {
+      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                   [&](const auto& y) { return dimgraph::eval(y * weight); });
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 template <dimension... Dims, layer_operand X, layer_operand W, layer_operand B>
 auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
   if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, B, Dims...>, false>()) {
-    return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                 [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::norm_check check = detail::norm_check_v<X, W, B, Dims...>;
+    detail::report_norm<check, false, X, W, B, Dims...>();
+    if constexpr (check == detail::norm_check::ok) {
+      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps, [&](const auto& y) {
+        return dimgraph::eval(y * weight + bias);
+      });
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -174,9 +215,7 @@ auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
 template <dimension... Dims, layer_operand X, parameter_struct P>
 auto layer_norm(const X& x, const P& p, double eps = 1e-5) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n == 1 || n == 2,
-                "dimgraph: nn::layer_norm: a parameter struct must hold the weight, or the weight "
-                "and the bias (its tensor members, in declaration order)");
+  detail::report_layer_norm_members<X>(detail::member_roles_t<P>{});
   if constexpr (n == 1 || n == 2) {
     return std::apply([&](const auto&... a) { return nn::layer_norm<Dims...>(x, a..., eps); },
                       detail::operand_members(p));
@@ -196,21 +235,29 @@ template <dimension... Dims, layer_operand X>
 auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
   if constexpr (dimgraph::detail::any_poisoned<X>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_norm<detail::norm_check_v<X, void, void, Dims...>, true>()) {
-    return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
+    detail::report_norm<check, true, X, void, void, Dims...>();
+    if constexpr (check == detail::norm_check::ok) {
+      return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 template <dimension... Dims, layer_operand X, layer_operand W>
 auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::nullopt) {
   if constexpr (dimgraph::detail::any_poisoned<X, W>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (detail::report_norm<detail::norm_check_v<X, W, void, Dims...>, true>()) {
-    return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                               [&](const auto& y) { return dimgraph::eval(y * weight); });
   } else {
-    return dimgraph::detail::invalid_expr{};
+    constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
+    detail::report_norm<check, true, X, W, void, Dims...>();
+    if constexpr (check == detail::norm_check::ok) {
+      return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                 [&](const auto& y) { return dimgraph::eval(y * weight); });
+    } else {
+      return dimgraph::detail::invalid_expr{};
+    }
   }
 }
 
@@ -219,9 +266,7 @@ auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::null
 template <dimension... Dims, layer_operand X, parameter_struct P>
 auto rms_norm(const X& x, const P& p, std::optional<double> eps = std::nullopt) {
   constexpr std::size_t n = detail::operand_member_count_v<P>;
-  static_assert(n == 1,
-                "dimgraph: nn::rms_norm: a parameter struct must hold the weight (its one tensor "
-                "member)");
+  detail::report_rms_norm_members<X>(detail::member_roles_t<P>{});
   if constexpr (n == 1) {
     return nn::rms_norm<Dims...>(x, std::get<0>(detail::operand_members(p)), eps);
   } else {
