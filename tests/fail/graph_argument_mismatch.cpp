@@ -1,5 +1,6 @@
 // expect: dimgraph: graph: an argument's element type or dims differ from its input's
 // errors: 1
+// names: Time Hidden Feature
 // lines: 12
 #include <dimgraph.hpp>
 

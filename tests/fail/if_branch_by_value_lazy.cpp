@@ -1,5 +1,6 @@
 // expect: dimgraph: if_: a branch takes an input by value and returns a lazy expression
 // errors: 1
+// names: Rows Cols
 // lines: 12
 #include <dimgraph.hpp>
 

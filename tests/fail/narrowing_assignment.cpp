@@ -1,5 +1,6 @@
 // expect: dimgraph: assign: the expression's element type would narrow to the destination's; use dg::cast<T>
 // errors: 1
+// names: Time
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: concat: the concatenated dims are ragged over different batch dims
 // errors: 1
+// names: Time Step Batch Beam
 // lines: 12
 #include <dimgraph.hpp>
 

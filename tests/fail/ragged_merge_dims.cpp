@@ -1,5 +1,6 @@
 // expect: dimgraph: merge_dims: a ragged dim merges only as the major dim with a static one
 // errors: 1
+// names: Time Beam Batch Feature
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: pack: the dim is not ragged
 // errors: 1
+// names: Plain Batch
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

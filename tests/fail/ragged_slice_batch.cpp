@@ -1,5 +1,6 @@
 // expect: dimgraph: slice: the dim is the batch dim of a ragged dim
 // errors: 1
+// names: Batch Time Feature
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: slice: a slice of a ragged dim must start from the front
 // errors: 1
+// names: Time Batch Feature
 // lines: 12
 #include <dimgraph.hpp>
 

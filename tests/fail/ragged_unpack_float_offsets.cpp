@@ -1,5 +1,6 @@
 // expect: dimgraph: unpack: the offsets must be an integer tensor over dg::offsets_dim_t<D> alone
 // errors: 1
+// names: Time Batch
 // lines: 12
 #include <dimgraph.hpp>
 namespace dg = dimgraph;

@@ -1,4 +1,5 @@
 // expect: dimgraph: scan: the sliced input has no such dim
+// names: Hidden Time Feature
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: sum: the tensor has no such dim
 // errors: 1
+// names: Hidden Time Feature
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

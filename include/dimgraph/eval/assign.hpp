@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/contract.hpp"
 #include "dimgraph/eval/elementwise.hpp"
@@ -30,11 +31,15 @@ constexpr bool assign_dims_match() {
 template <class Dst, class E>
 constexpr bool check_assign() {
   constexpr bool dims_ok = assign_dims_match<Dst, E>();
-  static_assert(dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims");
+  DIMGRAPH_REQUIRE(
+      dims_ok, "dimgraph: assign: the expression's dims are not the destination's dims",
+      detail::operand_role_t<"destination", Dst>, detail::operand_role_t<"expression", E>);
   constexpr bool narrowing = dims_ok && is_narrowing_v<value_t<E>, typename Dst::value_type>;
-  static_assert(!narrowing,
-                "dimgraph: assign: the expression's element type would narrow to the "
-                "destination's; use dg::cast<T>");
+  DIMGRAPH_REQUIRE(!narrowing,
+                   "dimgraph: assign: the expression's element type would narrow to the "
+                   "destination's; use dg::cast<T>",
+                   detail::operand_role_t<"destination", Dst>,
+                   detail::operand_role_t<"expression", E>, typename Dst::value_type, value_t<E>);
   return dims_ok && !narrowing;
 }
 

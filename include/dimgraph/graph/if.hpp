@@ -252,10 +252,11 @@ constexpr bool branch_may_dangle() {
 template <class Fn, class R, class... Xs>
 constexpr bool branch_keeps_inputs() {
   constexpr bool dangles = branch_may_dangle<Fn, R, Xs...>();
-  static_assert(!dangles,
-                "dimgraph: if_: a branch takes an input by value and returns a lazy expression "
-                "or a view that may refer to that copy, which dies when the branch returns; "
-                "take the inputs as const auto& (or return dg::eval(...))");
+  DIMGRAPH_REQUIRE(!dangles,
+                   "dimgraph: if_: a branch takes an input by value and returns a lazy expression "
+                   "or a view that may refer to that copy, which dies when the branch returns; "
+                   "take the inputs as const auto& (or return dg::eval(...))",
+                   Fn, detail::operand_role_t<"returns", R>);
   return !dangles;
 }
 
