@@ -37,7 +37,8 @@ if(_head_of_source MATCHES "(^|\n)// errors: ([^\r\n]*)")
   endif()
 endif()
 
-set(_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Werror -fdiagnostics-color=never)
+set(_flags -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion
+           -Werror -fdiagnostics-color=never)
 if(COMPILER_ID STREQUAL "GNU")
   list(APPEND _flags -fmessage-length=0)
 endif()

@@ -66,11 +66,11 @@ template <dg::slicing S, class Hidden, class X>
 auto lstm(const lstm_params<Hidden>& p, const X& x) {
   const std::size_t nb = x.template extent<Batch>();
   const auto h0 = dg::zeros<float, Batch, Hidden>(dg::extent<Batch>(nb));
-  auto [ys, h, c] = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
+  auto [ys, h_last, c_last] = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
     auto next = dg::nn::lstm_cell(xt, h, c, p.weight_ih, p.weight_hh, p.bias_ih, p.bias_hh);
     return dg::step(dg::carry(next.h, next.c), dg::emit(next.h));
   })(dg::sliced<Time, S>(x), h0, h0);
-  return std::tuple{std::move(ys), std::move(h)};
+  return std::tuple{std::move(ys), std::move(h_last)};
 }
 
 inline constexpr dg::slicing forwards{};

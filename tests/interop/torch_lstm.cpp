@@ -133,7 +133,8 @@ TEST_CASE("ragged pack: dg::pack equals each sequence of the padded batch, packe
   const std::vector<std::int64_t> lens{3, 5, 2};
   const at::Tensor x = torch::randn({3, 5, in});
   std::vector<at::Tensor> parts;
-  for (std::int64_t b = 0; b < 3; ++b) parts.push_back(x[b].slice(0, 0, lens[b]));
+  for (std::size_t b = 0; b < 3; ++b)
+    parts.push_back(x[static_cast<std::int64_t>(b)].slice(0, 0, lens[b]));
   const at::Tensor flat = torch::cat(parts, 0);
   const dg::tensor<float, Batch, Time, In> xd(
       std::span<const float>(x.data_ptr<float>(), static_cast<std::size_t>(x.numel())),

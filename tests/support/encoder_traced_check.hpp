@@ -72,7 +72,7 @@ void check_traced(const params& p) {
   CHECK(op_names(g) == (O.norm_first
                             ? layer_norm_ops + sa + residual + layer_norm_ops + ff + residual
                             : sa + residual + layer_norm_ops + ff + residual + layer_norm_ops));
-  for (std::size_t nt : {1, 5}) {
+  for (std::size_t nt : {1u, 5u}) {
     CAPTURE(nt);
     const std::size_t nb = 2;
     const auto x = dg::uniform<float, Batch, Time, Model>(15, -1.0f, 1.0f, dg::extent<Batch>(nb),

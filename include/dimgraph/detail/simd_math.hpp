@@ -268,7 +268,7 @@ DIMGRAPH_ALWAYS_INLINE inline log_split<V> split_exponent(V x) {
   using I = int_t<V>;
   using U = uint_t<V>;
   constexpr int shift = L::mantissa + 2;
-  constexpr T min_normal = L::is_float ? 0x1p-126f : 0x1p-1022;
+  constexpr T min_normal = static_cast<T>(L::is_float ? 0x1p-126 : 0x1p-1022);  // (exact in T)
   const I subnormal = x < min_normal;
   x = subnormal ? x * T(L::is_float ? 0x1p25f : 0x1p54) : x;
   const U u = bits<U>(x) + (L::one - L::sqrt_half);

@@ -42,9 +42,9 @@ struct interval {
   // {max(x - y, 0)}: the clamped difference (a padding removed from a length).
   friend constexpr interval operator-(interval a, interval b) {
     if (a.is_empty() || b.is_empty()) return empty();
-    std::size_t lo = (b.hi != unbounded && a.lo > b.hi) ? a.lo - b.hi : 0;
-    std::size_t hi = a.hi == unbounded ? unbounded : (a.hi > b.lo ? a.hi - b.lo : 0);
-    return {lo, hi};
+    const std::size_t low = (b.hi != unbounded && a.lo > b.hi) ? a.lo - b.hi : 0;
+    const std::size_t high = a.hi == unbounded ? unbounded : (a.hi > b.lo ? a.hi - b.lo : 0);
+    return {low, high};
   }
   // {x * y}: [a.lo * b.lo, a.hi * b.hi], with 0 * unbounded = 0.
   friend constexpr interval operator*(interval a, interval b) {

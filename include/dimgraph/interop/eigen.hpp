@@ -66,8 +66,7 @@ auto view(E&& e) {
                   "dimgraph: eigen::view: give one dim per dimension of the Eigen tensor");
     std::array<std::size_t, rank> ext{};
     dimgraph::detail::strides_t<rank> str{};
-    for (std::size_t i = 0; i < rank; ++i)
-      ext[i] = static_cast<std::size_t>(e.dimension(static_cast<Eigen::Index>(i)));
+    for (std::size_t i = 0; i < rank; ++i) ext[i] = static_cast<std::size_t>(e.dimension(i));
     std::ptrdiff_t step = 1;
     const bool row_major = (static_cast<int>(plain::Layout) == Eigen::RowMajor);
     for (std::size_t k = 0; k < rank; ++k) {

@@ -201,7 +201,8 @@ constexpr auto slice_dim_fn() {
     constexpr std::size_t n = bounds_v<A>.lo;
     constexpr slice_range r = slice_positions(n, Start, End, Step);
     if constexpr (Step > 0 || r.count <= 1) {
-      return positive_static_slice<A, n, r.first, r.count, (Step > 0 ? Step : 1)>();
+      return positive_static_slice<A, n, r.first, r.count,
+                                   (Step > 0 ? static_cast<std::size_t>(Step) : 1)>();
     } else {
       constexpr std::size_t k = static_cast<std::size_t>(-Step);
       constexpr std::size_t last = r.first - (r.count - 1) * k;

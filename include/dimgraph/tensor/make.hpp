@@ -44,14 +44,14 @@ constexpr T element_from_integer(std::int64_t v) {
 template <class T>
 using uniform_bound_t = std::conditional_t<is_index_v<T>, std::int64_t, T>;
 
-// A uniform integer in [0, range) from the generator, unbiased by rejection, or the raw
-// 64 bits when range is 0 (meaning 2^64). Fully specified: the same on every platform.
-inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t range) {
-  if (range == 0) return gen();
-  const std::uint64_t reject_below = (0 - range) % range;  // 2^64 mod range
+// A uniform integer in [0, count) from the generator, unbiased by rejection, or the raw
+// 64 bits when count is 0 (meaning 2^64). Fully specified: the same on every platform.
+inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t count) {
+  if (count == 0) return gen();
+  const std::uint64_t reject_below = (0 - count) % count;  // 2^64 mod count
   std::uint64_t x = gen();
   while (x < reject_below) x = gen();
-  return x % range;
+  return x % count;
 }
 
 // A uniform value in [lo, hi) from the top bits of one draw: k / 2^p for p = the
@@ -147,9 +147,9 @@ auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_
       // In 64-bit two's complement: v = lo + k for k uniform in [0, hi - lo].
       using wide = std::conditional_t<std::is_signed_v<bound>, std::int64_t, std::uint64_t>;
       const auto lo_bits = static_cast<std::uint64_t>(static_cast<wide>(lo));
-      const std::uint64_t range = static_cast<std::uint64_t>(static_cast<wide>(hi)) - lo_bits + 1;
+      const std::uint64_t count = static_cast<std::uint64_t>(static_cast<wide>(hi)) - lo_bits + 1;
       for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t v = lo_bits + detail::uniform_below(gen, range);
+        const std::uint64_t v = lo_bits + detail::uniform_below(gen, count);
         if constexpr (is_index_v<T>) p[i] = T(static_cast<std::int64_t>(v));
         else p[i] = static_cast<T>(static_cast<wide>(v));
       }

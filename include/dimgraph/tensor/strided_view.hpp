@@ -188,7 +188,7 @@ auto strided_view(P&& memory, Args... args) {
   const detail::strides_t<1 + sizeof...(Ds)> str{
       detail::given_value<stride_arg, D0>(std::ptrdiff_t{0}, args...),
       detail::given_value<stride_arg, Ds>(std::ptrdiff_t{0}, args...)...};
-  const auto range = detail::check_layout("strided_view", s, str, negative_ok, overlap_ok);
+  const auto reached = detail::check_layout("strided_view", s, str, negative_ok, overlap_ok);
   if constexpr (std::is_pointer_v<std::remove_cvref_t<P>>) {
     using elem = std::remove_pointer_t<std::remove_cvref_t<P>>;
     static_assert(element<std::remove_const_t<elem>>,
@@ -198,7 +198,7 @@ auto strided_view(P&& memory, Args... args) {
     static_assert(std::ranges::borrowed_range<P>,
                   "dimgraph: strided_view: the range is a temporary and the view would dangle");
     using elem = std::remove_reference_t<std::ranges::range_reference_t<P>>;
-    detail::check_within("strided_view", s, str, range,
+    detail::check_within("strided_view", s, str, reached,
                          static_cast<std::size_t>(std::ranges::size(memory)));
     return tensor_view<elem, D0, Ds...>(std::ranges::data(memory), s, str);
   }

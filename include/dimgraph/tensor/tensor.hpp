@@ -681,11 +681,11 @@ tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
 template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
   requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
            element<std::remove_const_t<detail::range_element_t<R>>>
-tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& range, extent_arg<Es>... e) {
+tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& source, extent_arg<Es>... e) {
   shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
-  const auto n = static_cast<std::size_t>(std::ranges::size(range));
+  const auto n = static_cast<std::size_t>(std::ranges::size(source));
   if (n != s.size()) detail::throw_element_count("view", n, s);
-  return {std::ranges::data(range), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
+  return {std::ranges::data(source), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
 }
 
 namespace detail {

@@ -169,7 +169,7 @@ TEST_CASE("elementwise: types promote as in PyTorch, scalars are wrapped numbers
   for (int k = 0; k < 4; ++k) {
     i.data()[k] = k - 2;
     i8.data()[k] = static_cast<std::int8_t>(100 + k);
-    f.data()[k] = 0.5f * k;
+    f.data()[k] = 0.5f * static_cast<float>(k);
     d.data()[k] = 0.25 * k;
   }
   static_assert(std::is_same_v<dg::value_t<decltype(i + f)>, float>);
@@ -186,12 +186,13 @@ TEST_CASE("elementwise: types promote as in PyTorch, scalars are wrapped numbers
   const dg::tensor<std::int8_t, F> wrap = i8 + 100;  // int8 arithmetic wraps as in int8
   const dg::tensor<float, F> q = i / (i + 3);
   for (int k = 0; k < 4; ++k) {
-    CHECK(s(k) == static_cast<float>(k - 2) + 0.5f * k);
+    CHECK(s(k) == static_cast<float>(k - 2) + 0.5f * static_cast<float>(k));
     CHECK(wrap(k) == static_cast<std::int8_t>(static_cast<std::int8_t>(100 + k) + 100));
     CHECK(q(k) == static_cast<float>(k - 2) / static_cast<float>(k + 1));
   }
   const dg::tensor<std::int32_t, F> narrowed = dg::cast<std::int32_t>(f * 3.0f);
-  for (int k = 0; k < 4; ++k) CHECK(narrowed(k) == static_cast<std::int32_t>(1.5f * k));
+  for (int k = 0; k < 4; ++k)
+    CHECK(narrowed(k) == static_cast<std::int32_t>(1.5f * static_cast<float>(k)));
 }
 
 TEST_CASE("elementwise: comparisons, logic, where and map") {

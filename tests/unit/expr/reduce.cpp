@@ -91,8 +91,8 @@ void check_numeric(const X& x, pos3 n, At at) {
   const auto mn = [](double a, double v) { return std::fmin(a, v); };
   const auto sum = hand_reduce(n, over, 0.0, at, add);
   const auto prod = hand_reduce(n, over, 1.0, at, mul);
-  const auto hi = hand_reduce(n, over, -INFINITY, at, mx);
-  const auto lo = hand_reduce(n, over, INFINITY, at, mn);
+  const auto hi = hand_reduce(n, over, -std::numeric_limits<double>::infinity(), at, mx);
+  const auto lo = hand_reduce(n, over, std::numeric_limits<double>::infinity(), at, mn);
 
   const auto s = dg::eval(dg::sum<Rs...>(x));
   const auto m = dg::eval(dg::mean<Rs...>(x));

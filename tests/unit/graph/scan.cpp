@@ -29,11 +29,11 @@ TEST_CASE("scan: a forward scan carries a running sum and emits every step") {
   const std::size_t n = 6;
   const auto x = sequence(n, 1);
   const auto h0 = dg::full<float, F>(0.5f);
-  auto [ys, h] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+  auto [ys, last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
     return dg::step(dg::carry(h + x_t), dg::emit(h * x_t));
   })(dg::sliced<Time>(x), h0);
   static_assert(std::is_same_v<decltype(ys), dg::tensor<float, Time, F>>);
-  static_assert(std::is_same_v<decltype(h), dg::tensor<float, F>>);
+  static_assert(std::is_same_v<decltype(last), dg::tensor<float, F>>);
   REQUIRE(ys.extent<Time>() == n);
   for (std::size_t f = 0; f < 3; ++f) {
     float acc = 0.5f;
@@ -41,7 +41,7 @@ TEST_CASE("scan: a forward scan carries a running sum and emits every step") {
       CHECK(ys(t, f) == doctest::Approx(acc * x(t, f)));
       acc += x(t, f);
     }
-    CHECK(h(f) == doctest::Approx(acc));
+    CHECK(last(f) == doctest::Approx(acc));
   }
 }
 
@@ -72,7 +72,7 @@ TEST_CASE(
 
   // The same over a dynamic dim: the trip count is known at run time only.
   const auto y = sequence(40, 3);
-  auto [c] = dg::scan<Time>([](const auto& part) { return dg::step(dg::emit(part)); })(
+  auto [c] = dg::scan<Time>([](const auto& pair) { return dg::step(dg::emit(pair)); })(
       dg::sliced<Time, to38>(y));
   CHECK(c.extent<dg::trip_dim<Time, to38>>() == 19);
   CHECK(c(18, 1, 2) == y(37, 2));
@@ -82,7 +82,7 @@ TEST_CASE("scan: a backward scan stacks S(N-1) ... S(0) back in original order")
   const std::size_t n = 5;
   const auto x = sequence(n, 4);
   std::vector<std::size_t> visited;
-  auto [ys, h] = dg::scan<Time>([&](const auto& x_t, const auto& h) {
+  auto [ys, last] = dg::scan<Time>([&](const auto& x_t, const auto& h) {
     visited.push_back(visited.size());
     return dg::step(dg::carry(dg::eval(h + x_t)), dg::emit(h + x_t));
   })(dg::sliced<Time, dg::slicing{.start = -1, .end = 0, .stride = -1}>(x), dg::zeros<float, F>());
@@ -96,7 +96,7 @@ TEST_CASE("scan: a backward scan stacks S(N-1) ... S(0) back in original order")
       suffix += x(j, f);
       CHECK(ys(j, f) == doctest::Approx(suffix));
     }
-    CHECK(h(f) == doctest::Approx(suffix));  // the last iteration read position 0
+    CHECK(last(f) == doctest::Approx(suffix));  // the last iteration read position 0
   }
 }
 
@@ -154,7 +154,7 @@ TEST_CASE("scan: several sliced inputs advance together in the order they were p
   const auto x = sequence(5, 9);
   const auto y = dg::uniform<float, Time>(10, -1.0f, 1.0f, dg::extent<Time>(6));
   // x forwards over all 5, y backwards over its first 5 (positions 4, 3, 2, 1, 0).
-  auto [ys, h] = dg::scan<Time>([](const auto& h, const auto& x_t, const auto& y_t) {
+  auto [ys, last] = dg::scan<Time>([](const auto& h, const auto& x_t, const auto& y_t) {
     return dg::step(dg::carry(h + x_t * y_t), dg::emit(x_t * y_t));
   })(dg::zeros<float, F>(), dg::sliced<Time>(x),
      dg::sliced<Time, dg::slicing{.start = 4, .end = 0, .stride = -1}>(y));
@@ -165,7 +165,7 @@ TEST_CASE("scan: several sliced inputs advance together in the order they were p
       CHECK(ys(i, f) == doctest::Approx(v));
       acc += v;
     }
-    CHECK(h(f) == doctest::Approx(acc));
+    CHECK(last(f) == doctest::Approx(acc));
   }
 }
 
@@ -232,20 +232,21 @@ TEST_CASE("scan: a slicing outside the dim or differing trip counts throw before
 TEST_CASE("scan: no iteration gives empty stacked outputs and the initial carries") {
   const auto x = sequence(0, 16);
   const auto h0 = dg::full<float, F>(2.0f);
-  auto [ys, h] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+  auto [ys, last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
     return dg::step(dg::carry(h + x_t), dg::emit(x_t));
   })(dg::sliced<Time>(x), h0);
   CHECK(ys.extent<Time>() == 0);
-  for (std::size_t f = 0; f < 3; ++f) CHECK(h(f) == 2.0f);
+  for (std::size_t f = 0; f < 3; ++f) CHECK(last(f) == 2.0f);
 }
 
 TEST_CASE("scan: a carry may be a tensor the body made and a temporary input is held") {
-  auto [ys, h] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+  auto [ys, last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
     dg::tensor<float, F> next = h + x_t;
     return dg::step(dg::carry(std::move(next)), dg::emit(x_t));
   })(dg::sliced<Time>(sequence(3, 17)), dg::zeros<float, F>());
   const auto x = sequence(3, 17);
-  for (std::size_t f = 0; f < 3; ++f) CHECK(h(f) == doctest::Approx(x(0, f) + x(1, f) + x(2, f)));
+  for (std::size_t f = 0; f < 3; ++f)
+    CHECK(last(f) == doctest::Approx(x(0, f) + x(1, f) + x(2, f)));
   CHECK(ys(2, 1) == x(2, 1));
 }
 
@@ -270,18 +271,18 @@ TEST_CASE("scan: a carry may come back with its dims in another order") {
   const auto x = dg::uniform<float, Time, F, Other>(19, -1.0f, 1.0f, dg::extent<Time>(3),
                                                     dg::extent<Other>(2));
   const auto h0 = dg::zeros<float, Other, F>(dg::extent<Other>(2));
-  auto [h] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+  auto [last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
     return dg::step(dg::carry(x_t + h));  // [F, Other]: evaluated into the carry's [Other, F]
   })(dg::sliced<Time>(x), h0);
-  static_assert(std::is_same_v<decltype(h), dg::tensor<float, Other, F>>);
+  static_assert(std::is_same_v<decltype(last), dg::tensor<float, Other, F>>);
   for (std::size_t o = 0; o < 2; ++o)
     for (std::size_t f = 0; f < 3; ++f)
-      CHECK(h(o, f) == doctest::Approx(x(0, f, o) + x(1, f, o) + x(2, f, o)));
+      CHECK(last(o, f) == doctest::Approx(x(0, f, o) + x(1, f, o) + x(2, f, o)));
 }
 
 TEST_CASE("scan: a body taking its arguments by value may carry and emit expressions over them") {
   const auto x = sequence(4, 20);
-  auto [ys, h] = dg::scan<Time>([](auto x_t, auto h) {
+  auto [ys, last] = dg::scan<Time>([](auto x_t, auto h) {
     auto local = dg::eval(x_t * 2.0f);
     return dg::step(dg::carry(h + local), dg::emit(h - x_t));
   })(dg::sliced<Time>(x), dg::zeros<float, F>());
@@ -291,7 +292,7 @@ TEST_CASE("scan: a body taking its arguments by value may carry and emit express
       CHECK(ys(t, f) == doctest::Approx(acc - x(t, f)));
       acc += x(t, f) * 2.0f;
     }
-    CHECK(h(f) == doctest::Approx(acc));
+    CHECK(last(f) == doctest::Approx(acc));
   }
 }
 

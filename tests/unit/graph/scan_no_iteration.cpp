@@ -37,12 +37,13 @@ struct lstm_weights {
 template <dg::slicing S>
 auto lstm(const lstm_weights& p, int& calls) {
   return [&p, &calls](const auto& x, const auto& h0, const auto& c0) {
-    auto [ys, xs, h, c] = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
-      ++calls;
-      auto next = dg::nn::lstm_cell(xt, h, c, p.w, p.r, p.b);
-      return dg::step(dg::carry(next.h, next.c), dg::emit(next.h, xt));
-    })(dg::sliced<Time, S>(x), h0, c0);
-    return std::tuple{ys, xs, h, c};
+    auto [ys, xs, h_last, c_last] =
+        dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
+          ++calls;
+          auto next = dg::nn::lstm_cell(xt, h, c, p.w, p.r, p.b);
+          return dg::step(dg::carry(next.h, next.c), dg::emit(next.h, xt));
+        })(dg::sliced<Time, S>(x), h0, c0);
+    return std::tuple{ys, xs, h_last, c_last};
   };
 }
 
@@ -76,7 +77,7 @@ void check_lstm_no_steps(const Run& run, std::size_t batch, const int& calls) {
 TEST_CASE("scan: no iteration keeps the batch extent of an LSTM's outputs, eager") {
   const lstm_weights p;
   int calls = 0;
-  for (std::size_t batch : {1, 32}) {
+  for (std::size_t batch : {1u, 32u}) {
     check_lstm_no_steps(lstm<forward>(p, calls), batch, calls);
     check_lstm_no_steps(lstm<backward>(p, calls), batch, calls);
   }
@@ -92,7 +93,7 @@ TEST_CASE("scan: no iteration keeps the batch extent of an LSTM's outputs, trace
   static_assert(
       std::is_same_v<decltype(g_forward)::output_t<0>, dg::tensor<float, Batch, Time, H>>);
   calls = 0;  // (tracing called each body once, on symbols)
-  for (std::size_t batch : {1, 32}) {
+  for (std::size_t batch : {1u, 32u}) {
     check_lstm_no_steps(g_forward, batch, calls);
     check_lstm_no_steps(g_backward, batch, calls);
   }
@@ -102,14 +103,14 @@ TEST_CASE("scan: with no iteration a batch dim only a carry has comes from that 
   // x [Time, F] has no batch; the carry [Batch, F] does, and so does what the body emits.
   const auto x = dg::uniform<float, Time, F>(7, -1.0f, 1.0f, dg::extent<Time>(0));
   const auto h0 = dg::uniform<float, Batch, F>(8, -1.0f, 1.0f, dg::extent<Batch>(5));
-  auto [ys, h] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+  auto [ys, last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
     return dg::step(dg::carry(h + x_t), dg::emit(h * x_t));
   })(dg::sliced<Time>(x), h0);
   static_assert(std::is_same_v<decltype(ys), dg::tensor<float, Time, Batch, F>>);
   CHECK(ys.extent<Time>() == 0);
   CHECK(ys.extent<Batch>() == 5);
   for (std::size_t i = 0; i < 5; ++i)
-    for (std::size_t f = 0; f < 3; ++f) CHECK(h(i, f) == h0(i, f));
+    for (std::size_t f = 0; f < 3; ++f) CHECK(last(i, f) == h0(i, f));
 }
 
 TEST_CASE("scan: an empty walk over a non-empty dim keeps the other extents, both directions") {

@@ -205,14 +205,14 @@ TEST_CASE("trace: a scan body's captures keep their ids, a nested if_ is a sub-g
   auto g = dg::trace(
       [](const auto& xs, const auto& v) {
         auto scale = dg::eval(v * 2.0f);
-        auto [ys, h] = dg::scan<Steps>([&](const auto& x, const auto& h) {
+        auto [ys, last] = dg::scan<Steps>([&](const auto& x, const auto& h) {
           auto next = dg::eval(h + x * scale);
           auto kept = dg::if_(
               true, [&](const auto& a) { return a - scale; },
               [](const auto& a) { return a; })(next);
           return dg::step(dg::carry(kept), dg::emit(next));
         })(dg::sliced<Steps>(xs), scale);
-        return std::tuple{ys, h};
+        return std::tuple{ys, last};
       },
       dg::input<float, Steps, B>{}, dg::input<float, B>{});
   CHECK(listing(g) ==

@@ -69,7 +69,7 @@ TEST_CASE("load_npy: Fortran order and big-endian int32, a dynamic dim takes the
 TEST_CASE("save_npy: the bytes NumPy writes, then a bit-exact round trip through a file") {
   const dg::tensor<std::int16_t, Col> x{-1, 2, 300};
   std::string data;
-  for (std::int16_t v : {-1, 2, 300}) put(data, static_cast<std::uint16_t>(v), 2);
+  for (int v : {-1, 2, 300}) put(data, static_cast<std::uint16_t>(v), 2);
   CHECK(dg::io::save_npy_bytes(x) ==
         npy_of("{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }", data));
 

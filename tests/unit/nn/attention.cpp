@@ -60,8 +60,8 @@ void check_self_attention(const packed& w, std::size_t nb, std::size_t nt) {
 
 TEST_CASE("nn::multi_head_attention: self-attention equals the double loop with 1, 2 and 4 heads") {
   const packed w;
-  for (std::size_t nb : {1, 3})
-    for (std::size_t nt : {1, 5}) {
+  for (std::size_t nb : {1u, 3u})
+    for (std::size_t nt : {1u, 5u}) {
       check_self_attention<Heads1, false>(w, nb, nt);
       check_self_attention<Heads2, false>(w, nb, nt);
       check_self_attention<Heads4, false>(w, nb, nt);
@@ -70,7 +70,7 @@ TEST_CASE("nn::multi_head_attention: self-attention equals the double loop with 
 
 TEST_CASE("nn::multi_head_attention: a causal mask gives keys after the query weight exactly 0") {
   const packed w;
-  for (std::size_t nt : {1, 4, 7}) {
+  for (std::size_t nt : {1u, 4u, 7u}) {
     check_self_attention<Heads2, true>(w, 2, nt);
     check_self_attention<Heads4, true>(w, 1, nt);
   }

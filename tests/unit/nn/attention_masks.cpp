@@ -98,7 +98,7 @@ void check_traced(const packed& w) {
   const std::string text = listing(g);
   CHECK(text.find(Causal ? scores_causal : scores_plain) != std::string::npos);
   CHECK((text.find("causal_mask") != std::string::npos) == Causal);
-  for (std::size_t nt : {1, 5}) {
+  for (std::size_t nt : {1u, 5u}) {
     CAPTURE(nt);
     const std::size_t nb = 2;
     const auto x = dg::uniform<float, Batch, Time, Model>(19, -1.0f, 1.0f, dg::extent<Batch>(nb),

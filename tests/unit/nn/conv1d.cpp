@@ -78,8 +78,8 @@ void check_conv(std::size_t nb, std::size_t l) {
 }  // namespace
 
 TEST_CASE("nn::conv1d: stride, padding and dilation give torch's lengths and values") {
-  for (std::size_t nb : {1, 2})
-    for (std::size_t l : {3, 5, 8}) {
+  for (std::size_t nb : {1u, 2u})
+    for (std::size_t l : {3u, 5u, 8u}) {
       check_conv<dg::nn::conv_options{}>(nb, l);
       check_conv<dg::nn::conv_options{.stride = 2, .padding = 1}>(nb, l);
       check_conv<dg::nn::conv_options{.stride = 1, .padding = 2, .dilation = 2}>(nb, l);

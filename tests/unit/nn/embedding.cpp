@@ -58,7 +58,7 @@ struct embedding_weights {
 TEST_CASE("nn::embedding: picks the table's rows, batch 1 and 3") {
   dg::tensor<float, Vocab, Embed> table;
   fill(table, 1);
-  for (std::size_t batch : {1, 3}) {
+  for (std::size_t batch : {1u, 3u}) {
     ids_t ids(dg::extent<dg::batch>(batch), dg::extent<Time>(4));
     fill_ids(ids, 11, 2 + static_cast<unsigned>(batch));
     const auto y = dg::nn::embedding(ids, table);

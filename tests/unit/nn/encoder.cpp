@@ -38,8 +38,8 @@ void check_layer(const params& p, std::size_t nb, std::size_t nt, double eps = 1
 
 TEST_CASE("nn::transformer_encoder_layer: post-norm and pre-norm equal the double loop") {
   const params p = make_params();
-  for (std::size_t nb : {1, 3})
-    for (std::size_t nt : {1, 4}) {
+  for (std::size_t nb : {1u, 3u})
+    for (std::size_t nt : {1u, 4u}) {
       check_layer<dg::nn::encoder_options{}>(p, nb, nt);
       check_layer<dg::nn::encoder_options{.causal = true}>(p, nb, nt);
       check_layer<dg::nn::encoder_options{.norm_first = true}>(p, nb, nt);

@@ -96,7 +96,7 @@ void check_activation(const block& p, std::size_t batch) {
 
 TEST_CASE("nn::feed_forward: equals the double loop with relu, gelu and gelu_tanh, batch 1 and 3") {
   const block p;
-  for (std::size_t batch : {1, 3}) {
+  for (std::size_t batch : {1u, 3u}) {
     check_activation<activation::relu>(p, batch);
     check_activation<activation::gelu>(p, batch);
     check_activation<activation::gelu_tanh>(p, batch);

@@ -92,7 +92,7 @@ TEST_CASE("nn::layer_norm: equals the double loop over a static feature dim, bat
   fill(w, 1);
   fill(b, 2);
   const auto wd = as_doubles(w.data(), 6), bd = as_doubles(b.data(), 6);
-  for (std::size_t batch : {1, 4}) {
+  for (std::size_t batch : {1u, 4u}) {
     dg::tensor<float, dg::batch, F> x(dg::extent<dg::batch>(batch));
     fill(x, 3 + static_cast<unsigned>(batch), -3.0f, 2.0f);
     const auto y = dg::nn::layer_norm<F>(x, w, b);
@@ -216,7 +216,7 @@ TEST_CASE("nn::rms_norm: equals the double loop, with and without weight") {
   fill(w, 60);
   const auto wd = as_doubles(w.data(), 6);
   constexpr double eps_default = std::numeric_limits<float>::epsilon();
-  for (std::size_t batch : {1, 4}) {
+  for (std::size_t batch : {1u, 4u}) {
     dg::tensor<float, dg::batch, F> x(dg::extent<dg::batch>(batch));
     fill(x, 61 + static_cast<unsigned>(batch), -2.0f, 3.0f);
     const auto y = dg::nn::rms_norm<F>(x, w);

@@ -93,7 +93,7 @@ TEST_CASE("ragged pack: the values are each row's valid steps, batch-major, with
 
 TEST_CASE("ragged pack: unpack restores the padded tensor and its lengths (round trips)") {
   std::mt19937 gen(7);
-  for (std::size_t rows : {1, 2, 5, 11}) {
+  for (std::size_t rows : {1u, 2u, 5u, 11u}) {
     CAPTURE(rows);
     const std::size_t steps = 6;
     std::uniform_int_distribution<std::int64_t> u(0, steps);

@@ -259,7 +259,7 @@ TEST_CASE("ragged scan: a backward running sum starts at each row's own last ste
 TEST_CASE("ragged scan: a ragged LSTM equals each sequence run alone, forwards and backwards") {
   const lstm_weights p(21);
   constexpr std::size_t steps = 7;
-  for (std::size_t rows : {2, 5, 9}) {
+  for (std::size_t rows : {2u, 5u, 9u}) {
     const auto lens = random_lengths(rows, steps, 30 + unsigned(rows));
     const input_t x = padded<float, In>(lens, 31, 0.5);
     const state_t h0 = states(rows, 32), c0 = states(rows, 33);
@@ -298,7 +298,7 @@ TEST_CASE("ragged scan: a time-major GRU equals each sequence run alone, forward
   // at the length.
   const gru_weights p(41);
   constexpr std::size_t steps = 6;
-  for (std::size_t rows : {3, 8}) {
+  for (std::size_t rows : {3u, 8u}) {
     const auto lens = random_lengths(rows, steps, 50 + unsigned(rows));
     const input_t xb = padded<float, In>(lens, 51, -2.0);
     const major_t x = time_major(xb, lens);
@@ -396,7 +396,7 @@ TEST_CASE("ragged scan: a bidirectional LSTM at batch 1 and more equals per-sequ
     auto [yb, hb, cb] = lstm_scan<backward>(pb, x, h0, c0);
     return std::tuple{dg::eval(dg::concat(dg::along<Hid>(yf), dg::along<Hid>(yb))), hf, hb};
   };
-  for (std::size_t rows : {1, 4}) {
+  for (std::size_t rows : {1u, 4u}) {
     CAPTURE(rows);
     auto lens = random_lengths(rows, steps, 80 + unsigned(rows));
     if (rows == 1) lens[0] = 4;  // (one row, shorter than the extent)
@@ -442,7 +442,7 @@ TEST_CASE("ragged scan: every length 0 runs no iteration, the carries are the in
   fill(h0m, 90);
   const sum_t& h0 = h0m;
   const carry_t h0t = dg::permute<F, Batch>(h0);
-  for (std::size_t steps : {0, 4}) {
+  for (std::size_t steps : {0u, 4u}) {
     CAPTURE(steps);
     const lens_t none{0, 0, 0};
     const x_t x = padded<float, F>(none, 91, 1.0, 1.0, steps);
