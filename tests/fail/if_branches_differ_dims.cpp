@@ -9,7 +9,7 @@ struct A : dg::dim<"a", 2> {};
 struct B : dg::dim<"b", 4> {};
 
 int main(int argc, char**) {
-  auto x = dg::zeros<float, A, B>();
+  auto input = dg::zeros<float, A, B>();
   auto [d, s] = dg::if_(
       argc > 1,
       [](const auto& x) {
@@ -18,11 +18,11 @@ int main(int argc, char**) {
 #ifdef DIMGRAPH_FAIL
       [](const auto& x) {
         return std::tuple{x * 2.0f, dg::sum<A>(x)};
-      })(x);
+      })(input);
 #else
       [](const auto& x) {
         return std::tuple{x * 2.0f, dg::sum<B>(x)};
-      })(x);
+      })(input);
 #endif
   return static_cast<int>(d.size() + s.size()) - 10;
 }

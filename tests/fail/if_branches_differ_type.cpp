@@ -9,13 +9,13 @@ struct A : dg::dim<"a", 2> {};
 struct B : dg::dim<"b", 4> {};
 
 int main(int argc, char**) {
-  auto x = dg::zeros<float, A, B>();
+  auto input = dg::zeros<float, A, B>();
   auto r = dg::if_(
       argc > 1, [](const auto& x) { return x + 1.0f; },
 #ifdef DIMGRAPH_FAIL
-      [](const auto& x) { return dg::cast<double>(x); })(x);
+      [](const auto& x) { return dg::cast<double>(x); })(input);
 #else
-      [](const auto& x) { return x * 2.0f; })(x);
+      [](const auto& x) { return x * 2.0f; })(input);
 #endif
   return static_cast<int>(r.size()) - 8;
 }

@@ -1,5 +1,6 @@
 // expect: dimgraph: dim: the size interval is empty (lo > hi) or the size is negative
 // names: beam
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,5 +1,6 @@
 // expect: dimgraph: permute: the tensor is a temporary and the view would dangle
 // errors: 1
+// names: Feature Time
 // lines: 12
 #include <dimgraph.hpp>
 

@@ -1,5 +1,6 @@
 // expect: dimgraph: tensor: a dim appears more than once
 // errors: 1
+// names: Row Col
 // lines: 12
 #include <dimgraph.hpp>
 

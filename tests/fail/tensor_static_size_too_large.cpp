@@ -1,6 +1,6 @@
 // expect: dimgraph: shape: the static dims have more elements than a tensor can address
 // errors: 1
-// lines: 12
+// names: Rows Cols
 #include <dimgraph.hpp>
 
 #include <cstddef>

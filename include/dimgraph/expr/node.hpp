@@ -107,8 +107,10 @@ struct invalid_expr {
   constexpr invalid_expr at(const Is&...) const {
     return {};
   }
+  // (Not to a tensor type, which takes the stand-in in its constructor from an expression:
+  // two ways to convert would be ambiguous, a -Wconversion warning.)
   template <class T>
-    requires std::is_default_constructible_v<T>
+    requires std::is_default_constructible_v<T> && (!requires { typename T::dims; })
   constexpr operator T() const {
     return T{};
   }

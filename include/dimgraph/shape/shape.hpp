@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/checked_size.hpp"
 #include "dimgraph/dim/describe.hpp"
@@ -137,8 +138,9 @@ class shape {
       (std::size_t{detail::carries_lengths_v<Ds, dims>} + ... + 0);
   static constexpr std::size_t dynamic_count = count_dynamic();
   static constexpr bool is_static = dynamic_count == 0;
-  static_assert(detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...}),
-                "dimgraph: shape: the static dims have more elements than a tensor can address");
+  DIMGRAPH_REQUIRE_DECL(
+      (detail::extents_fit<rank>({(is_static_v<Ds> ? bounds_v<Ds>.lo : 0)...})),
+      "dimgraph: shape: the static dims have more elements than a tensor can address", has<Ds...>);
 
   // A static shape needs no extents.
   constexpr shape()

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/shape/shape.hpp"
 #include "dimgraph/tensor/assign_hook.hpp"
@@ -174,27 +175,34 @@ shape<Ds...> shape_from(const char* op, const As&... a) {
 }
 
 // The static_asserts of an entry point Op taking shape arguments As for the dims Ds...
-#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                \
-  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                         \
-      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});       \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,            \
-                "dimgraph: " OP ": an extent is given for a dim the tensor does not have");  \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,    \
-                "dimgraph: " OP ": lengths are given for a dim the tensor does not have");   \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated,               \
-                "dimgraph: " OP ": an extent is given twice");                               \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,       \
-                "dimgraph: " OP ": lengths are given twice for a dim");                      \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::missing,                \
-                "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))"); \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,     \
-                "dimgraph: " OP                                                              \
-                ": lengths are given for a dim that is not ragged (declare it "              \
-                "dg::dim<\"name\", dg::ragged<Batch>>)");                                    \
-  static_assert(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,  \
-                "dimgraph: " OP                                                              \
-                ": lengths are given for a ragged dim whose batch dim the "                  \
-                "tensor does not have")
+#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                     \
+  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                              \
+      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});            \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,              \
+                   "dimgraph: " OP ": an extent is given for a dim the tensor does not have",     \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,      \
+                   "dimgraph: " OP ": lengths are given for a dim the tensor does not have",      \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated,                 \
+                   "dimgraph: " OP ": an extent is given twice", ::dimgraph::has<DS...>,          \
+                   ::dimgraph::asked<AS...>);                                                     \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,         \
+                   "dimgraph: " OP ": lengths are given twice for a dim", ::dimgraph::has<DS...>, \
+                   ::dimgraph::asked<AS...>);                                                     \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::missing,                  \
+                   "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))",    \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,       \
+                   "dimgraph: " OP                                                                \
+                   ": lengths are given for a dim that is not ragged (declare it "                \
+                   "dg::dim<\"name\", dg::ragged<Batch>>)",                                       \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,    \
+                   "dimgraph: " OP                                                                \
+                   ": lengths are given for a ragged dim whose batch dim the "                    \
+                   "tensor does not have",                                                        \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>)
 
 // Calls f(offset) for every element of a strided layout, in row-major order of its dims.
 template <std::size_t R, class F>
@@ -233,8 +241,8 @@ template <class... Ds>
 // Derived provides data(), shape() and strides().
 template <class Derived, class T, class... Ds>
 class tensor_access {
-  static_assert(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
-                "dimgraph: tensor: a dim appears more than once");
+  DIMGRAPH_REQUIRE_DECL(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
+                        "dimgraph: tensor: a dim appears more than once", asked<Ds...>);
   static_assert((dimension<Ds> && ...),
                 "dimgraph: tensor: every dim must be a dim tag or a dim expression");
 
@@ -369,9 +377,10 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   using base = tensor_access<tensor<T, Ds...>, T, Ds...>;
   static_assert(std::is_same_v<T, std::remove_cvref_t<T>>,
                 "dimgraph: tensor: the element type must not be const or a reference");
-  static_assert(element<std::remove_cvref_t<T>>,
-                "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, "
-                "double or dg::index<D>");
+  DIMGRAPH_REQUIRE_DECL(element<std::remove_cvref_t<T>>,
+                        "dimgraph: tensor: the element type must be bool, an 8-64-bit integer, "
+                        "float, double or dg::index<D>",
+                        has<Ds...>, T);
 
  public:
   using base::rank;
@@ -708,11 +717,13 @@ template <class... Ps, class X>
 auto permute(X&& x) {
   using x_t = std::remove_cvref_t<X>;
   using dims = typename x_t::dims;
-  static_assert(list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size,
-                "dimgraph: permute: the new order must list each dim of the tensor once");
-  static_assert(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
-                "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
-                "it in a variable first");
+  DIMGRAPH_REQUIRE((list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size),
+                   "dimgraph: permute: the new order must list each dim of the tensor once",
+                   asked<Ps...>, detail::has_role_t<x_t>);
+  DIMGRAPH_REQUIRE(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
+                   "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
+                   "it in a variable first",
+                   asked<Ps...>, detail::has_role_t<x_t>);
   using elem = std::remove_pointer_t<decltype(x.data())>;
   std::array<std::size_t, sizeof...(Ps)> ext{x.template extent<Ps>()...};
   detail::strides_t<sizeof...(Ps)> str{x.template stride<Ps>()...};
