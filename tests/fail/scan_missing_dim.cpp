@@ -1,5 +1,7 @@
 // expect: dimgraph: scan: the sliced input has no such dim
+// errors: 1
 // names: Hidden Time Feature
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;
