@@ -14531,7 +14531,7 @@ class scan_fn {
     constexpr auto check = detail::check_scan_inputs<D, detail::scan_stand_in_t<Xs>...>();
     if constexpr (check == check_t::poisoned || check == check_t::no_sliced ||
                   check == check_t::other_dim || check == check_t::not_input) {
-      return detail::invalid_expr{};  // (no run to say how many results there would be)
+      return poisoned_from_body(std::make_index_sequence<sizeof...(Xs)>{});
     } else {
       constexpr bool traced = is_traced<Xs...>();
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
@@ -14580,6 +14580,26 @@ class scan_fn {
     } else {
       return detail::check_scan_body<typename Run::iter, typename Run::carried,
                                      typename Run::result, typename Run::ragged_batch>();
+    }
+  }
+
+  // An input rejected (and reported): the body, called on one stand-in per input where it
+  // can be, says how many results there would be, so that `auto [ys, h] = ...` says nothing
+  // more; else one stand-in.
+  template <std::size_t... Is>
+  static auto poisoned_from_body(std::index_sequence<Is...>) {
+    using stand_in = detail::invalid_expr;
+    if constexpr (std::is_invocable_v<const Body&, decltype((void(Is), stand_in{}))...>) {
+      using r = std::invoke_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
+      if constexpr (detail::is_scan_step_v<r>) {
+        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
+          return detail::poisoned_tuple_t<sizeof...(Es) + sizeof...(Cs)>{};
+        }(static_cast<r*>(nullptr));
+      } else {
+        return stand_in{};
+      }
+    } else {
+      return stand_in{};
     }
   }
 
