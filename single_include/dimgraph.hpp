@@ -56,6 +56,12 @@
 #define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
 #endif
 
+// 1: every dg::scan hoists (as with dg::hoist) unless given dg::no_hoist. Hoisting traces the
+// body on symbols, so every body must then be traceable (dg ops on its arguments only).
+#ifndef DIMGRAPH_CONFIG_SCAN_HOIST
+#define DIMGRAPH_CONFIG_SCAN_HOIST 0
+#endif
+
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
@@ -12946,6 +12952,7 @@ struct slicing {
   std::ptrdiff_t end = -1;
   std::ptrdiff_t stride = 1;
   std::ptrdiff_t part_size = 1;
+  friend constexpr bool operator==(const slicing&, const slicing&) = default;
 };
 
 // The walk of a slicing over a dim of extent n: `count` iterations; iteration i reads the
@@ -13313,6 +13320,17 @@ inline constexpr bool is_tuple_v = false;
 template <class... Ts>
 inline constexpr bool is_tuple_v<std::tuple<Ts...>> = true;
 
+// The staged values of a scan that hoists (graph/hoist.hpp): symbols whose node holds a value.
+enum class stage_hold : unsigned char;
+template <class N, class Ctx, stage_hold H, class V>
+struct staged;
+template <class X>
+inline constexpr bool is_staged_v = false;
+template <class N, class Ctx, stage_hold H, class V>
+inline constexpr bool is_staged_v<symbol<staged<N, Ctx, H, V>>> = true;
+template <class Op, class Eager, class... Xs>
+auto staged_apply(Eager eager, Xs&&... xs);
+
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>
 auto symbol_of(std::string attributes, const Xs&... xs) {
@@ -13363,9 +13381,11 @@ concept symbolic_operands =
 // errors are the eager op's, checked once.
 // `attributes` describes the run-time arguments `eager` captured.
 template <class Op, class Eager, class... Xs>
-auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
+auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
   using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
-  if constexpr (poisoned<result>) {
+  if constexpr ((is_staged_v<std::remove_cvref_t<Xs>> || ...)) {
+    return staged_apply<Op>(std::move(eager), std::forward<Xs>(xs)...);
+  } else if constexpr (poisoned<result>) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<result>) {
     // An op with several results (split): one node per result, told apart by "part=i".
@@ -13378,8 +13398,8 @@ auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
   }
 }
 template <class Op, class Eager, class... Xs>
-auto symbolic_apply(Eager eager, const Xs&... xs) {
-  return symbolic_apply_with<Op>(std::string(), eager, xs...);
+auto symbolic_apply(Eager eager, Xs&&... xs) {
+  return symbolic_apply_with<Op>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
 }
 
 }  // namespace detail
@@ -13388,7 +13408,7 @@ template <class Node>
 template <class D>
 auto symbol<Node>::operator[](at_arg<D> a) const {
   return detail::symbolic_apply_with<op_tag<"at", D>>(
-      "index=" + std::to_string(a.value), [](auto&& y) { return y[at<D>(0)]; }, *this);
+      "index=" + std::to_string(a.value), [a](auto&& y) { return y[a]; }, *this);
 }
 
 }  // namespace dimgraph
@@ -14180,7 +14200,13 @@ struct scan_run {
   static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
   template <class X>
   using arg_of = typename scan_arg_type<X>::type;
-  using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
+  using args = type_list<arg_of<Xs>...>;
+  using call = body_call<Traced, Body, args, std::index_sequence_for<Xs...>>;
+  // Every sliced input walks D alike, one position at a time (hoisting needs it).
+  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>*) {
+    return ((Ss::slicing_value == first::slicing_value) && ...) &&
+           first::slicing_value.part_size == 1;
+  }(static_cast<sliced*>(nullptr));
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
   using emitted = typename emitted_of<result>::type;
@@ -14213,6 +14239,979 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 // recorded as a "scan" node with its body as a sub-graph when traced.
 
 
+// ---- begin dimgraph/graph/hoist.hpp
+// Loop-invariant hoisting for dg::scan: which nodes of the body run once for all iterations,
+// decided from the body's graph type, and the staged values that run the body so.
+
+
+// ---- begin dimgraph/graph/ops.hpp
+// The public ops on symbolic values: each records a node whose type is what the op gives on
+// tensors, so a traced function checks and types exactly as it does when run eagerly.
+
+
+
+// (The eager form of each op forwards its operands: run on values, as a scan that hoists does,
+// the expression it returns holds rvalues by value.)
+#define DIMGRAPH_FWD(x) static_cast<decltype(x)&&>(x)
+
+namespace dimgraph {
+
+// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
+#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                       \
+  template <class A, class B>                                                      \
+    requires detail::symbolic_operands<A, B>                                       \
+  auto DECL(A&& a, B&& b) {                                                        \
+    return detail::symbolic_apply<op_tag<NAME>>(                                   \
+        [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
+        std::forward<A>(a), std::forward<B>(b));                                   \
+  }
+DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
+DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
+DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
+DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
+DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
+DIMGRAPH_SYMBOLIC_BINARY(min, "min")
+DIMGRAPH_SYMBOLIC_BINARY(max, "max")
+DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
+DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
+DIMGRAPH_SYMBOLIC_BINARY(less, "less")
+DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
+DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
+DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
+DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
+DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
+DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
+#undef DIMGRAPH_SYMBOLIC_BINARY
+
+// Unary element-wise ops.
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                                     \
+  template <symbolic X>                                                                         \
+  auto DECL(const X& x) {                                                                       \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, \
+                                                x);                                             \
+  }
+DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
+DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
+DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
+DIMGRAPH_SYMBOLIC_UNARY(log, "log")
+DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
+DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
+DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
+DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
+DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
+DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
+DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
+DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
+DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
+DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
+DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
+DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
+#undef DIMGRAPH_SYMBOLIC_UNARY
+
+// where(c, a, b) with a symbolic operand.
+template <class C, class A, class B>
+  requires detail::symbolic_operands<C, A, B>
+auto where(C&& c, A&& a, B&& b) {
+  return detail::symbolic_apply<op_tag<"where">>(
+      [](auto&& x, auto&& y, auto&& z) {
+        return where(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y), DIMGRAPH_FWD(z));
+      },
+      std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
+}
+
+// cast<T>(x).
+template <class T, symbolic X>
+auto cast(const X& x) {
+  return detail::symbolic_apply<op_tag<"cast", T>>(
+      [](auto&& y) { return cast<T>(DIMGRAPH_FWD(y)); }, x);
+}
+
+// Reductions and the softmax family over named dims: the dims are the node's attributes.
+#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                \
+  template <PARAMS, symbolic X>                                   \
+  auto NAME(const X& x) {                                         \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>>(           \
+        [](auto&& y) { return NAME<ARGS>(DIMGRAPH_FWD(y)); }, x); \
+  }
+#define DIMGRAPH_PACK class... Rs
+#define DIMGRAPH_ONE class D
+DIMGRAPH_SYMBOLIC_OVER(sum, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(prod, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(mean, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(max, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(min, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(any, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(all, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(logsumexp, DIMGRAPH_PACK, Rs...)
+DIMGRAPH_SYMBOLIC_OVER(softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(log_softmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmax, DIMGRAPH_ONE, D)
+DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
+#undef DIMGRAPH_PACK
+#undef DIMGRAPH_ONE
+#undef DIMGRAPH_SYMBOLIC_OVER
+
+// dot<Ks...>(a, b) with a symbolic operand.
+template <class... Ks, class A, class B>
+  requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
+auto dot(A&& a, B&& b) {
+  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
+      [](auto&& x, auto&& y) { return dot<Ks...>(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); },
+      std::forward<A>(a), std::forward<B>(b));
+}
+
+// Structural ops. The views (rename, split, split_dims, slice, permute) and the copies
+// (merge_dims, concat, pad, gather, one_hot) alike become one node each.
+template <dimension Old, dimension New, symbolic X>
+auto rename(X&& x) {
+  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
+      [](auto&& y) { return rename<Old, New>(DIMGRAPH_FWD(y)); }, x);
+}
+template <class... Ps, symbolic X>
+auto permute(X&& x) {
+  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
+      [](auto&& y) { return permute<Ps...>(DIMGRAPH_FWD(y)); }, x);
+}
+template <dimension A, dimension B, symbolic X>
+auto merge_dims(X&& x) {
+  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
+      [](auto&& y) { return merge_dims<A, B>(DIMGRAPH_FWD(y)); }, x);
+}
+// (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
+// eager overload's, so only a more specialised parameter type wins overload resolution.)
+template <dimension... Parts, class N, class... Es>
+auto split(const symbol<N>& x, extent_arg<Es>... e) {
+  return detail::symbolic_apply<op_tag<"split", Parts...>>(
+      [e...](auto&& y) { return split<Parts...>(DIMGRAPH_FWD(y), e...); }, x);
+}
+template <dimension... Parts, class N, class... Es>
+auto split(symbol<N>&& x, extent_arg<Es>... e) {
+  return split<Parts...>(static_cast<const symbol<N>&>(x), e...);
+}
+template <dimension A, dimension B, symbolic X, class... Es>
+auto split_dims(X&& x, extent_arg<Es>... e) {
+  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
+      [e...](auto&& y) { return split_dims<A, B>(DIMGRAPH_FWD(y), e...); }, x);
+}
+
+namespace detail {
+inline std::string slice_bound_text(slice_index i) {
+  return i.is_none ? std::string("none") : std::to_string(i.value);
+}
+inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t stride) {
+  return "start=" + slice_bound_text(start) + ", end=" + slice_bound_text(end) +
+         ", stride=" + std::to_string(stride);
+}
+}  // namespace detail
+
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
+          symbolic X>
+auto slice(X&& x) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(Start, End, Stride),
+      [](auto&& y) { return slice<A, Start, End, Stride>(DIMGRAPH_FWD(y)); }, x);
+}
+template <dimension A, symbolic X>
+auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
+  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+      detail::slice_text(start, end, stride),
+      [=](auto&& y) { return slice<A>(DIMGRAPH_FWD(y), start, end, stride); }, x);
+}
+namespace detail {
+template <class N>
+struct pad_value<symbol<N>> {
+  using type = typename N::value_type;
+};
+}  // namespace detail
+template <dimension A, std::size_t Before, std::size_t After, symbolic X>
+auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
+  return detail::symbolic_apply_with<op_tag<"pad", A>>(
+      "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
+          ", value=" + detail::element_text(value),
+      [value](auto&& y) { return pad<A, Before, After>(DIMGRAPH_FWD(y), value); }, x);
+}
+template <class... As, class... Xs>
+  requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
+auto concat(along_arg<As, Xs>... parts) {
+  return detail::symbolic_apply<op_tag<"concat", As...>>(
+      [](auto&&... ys) { return concat(along<As>(DIMGRAPH_FWD(ys))...); }, parts.operand...);
+}
+template <class Table, class Idx>
+  requires detail::symbolic_operands<Table, Idx>
+auto gather(const Table& table, const Idx& idx) {
+  return detail::symbolic_apply<op_tag<"gather">>(
+      [](auto&& t, auto&& i) { return gather(DIMGRAPH_FWD(t), DIMGRAPH_FWD(i)); }, table, idx);
+}
+template <class T = float, symbolic Idx, class... Es>
+auto one_hot(const Idx& idx, extent_arg<Es>... e) {
+  return detail::symbolic_apply<op_tag<"one_hot", T>>(
+      [e...](auto&& i) { return one_hot<T>(DIMGRAPH_FWD(i), e...); }, idx);
+}
+
+// eval(x) of a symbol is the symbol: a traced function may materialise where it likes.
+template <symbolic X>
+X eval(const X& x) {
+  return x;
+}
+
+}  // namespace dimgraph
+#undef DIMGRAPH_FWD
+// ---- end dimgraph/graph/ops.hpp
+// ---- begin dimgraph/graph/trace.hpp
+// dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
+
+
+
+namespace dimgraph {
+
+namespace detail {
+
+// L with N appended unless it is there already.
+template <class L, class N>
+struct append_unique;
+template <class... Ds, class N>
+struct append_unique<type_list<Ds...>, N> {
+  using type =
+      std::conditional_t<(std::is_same_v<Ds, N> || ...), type_list<Ds...>, type_list<Ds..., N>>;
+};
+
+// Every node type reachable from Ns, each once, operands before the nodes that use them.
+template <class Acc, class... Ns>
+struct topo;
+template <class Acc>
+struct topo<Acc> {
+  using type = Acc;
+};
+template <class Acc, class N, class R, class... Rest>
+struct topo<Acc, N, R, Rest...> {
+  using type = typename topo<typename topo<Acc, N>::type, R, Rest...>::type;
+};
+template <class... Done, class N>
+struct topo<type_list<Done...>, N> {
+  using type = typename append_unique<type_list<Done...>, N>::type;
+};
+template <class... Done, class Op, class T, class Dims, class... Cs>
+struct topo<type_list<Done...>, op_node<Op, T, Dims, Cs...>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      op_node<Op, T, Dims, Cs...>>::type;
+};
+template <class... Done, class Op, class Results, class Bodies, class... Cs>
+struct topo<type_list<Done...>, region_node<Op, Results, Bodies, Cs...>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
+                                      region_node<Op, Results, Bodies, Cs...>>::type;
+};
+template <class... Done, std::size_t K, class Region>
+struct topo<type_list<Done...>, result_node<K, Region>> {
+  using type = typename append_unique<typename topo<type_list<Done...>, Region>::type,
+                                      result_node<K, Region>>::type;
+};
+
+template <class Input, std::size_t I>
+struct input_symbol;
+template <class T, class... Ds, std::size_t I>
+struct input_symbol<input<T, Ds...>, I> {
+  using type = symbol<input_node<I, T, Ds...>>;
+};
+
+// A run-time argument fits an input when it is an expression of the same element type over
+// the same set of dims.
+template <class Arg, class Input>
+inline constexpr bool fits_input_v =
+    expression<Arg> && std::is_same_v<value_t<Arg>, typename Input::value_type> &&
+    list_same_set_v<dims_t<Arg>, typename Input::dims>;
+
+}  // namespace detail
+
+// A traced graph. Its type is the graph:
+//   inputs      std::tuple of the tensor types it takes,
+//   outputs     std::tuple of the tensor types it returns (output_t<I>: one of them),
+//   nodes       detail::type_list of its node types, each once, inputs first, in an order
+//               where a node follows its operands (scalars and constants of one type share
+//               a node type: the listing tells them apart).
+// g(args...) runs the traced function on tensors (the compiled, fused kernels; the
+// arguments must match the inputs' element types and dim sets) and returns its output(s)
+// as tensors. `operator<<` prints the listing; dg::to_dot writes Graphviz.
+template <class Fn, class Inputs, class OutputNodes>
+class graph;
+
+template <class Fn, class... Inputs, class... Outs>
+class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
+ public:
+  using inputs = std::tuple<detail::tensor_for_t<Inputs>...>;
+  using outputs = std::tuple<detail::tensor_for_t<Outs>...>;
+  template <std::size_t I>
+  using output_t = std::tuple_element_t<I, outputs>;
+  using input_nodes = std::tuple<Inputs...>;
+  using output_nodes = std::tuple<Outs...>;
+  using nodes = typename detail::topo<detail::type_list<Inputs...>, Outs...>::type;
+  static constexpr std::size_t input_count = sizeof...(Inputs);
+  static constexpr std::size_t output_count = sizeof...(Outs);
+
+  graph(Fn fn, output_nodes outs) : fn_(std::move(fn)), outs_(std::move(outs)) {}
+
+  // Runs the function on tensors; one output is returned as a tensor, several as a tuple.
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    constexpr bool count_ok = sizeof...(Args) == sizeof...(Inputs);
+    static_assert(count_ok, "dimgraph: graph: wrong number of arguments");
+    if constexpr (count_ok) {
+      constexpr bool fit = (detail::fits_input_v<Args, Inputs> && ...);
+      DIMGRAPH_REQUIRE(
+          fit, "dimgraph: graph: an argument's element type or dims differ from its input's",
+          detail::operand_role_t<"argument", Args>..., detail::operand_role_t<"input", Inputs>...);
+      if constexpr (fit) return materialize_outputs(fn_(args...));
+      else return detail::invalid_expr{};
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+
+  const output_nodes& output_node_values() const { return outs_; }
+
+ private:
+  template <class R>
+  static auto materialize_outputs(R&& r) {
+    if constexpr (sizeof...(Outs) == 1) {
+      return output_t<0>(std::forward<R>(r));
+    } else {
+      return std::apply(
+          [](auto&&... xs) {
+            return outputs(detail::tensor_for_t<Outs>(std::forward<decltype(xs)>(xs))...);
+          },
+          std::forward<R>(r));
+    }
+  }
+
+  Fn fn_;
+  output_nodes outs_;
+};
+
+// trace(fn, dg::input<T, Ds...>{}...): calls fn once on symbols of the inputs and records
+// what it computes. fn must be generic (auto parameters; take them as `const auto&` so that
+// the same fn, run on tensors, returns expressions over the caller's tensors) and return one
+// value or a std::tuple/std::pair of values. Tensors it captures become constants; dg::if_
+// and dg::scan inside it become nodes holding their branches or body as sub-graphs. As for
+// any lazy expression, one over a tensor local to fn must be dg::eval'd before fn returns
+// it (dg::eval of a symbol is the symbol, so the traced graph is unchanged).
+template <class Fn, class... Inputs>
+auto trace(Fn fn, Inputs...) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    using result = decltype(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
+    using outs = detail::traced_outputs<std::remove_cvref_t<result>>;
+    // (A mistake inside fn was reported where it happened: no second message.)
+    static_assert(outs::valid || outs::poisoned,
+                  "dimgraph: trace: the function must return a value computed from its inputs, "
+                  "or a std::tuple or std::pair of them");
+    if constexpr (outs::valid) {
+      auto nodes = outs::get(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
+      return graph<Fn, std::tuple<typename detail::input_symbol<Inputs, Is>::type::node_type...>,
+                   typename outs::nodes>(std::move(fn), std::move(nodes));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }(std::index_sequence_for<Inputs...>{});
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/trace.hpp
+
+namespace dimgraph {
+
+// Scan options: dg::scan<D, dg::hoist>(body) computes the nodes of the body that do not
+// depend on a carry once, for every iteration, before the loop; dg::scan<D, dg::no_hoist>
+// keeps the naive schedule. (DIMGRAPH_CONFIG_SCAN_HOIST sets the default.)
+struct hoist {};
+struct no_hoist {};
+
+namespace detail {
+
+// ---- The analysis: over node types, from the body traced once on symbols. -------------------
+
+// What a node of the body is, for the schedule:
+//   carried    it depends on a carry: computed in the loop
+//   varying    it depends on a slice and on no carry: computable for all iterations at once, as
+//              the same ops over the whole sliced input (the scanned dim D becomes a batch dim)
+//   invariant  it depends on neither (captured tensors and scalars only): computable once
+//   blocked    it depends on no carry, but one of its ops cannot take D as an extra batch dim
+//              (or a captured operand has D): computed in the loop
+enum class stage : unsigned char { carried, varying, invariant, blocked };
+
+// The ops whose eager form is the same op over any extra dim, as a batch dim: element-wise
+// ops, contractions over named dims, reductions and the softmax family over named dims, and
+// the views that name the dim they act on. (Each forwards its operands, so the expression it
+// returns holds rvalues by value.)
+constexpr bool batchable_op(std::string_view name) {
+  constexpr std::string_view names[] = {
+      "add",           "sub",         "mul",        "div",         "pow",        "min",
+      "max",           "equal",       "not_equal",  "less",        "less_equal", "greater",
+      "greater_equal", "logical_and", "logical_or", "logical_xor", "neg",        "abs",
+      "exp",           "log",         "log1p",      "sqrt",        "rsqrt",      "tanh",
+      "sigmoid",       "relu",        "gelu",       "sin",         "cos",        "floor",
+      "ceil",          "logical_not", "where",      "cast",        "dot",        "sum",
+      "prod",          "mean",        "any",        "all",         "logsumexp",  "softmax",
+      "log_softmax",   "argmax",      "argmin",     "rename",      "split_dims", "at"};
+  for (std::string_view n : names)
+    if (n == name) return true;
+  return false;
+}
+
+// Every dim of A is in B.
+template <class A, class B>
+inline constexpr bool dims_within_v = []<class... As>(dim_list<As...>*) {
+  return (list_contains_v<B, As> && ...);
+}(static_cast<A*>(nullptr));
+
+template <class L, class D>
+using with_dim_t = std::conditional_t<list_contains_v<L, D>, L, list_concat_t<L, dim_list<D>>>;
+
+// The facts of one scan: its dim D and which arguments of the body are carries.
+template <class D, std::size_t... Carried>
+struct scan_facts {
+  using dim = D;
+  static constexpr bool carried(std::size_t i) { return ((i == Carried) || ...); }
+};
+
+// stage_of<Facts, N>: N's stage; worth: N contains a contraction (hoisting pays);
+// foreign: N contains a node the staged run does not know (a nested scan or if_).
+template <class Facts, class N>
+struct node_stage {
+  static constexpr stage value = stage::blocked;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = true;
+};
+template <class Facts, std::size_t I, class T, class... Ds>
+struct node_stage<Facts, arg_node<I, T, Ds...>> {
+  static constexpr stage value = Facts::carried(I) ? stage::carried : stage::varying;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+template <class Facts, class T, class Dims>
+struct node_stage<Facts, constant_node<T, Dims>> {
+  static constexpr stage value = stage::invariant;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+template <class Facts, class T>
+struct node_stage<Facts, scalar_node<T>> {
+  static constexpr stage value = stage::invariant;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+
+// An op over children that depend on no carry and take D: can it take D as a batch dim? Its
+// per-iteration dims and its operands' must not have D, and for an element-wise op of several
+// operands one operand's dims with D added where it varies must hold all the others' (the
+// broadcast rule, now with D).
+template <class Facts, class Op, class Dims, class... Cs>
+constexpr bool batchable() {
+  using d = typename Facts::dim;
+  if constexpr (!batchable_op(Op::name.view())) {
+    return false;
+  } else if constexpr (list_contains_v<Dims, d> || (list_contains_v<typename Cs::dims, d> || ...)) {
+    return false;
+  } else if constexpr (sizeof...(Cs) < 2 || Op::name.view() == std::string_view("dot")) {
+    return true;
+  } else {
+    using hoisted =
+        type_list<std::conditional_t<node_stage<Facts, Cs>::value == stage::varying,
+                                     with_dim_t<typename Cs::dims, d>, typename Cs::dims>...>;
+    // (Some operand's dims, D included, hold every operand's.)
+    return []<class... Hs>(type_list<Hs...>) {
+      auto holds_all = []<class Big>(Big*) { return (dims_within_v<Hs, Big> && ...); };
+      return (holds_all(static_cast<Hs*>(nullptr)) || ...);
+    }(hoisted{});
+  }
+}
+
+template <class Facts, class Op, class T, class Dims, class... Cs>
+struct node_stage<Facts, op_node<Op, T, Dims, Cs...>> {
+  static constexpr bool foreign = (node_stage<Facts, Cs>::foreign || ...);
+  static constexpr stage value = [] {
+    if constexpr (((node_stage<Facts, Cs>::value == stage::carried) || ...)) {
+      return stage::carried;
+    } else if constexpr (((node_stage<Facts, Cs>::value == stage::blocked) || ...) ||
+                         !batchable<Facts, Op, Dims, Cs...>()) {
+      return stage::blocked;
+    } else if constexpr (((node_stage<Facts, Cs>::value == stage::varying) || ...)) {
+      return stage::varying;
+    } else {
+      return stage::invariant;
+    }
+  }();
+  static constexpr bool worth =
+      (value == stage::varying || value == stage::invariant) &&
+      (Op::name.view() == std::string_view("dot") || (node_stage<Facts, Cs>::worth || ...));
+};
+
+template <class Facts, class N>
+inline constexpr stage stage_v = node_stage<Facts, N>::value;
+
+// A node computed once before the loop where a carried node (or the step) takes it.
+template <class Facts, class N>
+inline constexpr bool hoisted_v = node_stage<Facts, N>::worth;
+
+template <class Facts, class Acc, class N>
+struct add_frontier {
+  using type = std::conditional_t<hoisted_v<Facts, N>, typename append_unique<Acc, N>::type, Acc>;
+};
+
+// The frontier of the graph whose nodes (topologically ordered) are Nodes and whose
+// outputs are Outs: each hoisted node a carried node or the step takes, once.
+template <class Facts, class Acc, class Nodes>
+struct frontier_of;
+template <class Facts, class Acc>
+struct frontier_of<Facts, Acc, type_list<>> {
+  using type = Acc;
+};
+template <class Facts, class Acc, class N, class... Rest>
+struct frontier_of<Facts, Acc, type_list<N, Rest...>> {
+  using type = typename frontier_of<Facts, Acc, type_list<Rest...>>::type;
+};
+template <class Facts, class Acc, class Op, class T, class Dims, class... Cs, class... Rest>
+struct frontier_of<Facts, Acc, type_list<op_node<Op, T, Dims, Cs...>, Rest...>> {
+  template <class A, class C>
+  using step = typename add_frontier<Facts, A, C>::type;
+  template <class A, class... Xs>
+  struct fold {
+    using type = A;
+  };
+  template <class A, class X, class... Xs>
+  struct fold<A, X, Xs...> {
+    using type = typename fold<step<A, X>, Xs...>::type;
+  };
+  using here = std::conditional_t<stage_v<Facts, op_node<Op, T, Dims, Cs...>> == stage::carried,
+                                  typename fold<Acc, Cs...>::type, Acc>;
+  using type = typename frontier_of<Facts, here, type_list<Rest...>>::type;
+};
+
+// The plan of a body whose traced step yields the nodes Outs... (carries, then emitted).
+template <class Facts, class... Outs>
+struct hoist_plan {
+  using nodes = typename topo<type_list<>, Outs...>::type;
+  static constexpr bool foreign = (node_stage<Facts, Outs>::foreign || ...);
+  template <class A, class O>
+  using out_step = typename add_frontier<Facts, A, O>::type;
+  using inner = typename frontier_of<Facts, type_list<>, nodes>::type;
+  using frontier = typename decltype([]<class... Os>(type_list<Os...>*) {
+    auto acc = static_cast<inner*>(nullptr);
+    ((acc = static_cast<out_step<std::remove_pointer_t<decltype(acc)>, Os>*>(nullptr)), ...);
+    return std::type_identity<std::remove_pointer_t<decltype(acc)>>{};
+  }(static_cast<type_list<Outs...>*>(nullptr)))::type;
+  static constexpr bool useful = !foreign && frontier::size > 0;
+};
+
+// ---- Staged values: the body run on them computes or looks up each node. ------------------
+
+// How a staged value holds its node: computed (value), not computed yet (a thunk), or not
+// computed in this pass (the hoisting pass skips carried and blocked nodes).
+enum class stage_hold : unsigned char { ready, deferred, absent };
+
+struct no_value {};
+
+// The node N of a staged run Ctx, held as H, with value V. A symbol's node: every public op
+// on symbols takes it, and symbolic_apply_with sends it to staged_apply.
+template <class N, class Ctx, stage_hold H, class V>
+struct staged {
+  using value_type = typename N::value_type;
+  using dims = typename N::dims;
+  using node = N;
+  using context = Ctx;
+  static constexpr stage_hold holding = H;
+  V value;
+  Ctx* ctx;
+};
+
+// An op not computed yet: its eager form and its operands (staged values or what they read).
+template <class Eager, class... Ops>
+struct thunk {
+  Eager eager;
+  std::tuple<Ops...> operands;
+};
+
+// A captured tensor an op reads (by address: it outlives the scan call).
+template <class T>
+struct tensor_ref {
+  const T* p;
+};
+
+template <class X>
+struct plain_node {
+  using type = node_of_t<X>;
+};
+template <class N, class Ctx, stage_hold H, class V>
+struct plain_node<symbol<staged<N, Ctx, H, V>>> {
+  using type = N;
+};
+// The node type an operand stands for in the body's graph.
+template <class X>
+using plain_node_t = typename plain_node<std::remove_cvref_t<X>>::type;
+
+// The hoisted values of one scan call and the per-iteration state of the staged run.
+template <class Facts, class Frontier>
+struct stage_store;
+template <class Facts, class... Fs>
+struct stage_store<Facts, type_list<Fs...>> {
+  using d = typename Facts::dim;
+  // A hoisted node's value: over D first when it varies, else as it is.
+  template <class N>
+  using stored_t = std::conditional_t<
+      stage_v<Facts, N> == stage::varying,
+      tensor_of_list_t<typename N::value_type, list_concat_t<dim_list<d>, typename N::dims>>,
+      tensor_for_t<N>>;
+  std::tuple<std::vector<std::unique_ptr<const stored_t<Fs>>>...> values;
+  std::array<std::size_t, sizeof...(Fs)> taken{};
+  template <class N>
+  static constexpr std::size_t index = [] {
+    std::size_t i = 0, found = 0;
+    ((std::is_same_v<N, Fs> ? found = i++ : i++), ...);
+    return found;
+  }();
+};
+
+// Tensors made while the body runs (materialised nodes), kept until the step is consumed.
+struct stage_arena {
+  std::vector<std::shared_ptr<const void>> kept;
+  template <class T>
+  const T& keep(T&& t) {
+    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
+    const auto& r = *p;
+    kept.push_back(std::move(p));
+    return r;
+  }
+};
+
+// One staged run: Hoisting (the pass before the loop) or the loop; Facts and the plan's
+// frontier; position is the iteration's position along D.
+template <bool Hoisting, class Facts, class Frontier>
+struct stage_context {
+  static constexpr bool hoisting = Hoisting;
+  using facts = Facts;
+  using frontier = Frontier;
+  using store_type = stage_store<Facts, Frontier>;
+  store_type* store;
+  stage_arena* arena;
+  std::size_t position = 0;
+};
+
+template <class Ctx, class N>
+inline constexpr bool in_frontier_v = contains_v<N, typename Ctx::frontier>;
+
+// A value that outlives the op that made it: tensors go to the arena (and are read by view);
+// views and lazy expressions are held by value.
+template <class Ctx, class V>
+auto settle(Ctx* ctx, V&& v) {
+  if constexpr (is_tensor_v<std::remove_cvref_t<V>>)
+    return ctx->arena->keep(std::forward<V>(v)).view();
+  else return std::remove_cvref_t<V>(std::forward<V>(v));
+}
+
+template <class N, class Ctx, stage_hold H, class V>
+symbol<staged<N, Ctx, H, std::remove_cvref_t<V>>> make_staged(Ctx* ctx, V&& v) {
+  return {{std::forward<V>(v), ctx}};
+}
+template <class N, class Ctx>
+symbol<staged<N, Ctx, stage_hold::absent, no_value>> absent_staged(Ctx* ctx) {
+  return {{no_value{}, ctx}};
+}
+
+// What a thunk keeps of an operand: a staged value as is, a captured tensor by address (an
+// rvalue tensor in the arena), anything else (views, expressions, scalars) by value.
+template <class Ctx, class X>
+auto keep_operand(Ctx* ctx, X&& x) {
+  using x_t = std::remove_cvref_t<X>;
+  if constexpr (is_staged_v<x_t>) return x_t(x);
+  else if constexpr (is_tensor_v<x_t> && std::is_lvalue_reference_v<X>) return tensor_ref<x_t>{&x};
+  else if constexpr (is_tensor_v<x_t>) return tensor_ref<x_t>{&ctx->arena->keep(std::move(x))};
+  else return x_t(std::forward<X>(x));
+}
+
+template <class Ctx, class K>
+decltype(auto) force(Ctx* ctx, const K& k);
+
+// The value of a kept operand, computed if it is a thunk: a prvalue, or a captured tensor by
+// reference (the op's node then holds it by reference).
+template <class Ctx, class K>
+decltype(auto) operand_value(Ctx* ctx, const K& k) {
+  if constexpr (is_staged_v<K>) {
+    if constexpr (K::node_type::holding == stage_hold::ready)
+      return std::remove_cvref_t<decltype(k.node.value)>(k.node.value);
+    else return force(ctx, k.node.value);
+  } else if constexpr (requires { k.p; }) {
+    return static_cast<const std::remove_cvref_t<decltype(*k.p)>&>(*k.p);
+  } else {
+    return K(k);
+  }
+}
+
+template <class Ctx, class K>
+decltype(auto) force(Ctx* ctx, const K& k) {
+  return settle(ctx, std::apply(
+                         [&](const auto&... ops) -> decltype(auto) {
+                           return k.eager(operand_value(ctx, ops)...);
+                         },
+                         k.operands));
+}
+
+// The hoisting pass: a carried op (or the step) takes the staged value x; if x's node is on
+// the frontier, its value over all iterations is stored.
+template <class Ctx, class X>
+void store_if_hoisted(Ctx* ctx, const X& x) {
+  if constexpr (is_staged_v<X>) {
+    using n = typename X::node_type::node;
+    if constexpr (in_frontier_v<Ctx, n> && X::node_type::holding != stage_hold::absent) {
+      using store_t = typename Ctx::store_type;
+      using out_t = typename store_t::template stored_t<n>;
+      auto& vec = std::get<store_t::template index<n>>(ctx->store->values);
+      vec.push_back(std::make_unique<const out_t>(operand_value(ctx, x)));
+    }
+  }
+}
+
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_hoist_mismatch(std::size_t k,
+                                                                           std::size_t have) {
+  throw error("scan",
+              "hoisting: the body took hoisted value " + std::to_string(k) +
+                  " of a kind, but the "
+                  "pass before the loop made " +
+                  std::to_string(have) +
+                  " (the body must compute the same ops every iteration; use dg::no_hoist)");
+}
+
+// The loop: the value a carried op (or the step) reads for the staged value x: its hoisted
+// value at this iteration's position when its node is on the frontier, else its own value.
+template <class Ctx, class X>
+decltype(auto) loop_operand(Ctx* ctx, X&& x) {
+  using x_t = std::remove_cvref_t<X>;
+  if constexpr (is_staged_v<x_t>) {
+    using n = typename x_t::node_type::node;
+    if constexpr (in_frontier_v<Ctx, n>) {
+      using store_t = typename Ctx::store_type;
+      constexpr std::size_t idx = store_t::template index<n>;
+      auto& vec = std::get<idx>(ctx->store->values);
+      const std::size_t k = ctx->store->taken[idx]++;
+      if (k >= vec.size()) throw_hoist_mismatch(k, vec.size());
+      const auto& t = *vec[k];
+      if constexpr (stage_v<typename Ctx::facts, n> == stage::varying)
+        return t[dimgraph::at<typename Ctx::facts::dim>(ctx->position)];
+      else return t.view();
+    } else {
+      return operand_value(ctx, x);
+    }
+  } else if constexpr (is_tensor_v<x_t> && std::is_lvalue_reference_v<X>) {
+    return static_cast<const x_t&>(x);
+  } else if constexpr (is_tensor_v<x_t>) {
+    return ctx->arena->keep(std::move(x)).view();
+  } else {
+    return x_t(std::forward<X>(x));
+  }
+}
+
+// The context of the first staged operand.
+template <class... Xs>
+struct first_staged;
+template <class X, class... Xs>
+struct first_staged<X, Xs...> {
+  using type = typename first_staged<Xs...>::type;
+};
+template <class N, class Ctx, stage_hold H, class V, class... Xs>
+struct first_staged<symbol<staged<N, Ctx, H, V>>, Xs...> {
+  using type = Ctx;
+};
+template <class... Xs>
+auto* context_of(const Xs&... xs) {
+  using ctx_t = typename first_staged<std::remove_cvref_t<Xs>...>::type;
+  ctx_t* found = nullptr;
+  [[maybe_unused]] auto one = [&]<class X>(const X& x) {
+    if constexpr (is_staged_v<X>)
+      if (!found) found = x.node.ctx;
+  };
+  (one(xs), ...);
+  return found;
+}
+
+// Op over xs, at least one of them staged: the node's type is the one the traced graph has;
+// in the loop a carried node is computed (reading hoisted nodes where it takes them) and a
+// node that depends on no carry waits as a thunk (the frontier's are never computed there);
+// in the pass before the loop, carried nodes are skipped and the frontier's values stored.
+template <class Op, class Eager, class... Xs>
+auto staged_apply(Eager eager, Xs&&... xs) {
+  using result = decltype(eager(std::declval<stand_in_t<Xs>>()...));
+  auto* ctx = context_of(xs...);
+  using ctx_t = std::remove_pointer_t<decltype(ctx)>;
+  using facts = typename ctx_t::facts;
+  if constexpr (poisoned<result>) {
+    return invalid_expr{};
+  } else if constexpr (is_tuple_v<result>) {
+    // Several results (split): computed at once in the loop, skipped before it.
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      using parts =
+          std::tuple<op_node<Op, value_t<std::tuple_element_t<Is, result>>,
+                             dims_t<std::tuple_element_t<Is, result>>, plain_node_t<Xs>...>...>;
+      if constexpr (ctx_t::hoisting) {
+        (store_if_hoisted(ctx, xs), ...);
+        return std::tuple{absent_staged<std::tuple_element_t<Is, parts>>(ctx)...};
+      } else {
+        auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
+            loop_operand(ctx, std::forward<Xs>(xs))...};
+        auto r = std::apply(eager, std::move(values));
+        return std::tuple{make_staged<std::tuple_element_t<Is, parts>, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, std::get<Is>(std::move(r))))...};
+      }
+    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+  } else {
+    using n = op_node<Op, value_t<result>, dims_t<result>, plain_node_t<Xs>...>;
+    constexpr stage s = stage_v<facts, n>;
+    if constexpr (s == stage::varying || s == stage::invariant) {
+      using t = thunk<Eager, decltype(keep_operand(ctx, std::forward<Xs>(xs)))...>;
+      return make_staged<n, ctx_t, stage_hold::deferred>(
+          ctx, t{std::move(eager), {keep_operand(ctx, std::forward<Xs>(xs))...}});
+    } else if constexpr (ctx_t::hoisting) {
+      if constexpr (s == stage::carried) (store_if_hoisted(ctx, xs), ...);
+      return absent_staged<n>(ctx);
+    } else {
+      // (Braced: the operands are read left to right, as the pass before the loop stored them.)
+      auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
+          loop_operand(ctx, std::forward<Xs>(xs))...};
+      if constexpr (batchable_op(Op::name.view())) {
+        return make_staged<n, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, std::apply(eager, std::move(values))));
+      } else {
+        // An op whose eager form may not forward its operands: evaluated while they live.
+        return make_staged<n, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, eval(std::apply(eager, std::move(values)))));
+      }
+    }
+  }
+}
+
+// dg::eval of a staged value: in the loop, a carried value is materialised (it is read more
+// than once) and a thunk stays one that materialises when forced; before the loop, a value
+// over all iterations is materialised now.
+template <class N, class Ctx, stage_hold H, class V>
+auto eval_staged(const symbol<staged<N, Ctx, H, V>>& x) {
+  Ctx* ctx = x.node.ctx;
+  if constexpr (H == stage_hold::absent) {
+    return x;
+  } else if constexpr (H == stage_hold::ready) {
+    if constexpr (is_view_v<V>) return x;
+    else return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(x.node.value)));
+  } else if constexpr (Ctx::hoisting) {
+    return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(force(ctx, x.node.value))));
+  } else {
+    auto materialise = [](auto&& v) { return eval(std::forward<decltype(v)>(v)); };
+    using t = thunk<decltype(materialise), symbol<staged<N, Ctx, H, V>>>;
+    return make_staged<N, Ctx, stage_hold::deferred>(ctx, t{materialise, {x}});
+  }
+}
+
+// The value the step gets for an output: in the loop, computed (or looked up); before it,
+// stored when hoisted.
+template <class Ctx, class X>
+auto step_value(Ctx* ctx, X&& x) {
+  if constexpr (Ctx::hoisting) {
+    store_if_hoisted(ctx, x);
+    return no_value{};
+  } else if constexpr (is_staged_v<std::remove_cvref_t<X>>) {
+    return held_value(loop_operand(ctx, std::forward<X>(x)));
+  } else {
+    return held_value(std::forward<X>(x));
+  }
+}
+
+// A step of staged values as one of plain values (in the loop), or run for its stores (before it).
+template <class Ctx, class Cs, class Es>
+auto unstage_step(Ctx* ctx, scan_step<Cs, Es>&& r) {
+  // (Braced: carries, then emitted values, left to right, in both passes.)
+  auto all = std::apply(
+      [&](auto&... cs) {
+        return std::apply(
+            [&](auto&... es) {
+              return std::tuple<decltype(step_value(ctx, std::move(cs)))...,
+                                decltype(step_value(ctx, std::move(es)))...>{
+                  step_value(ctx, std::move(cs))..., step_value(ctx, std::move(es))...};
+            },
+            r.emits.values);
+      },
+      r.carries.values);
+  constexpr std::size_t nc = std::tuple_size_v<decltype(r.carries.values)>;
+  constexpr std::size_t ne = std::tuple_size_v<decltype(r.emits.values)>;
+  return [&]<std::size_t... Ci, std::size_t... Ei>(std::index_sequence<Ci...>,
+                                                   std::index_sequence<Ei...>) {
+    using c_t = carry_values<std::tuple_element_t<Ci, decltype(all)>...>;
+    using e_t = emit_values<std::tuple_element_t<nc + Ei, decltype(all)>...>;
+    return scan_step<c_t, e_t>{c_t{{std::get<Ci>(std::move(all))...}},
+                               e_t{{std::get<nc + Ei>(std::move(all))...}}};
+  }(std::make_index_sequence<nc>{}, std::make_index_sequence<ne>{});
+}
+
+// The hoisting of the eager scan Run over D of Body: its plan from the body traced on symbols,
+// and the staged arguments of its two passes.
+template <class D, class Body, class Run, class Is = std::make_index_sequence<Run::input_count>>
+struct scan_hoisting;
+template <class D, class Body, class Run, std::size_t... Ks>
+struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
+  // (A sliced input's index is replaced by one no argument has.)
+  template <std::size_t K>
+  static constexpr std::size_t carried_index = Run::is_sliced[K] ? Run::input_count : K;
+  using facts = scan_facts<D, carried_index<Ks>...>;
+  using traced = body_call<true, Body, typename Run::args, std::index_sequence<Ks...>>;
+  template <class R>
+  struct plan_of {
+    static constexpr bool valid = false;
+    using frontier = type_list<>;
+  };
+  template <class... Cs, class... Es>
+    requires((symbolic<Cs> && ...) && (symbolic<Es> && ...))
+  struct plan_of<scan_step<carry_values<Cs...>, emit_values<Es...>>> {
+    using plan = hoist_plan<facts, typename Cs::node_type..., typename Es::node_type...>;
+    static constexpr bool valid = plan::useful;
+    using frontier = typename plan::frontier;
+  };
+  using plan = plan_of<typename traced::result>;
+  static constexpr bool enabled = traced::invocable && plan::valid && Run::same_plain_walks;
+  using frontier = typename plan::frontier;
+  using hoist_context = stage_context<true, facts, frontier>;
+  using loop_context = stage_context<false, facts, frontier>;
+  using store_type = typename hoist_context::store_type;
+
+  template <std::size_t K>
+  using node_t = typename arg_symbol<carry_type_t<at_t<K, typename Run::args>>, K>::type::node_type;
+
+  template <class X>
+  static auto const_view_of(const X& x) {
+    if constexpr (is_tensor_v<X>) return x.view();
+    else return x;
+  }
+
+  // Before the loop: a sliced input is its whole operand; a carry is not there.
+  template <std::size_t K, class Inputs>
+  static auto hoist_arg(hoist_context* ctx, const Inputs& in) {
+    if constexpr (Run::is_sliced[K])
+      return make_staged<node_t<K>, hoist_context, stage_hold::ready>(
+          ctx, const_view_of(std::get<K>(in).operand));
+    else return absent_staged<node_t<K>>(ctx);
+  }
+  // In the loop: the slice, or a view of the carry.
+  template <std::size_t K, class Slices, class State>
+  static auto loop_arg(loop_context* ctx, const Slices& slices, const State& state) {
+    if constexpr (Run::is_sliced[K])
+      return make_staged<node_t<K>, loop_context, stage_hold::ready>(
+          ctx, std::get<Run::group_index[K]>(slices));
+    else
+      return make_staged<node_t<K>, loop_context, stage_hold::ready>(
+          ctx, const_view_of(std::get<Run::group_index[K]>(state)));
+  }
+};
+
+}  // namespace detail
+
+template <class N, class Ctx, detail::stage_hold H, class V>
+auto eval(const symbol<detail::staged<N, Ctx, H, V>>& x) {
+  return detail::eval_staged(x);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/hoist.hpp
 // ---- begin dimgraph/graph/scan_ragged.hpp
 // dg::scan over a ragged dim: every batch row runs for its own length (see dg::scan).
 
@@ -14519,11 +15518,26 @@ std::string scan_attributes() {
 
 }  // namespace detail
 
-// A scan over D: call it on the inputs. See dg::scan.
-template <class D, class Unroll, class Body>
+// A scan over D: call it on the inputs. See dg::scan. Hoist: compute the nodes of the body that
+// depend on no carry before the loop (dg::hoist).
+template <class D, class Unroll, class Body, bool Hoist = false>
 class scan_fn {
  public:
   explicit scan_fn(Body body) : body_(std::move(body)) {}
+
+  // The nodes of the body's graph a call on inputs of the types Xs computes once, before the
+  // loop (a detail::type_list of node types; empty when the scan does not hoist them).
+  template <class... Xs>
+  using hoisted_nodes = typename decltype([] {
+    using run = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
+    if constexpr (!Hoist || run::ragged) {
+      return std::type_identity<detail::type_list<>>{};
+    } else {
+      using h = detail::scan_hoisting<D, Body, run>;
+      if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
+      else return std::type_identity<detail::type_list<>>{};
+    }
+  }())::type;
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
@@ -14665,7 +15679,14 @@ class scan_fn {
 //           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
 //           captures, or an op in it) is not known without running the body: it gets its
 //           smallest extent (0 for a dynamic dim).
-//  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+//  Options  dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time;
+//           dg::hoist: the body is traced once on symbols and each node that depends on no carry
+//           and holds a contraction (graph/hoist.hpp) is computed before the loop for every
+//           iteration at once (the same ops over the whole sliced input, D a batch dim), then
+//           read back by position: equal results, one GEMM instead of a GEMV per step. Needs a
+//           traceable body (dg ops on its arguments and captured tensors); used when every
+//           sliced input walks D alike one position at a time, not for ragged scans.
+//           dg::no_hoist: the naive schedule (the default unless DIMGRAPH_CONFIG_SCAN_HOIST).
 // Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
 // arguments of the slices' and carries' tensor types as a sub-graph; the result is a
@@ -14695,17 +15716,41 @@ class scan_fn {
 // After a mistake in the body (reported where it was made) or one of these, the result is the
 // stand-in of a reported mistake, one per result when the body's step says how many, which
 // later ops and structured bindings take silently.
-template <dimension D, class Unroll = unroll<1>, class Body>
-scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
+namespace detail {
+template <class O>
+inline constexpr bool is_unroll_option_v = std::is_same_v<O, unroll_all> || requires { O::factor; };
+// The unroll option among Options (unroll<1> without one).
+template <class... Options>
+struct unroll_option {
+  using type = unroll<1>;
+};
+template <class O, class... Options>
+struct unroll_option<O, Options...> {
+  using type =
+      std::conditional_t<is_unroll_option_v<O>, O, typename unroll_option<Options...>::type>;
+};
+template <class... Options>
+inline constexpr bool hoist_option_v =
+    (std::is_same_v<Options, hoist> || ...) ||
+    (DIMGRAPH_CONFIG_SCAN_HOIST && !(std::is_same_v<Options, no_hoist> || ...));
+}  // namespace detail
+
+template <dimension D, class... Options, class Body>
+auto scan(Body body) {
+  static_assert(((detail::is_unroll_option_v<Options> || std::is_same_v<Options, hoist> ||
+                  std::is_same_v<Options, no_hoist>)&&...),
+                "dimgraph: scan: an option must be dg::unroll<K>, dg::unroll_all, dg::hoist or "
+                "dg::no_hoist");
   static_assert(
-      std::is_same_v<Unroll, unroll_all> || requires { Unroll::factor; },
-      "dimgraph: scan: the second argument must be dg::unroll<K> or dg::unroll_all");
-  return scan_fn<std::remove_cvref_t<D>, Unroll, Body>(std::move(body));
+      !((std::is_same_v<Options, hoist> || ...) && (std::is_same_v<Options, no_hoist> || ...)),
+      "dimgraph: scan: dg::hoist and dg::no_hoist both given");
+  return scan_fn<std::remove_cvref_t<D>, typename detail::unroll_option<Options...>::type, Body,
+                 detail::hoist_option_v<Options...>>(std::move(body));
 }
 
-template <class D, class Unroll, class Body>
+template <class D, class Unroll, class Body, bool Hoist>
 template <class Run, class Inputs>
-auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
+auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   using iter = typename Run::iter;
   constexpr std::size_t slice_count = Run::sliced::size;
   constexpr std::size_t carry_count = Run::carried::size;
@@ -14730,15 +15775,8 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
   }(std::make_index_sequence<carry_count>{});
   outputs_t outs;
 
-  auto once = [&](std::size_t i) {
-    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
-    }(std::make_index_sequence<slice_count>{});
-    auto r = detail::at_iteration(i, [&] {
-      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
-      }(std::make_index_sequence<Run::input_count>{});
-    });
+  // The step r of iteration i: its emitted values into the outputs, its carries into the state.
+  auto consume = [&](std::size_t i, auto& r) {
     const std::size_t slot = walks[0].slot(i);
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       // (Inlined: the check of the emitted extents would make GCC call it out of line.)
@@ -14759,8 +15797,64 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
       return state_t(std::move(std::get<Cs>(r.carries.values))...);
     }(std::make_index_sequence<carry_count>{});
   };
+  auto slices_at = [&](std::size_t i) {
+    return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
+    }(std::make_index_sequence<slice_count>{});
+  };
+  auto once = [&](std::size_t i) {
+    const auto slices = slices_at(i);
+    auto r = detail::at_iteration(i, [&] {
+      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+      }(std::make_index_sequence<Run::input_count>{});
+    });
+    consume(i, r);
+  };
   constexpr slicing s = Run::first::slicing_value;
-  detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
+  bool done = false;
+  if constexpr (Hoist && !Run::ragged) {
+    using hoisting = detail::scan_hoisting<D, Body, Run>;
+    if constexpr (hoisting::enabled) {
+      // Hoisted when every sliced input walks the same positions of D.
+      bool same_walks = n > 0;
+      [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+        const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
+        ((same_walks = same_walks && std::get<pos[Ss]>(in).operand.template extent<D>() == extent0),
+         ...);
+      }(std::make_index_sequence<slice_count>{});
+      if (same_walks) {
+        typename hoisting::store_type store;
+        detail::stage_arena arena;
+        // The pass before the loop: the body on the whole sliced inputs.
+        {
+          typename hoisting::hoist_context ctx{&store, &arena, 0};
+          auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            return body_(hoisting::template hoist_arg<Ks>(&ctx, in)...);
+          }(std::make_index_sequence<Run::input_count>{});
+          detail::unstage_step(&ctx, std::move(r));
+        }
+        auto staged_once = [&](std::size_t i) {
+          const auto slices = slices_at(i);
+          typename hoisting::loop_context ctx{&store, &arena, walks[0].window(i)};
+          store.taken = {};
+          auto r = detail::at_iteration(i, [&] {
+            auto staged = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+              return body_(hoisting::template loop_arg<Ks>(&ctx, slices, state)...);
+            }(std::make_index_sequence<Run::input_count>{});
+            return detail::unstage_step(&ctx, std::move(staged));
+          });
+          consume(i, r);
+          arena.kept.clear();
+        };
+        detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
+            n, staged_once);
+        done = true;
+      }
+    }
+  }
+  if (!done)
+    detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
   return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
@@ -15233,362 +16327,6 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
 }  // namespace dimgraph
 // ---- end dimgraph/graph/if.hpp
 
-// ---- begin dimgraph/graph/ops.hpp
-// The public ops on symbolic values: each records a node whose type is what the op gives on
-// tensors, so a traced function checks and types exactly as it does when run eagerly.
-
-
-
-namespace dimgraph {
-
-// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
-#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                                      \
-  template <class A, class B>                                                                     \
-    requires detail::symbolic_operands<A, B>                                                      \
-  auto DECL(const A& a, const B& b) {                                                             \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& x, auto&& y) { return DECL(x, y); }, a, \
-                                                b);                                               \
-  }
-DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
-DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
-DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
-DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
-DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
-DIMGRAPH_SYMBOLIC_BINARY(min, "min")
-DIMGRAPH_SYMBOLIC_BINARY(max, "max")
-DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
-DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
-DIMGRAPH_SYMBOLIC_BINARY(less, "less")
-DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
-DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
-DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
-DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
-DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
-DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
-#undef DIMGRAPH_SYMBOLIC_BINARY
-
-// Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                           \
-  template <symbolic X>                                                               \
-  auto DECL(const X& x) {                                                             \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(y); }, x); \
-  }
-DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
-DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
-DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
-DIMGRAPH_SYMBOLIC_UNARY(log, "log")
-DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
-DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
-DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
-DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
-DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
-DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
-DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
-DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
-DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
-DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
-DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
-DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
-#undef DIMGRAPH_SYMBOLIC_UNARY
-
-// where(c, a, b) with a symbolic operand.
-template <class C, class A, class B>
-  requires detail::symbolic_operands<C, A, B>
-auto where(const C& c, const A& a, const B& b) {
-  return detail::symbolic_apply<op_tag<"where">>(
-      [](auto&& x, auto&& y, auto&& z) { return where(x, y, z); }, c, a, b);
-}
-
-// cast<T>(x).
-template <class T, symbolic X>
-auto cast(const X& x) {
-  return detail::symbolic_apply<op_tag<"cast", T>>([](auto&& y) { return cast<T>(y); }, x);
-}
-
-// Reductions and the softmax family over named dims: the dims are the node's attributes.
-#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                                                 \
-  template <PARAMS, symbolic X>                                                                    \
-  auto NAME(const X& x) {                                                                          \
-    return detail::symbolic_apply<op_tag<#NAME, ARGS>>([](auto&& y) { return NAME<ARGS>(y); }, x); \
-  }
-#define DIMGRAPH_PACK class... Rs
-#define DIMGRAPH_ONE class D
-DIMGRAPH_SYMBOLIC_OVER(sum, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(prod, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(mean, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(max, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(min, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(any, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(all, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(logsumexp, DIMGRAPH_PACK, Rs...)
-DIMGRAPH_SYMBOLIC_OVER(softmax, DIMGRAPH_ONE, D)
-DIMGRAPH_SYMBOLIC_OVER(log_softmax, DIMGRAPH_ONE, D)
-DIMGRAPH_SYMBOLIC_OVER(argmax, DIMGRAPH_ONE, D)
-DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
-#undef DIMGRAPH_PACK
-#undef DIMGRAPH_ONE
-#undef DIMGRAPH_SYMBOLIC_OVER
-
-// dot<Ks...>(a, b) with a symbolic operand.
-template <class... Ks, class A, class B>
-  requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
-auto dot(const A& a, const B& b) {
-  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
-      [](auto&& x, auto&& y) { return dot<Ks...>(x, y); }, a, b);
-}
-
-// Structural ops. The views (rename, split, split_dims, slice, permute) and the copies
-// (merge_dims, concat, pad, gather, one_hot) alike become one node each.
-template <dimension Old, dimension New, symbolic X>
-auto rename(X&& x) {
-  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
-      [](auto&& y) { return rename<Old, New>(y); }, x);
-}
-template <class... Ps, symbolic X>
-auto permute(X&& x) {
-  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
-      [](auto&& y) { return permute<Ps...>(y); }, x);
-}
-template <dimension A, dimension B, symbolic X>
-auto merge_dims(X&& x) {
-  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
-      [](auto&& y) { return merge_dims<A, B>(y); }, x);
-}
-// (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
-// eager overload's, so only a more specialised parameter type wins overload resolution.)
-template <dimension... Parts, class N, class... Es>
-auto split(const symbol<N>& x, extent_arg<Es>...) {
-  return detail::symbolic_apply<op_tag<"split", Parts...>>(
-      [](auto&& y) { return split<Parts...>(y, extent<Es>(0)...); }, x);
-}
-template <dimension... Parts, class N, class... Es>
-auto split(symbol<N>&& x, extent_arg<Es>... e) {
-  return split<Parts...>(static_cast<const symbol<N>&>(x), e...);
-}
-template <dimension A, dimension B, symbolic X, class... Es>
-auto split_dims(X&& x, extent_arg<Es>...) {
-  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
-      [](auto&& y) { return split_dims<A, B>(y, extent<Es>(1)...); }, x);
-}
-
-namespace detail {
-inline std::string slice_bound_text(slice_index i) {
-  return i.is_none ? std::string("none") : std::to_string(i.value);
-}
-inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t stride) {
-  return "start=" + slice_bound_text(start) + ", end=" + slice_bound_text(end) +
-         ", stride=" + std::to_string(stride);
-}
-}  // namespace detail
-
-template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
-          symbolic X>
-auto slice(X&& x) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
-      detail::slice_text(Start, End, Stride),
-      [](auto&& y) { return slice<A, Start, End, Stride>(y); }, x);
-}
-template <dimension A, symbolic X>
-auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
-      detail::slice_text(start, end, stride), [](auto&& y) { return slice<A>(y, 0, none, 1); }, x);
-}
-namespace detail {
-template <class N>
-struct pad_value<symbol<N>> {
-  using type = typename N::value_type;
-};
-}  // namespace detail
-template <dimension A, std::size_t Before, std::size_t After, symbolic X>
-auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
-  return detail::symbolic_apply_with<op_tag<"pad", A>>(
-      "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
-          ", value=" + detail::element_text(value),
-      [](auto&& y) { return pad<A, Before, After>(y); }, x);
-}
-template <class... As, class... Xs>
-  requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
-auto concat(along_arg<As, Xs>... parts) {
-  return detail::symbolic_apply<op_tag<"concat", As...>>(
-      [](auto&&... ys) { return concat(along<As>(ys)...); }, parts.operand...);
-}
-template <class Table, class Idx>
-  requires detail::symbolic_operands<Table, Idx>
-auto gather(const Table& table, const Idx& idx) {
-  return detail::symbolic_apply<op_tag<"gather">>([](auto&& t, auto&& i) { return gather(t, i); },
-                                                  table, idx);
-}
-template <class T = float, symbolic Idx, class... Es>
-auto one_hot(const Idx& idx, extent_arg<Es>...) {
-  return detail::symbolic_apply<op_tag<"one_hot", T>>(
-      [](auto&& i) { return one_hot<T>(i, extent<Es>(1)...); }, idx);
-}
-
-// eval(x) of a symbol is the symbol: a traced function may materialise where it likes.
-template <symbolic X>
-X eval(const X& x) {
-  return x;
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/graph/ops.hpp
-// ---- begin dimgraph/graph/trace.hpp
-// dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
-
-
-
-namespace dimgraph {
-
-namespace detail {
-
-// L with N appended unless it is there already.
-template <class L, class N>
-struct append_unique;
-template <class... Ds, class N>
-struct append_unique<type_list<Ds...>, N> {
-  using type =
-      std::conditional_t<(std::is_same_v<Ds, N> || ...), type_list<Ds...>, type_list<Ds..., N>>;
-};
-
-// Every node type reachable from Ns, each once, operands before the nodes that use them.
-template <class Acc, class... Ns>
-struct topo;
-template <class Acc>
-struct topo<Acc> {
-  using type = Acc;
-};
-template <class Acc, class N, class R, class... Rest>
-struct topo<Acc, N, R, Rest...> {
-  using type = typename topo<typename topo<Acc, N>::type, R, Rest...>::type;
-};
-template <class... Done, class N>
-struct topo<type_list<Done...>, N> {
-  using type = typename append_unique<type_list<Done...>, N>::type;
-};
-template <class... Done, class Op, class T, class Dims, class... Cs>
-struct topo<type_list<Done...>, op_node<Op, T, Dims, Cs...>> {
-  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
-                                      op_node<Op, T, Dims, Cs...>>::type;
-};
-template <class... Done, class Op, class Results, class Bodies, class... Cs>
-struct topo<type_list<Done...>, region_node<Op, Results, Bodies, Cs...>> {
-  using type = typename append_unique<typename topo<type_list<Done...>, Cs...>::type,
-                                      region_node<Op, Results, Bodies, Cs...>>::type;
-};
-template <class... Done, std::size_t K, class Region>
-struct topo<type_list<Done...>, result_node<K, Region>> {
-  using type = typename append_unique<typename topo<type_list<Done...>, Region>::type,
-                                      result_node<K, Region>>::type;
-};
-
-template <class Input, std::size_t I>
-struct input_symbol;
-template <class T, class... Ds, std::size_t I>
-struct input_symbol<input<T, Ds...>, I> {
-  using type = symbol<input_node<I, T, Ds...>>;
-};
-
-// A run-time argument fits an input when it is an expression of the same element type over
-// the same set of dims.
-template <class Arg, class Input>
-inline constexpr bool fits_input_v =
-    expression<Arg> && std::is_same_v<value_t<Arg>, typename Input::value_type> &&
-    list_same_set_v<dims_t<Arg>, typename Input::dims>;
-
-}  // namespace detail
-
-// A traced graph. Its type is the graph:
-//   inputs      std::tuple of the tensor types it takes,
-//   outputs     std::tuple of the tensor types it returns (output_t<I>: one of them),
-//   nodes       detail::type_list of its node types, each once, inputs first, in an order
-//               where a node follows its operands (scalars and constants of one type share
-//               a node type: the listing tells them apart).
-// g(args...) runs the traced function on tensors (the compiled, fused kernels; the
-// arguments must match the inputs' element types and dim sets) and returns its output(s)
-// as tensors. `operator<<` prints the listing; dg::to_dot writes Graphviz.
-template <class Fn, class Inputs, class OutputNodes>
-class graph;
-
-template <class Fn, class... Inputs, class... Outs>
-class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
- public:
-  using inputs = std::tuple<detail::tensor_for_t<Inputs>...>;
-  using outputs = std::tuple<detail::tensor_for_t<Outs>...>;
-  template <std::size_t I>
-  using output_t = std::tuple_element_t<I, outputs>;
-  using input_nodes = std::tuple<Inputs...>;
-  using output_nodes = std::tuple<Outs...>;
-  using nodes = typename detail::topo<detail::type_list<Inputs...>, Outs...>::type;
-  static constexpr std::size_t input_count = sizeof...(Inputs);
-  static constexpr std::size_t output_count = sizeof...(Outs);
-
-  graph(Fn fn, output_nodes outs) : fn_(std::move(fn)), outs_(std::move(outs)) {}
-
-  // Runs the function on tensors; one output is returned as a tensor, several as a tuple.
-  template <class... Args>
-  auto operator()(const Args&... args) const {
-    constexpr bool count_ok = sizeof...(Args) == sizeof...(Inputs);
-    static_assert(count_ok, "dimgraph: graph: wrong number of arguments");
-    if constexpr (count_ok) {
-      constexpr bool fit = (detail::fits_input_v<Args, Inputs> && ...);
-      DIMGRAPH_REQUIRE(
-          fit, "dimgraph: graph: an argument's element type or dims differ from its input's",
-          detail::operand_role_t<"argument", Args>..., detail::operand_role_t<"input", Inputs>...);
-      if constexpr (fit) return materialize_outputs(fn_(args...));
-      else return detail::invalid_expr{};
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-
-  const output_nodes& output_node_values() const { return outs_; }
-
- private:
-  template <class R>
-  static auto materialize_outputs(R&& r) {
-    if constexpr (sizeof...(Outs) == 1) {
-      return output_t<0>(std::forward<R>(r));
-    } else {
-      return std::apply(
-          [](auto&&... xs) {
-            return outputs(detail::tensor_for_t<Outs>(std::forward<decltype(xs)>(xs))...);
-          },
-          std::forward<R>(r));
-    }
-  }
-
-  Fn fn_;
-  output_nodes outs_;
-};
-
-// trace(fn, dg::input<T, Ds...>{}...): calls fn once on symbols of the inputs and records
-// what it computes. fn must be generic (auto parameters; take them as `const auto&` so that
-// the same fn, run on tensors, returns expressions over the caller's tensors) and return one
-// value or a std::tuple/std::pair of values. Tensors it captures become constants; dg::if_
-// and dg::scan inside it become nodes holding their branches or body as sub-graphs. As for
-// any lazy expression, one over a tensor local to fn must be dg::eval'd before fn returns
-// it (dg::eval of a symbol is the symbol, so the traced graph is unchanged).
-template <class Fn, class... Inputs>
-auto trace(Fn fn, Inputs...) {
-  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-    using result = decltype(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
-    using outs = detail::traced_outputs<std::remove_cvref_t<result>>;
-    // (A mistake inside fn was reported where it happened: no second message.)
-    static_assert(outs::valid || outs::poisoned,
-                  "dimgraph: trace: the function must return a value computed from its inputs, "
-                  "or a std::tuple or std::pair of them");
-    if constexpr (outs::valid) {
-      auto nodes = outs::get(fn(typename detail::input_symbol<Inputs, Is>::type{}...));
-      return graph<Fn, std::tuple<typename detail::input_symbol<Inputs, Is>::type::node_type...>,
-                   typename outs::nodes>(std::move(fn), std::move(nodes));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }(std::index_sequence_for<Inputs...>{});
-}
-
-}  // namespace dimgraph
-// ---- end dimgraph/graph/trace.hpp
 // ---- begin dimgraph/graph/print.hpp
 // A traced graph as text: an IR-like listing (operator<<) and Graphviz dot (dg::to_dot).
 

@@ -47,6 +47,12 @@
 #define DIMGRAPH_CONFIG_STREAMING_BYTES (std::size_t{16} << 20)
 #endif
 
+// 1: every dg::scan hoists (as with dg::hoist) unless given dg::no_hoist. Hoisting traces the
+// body on symbols, so every body must then be traceable (dg ops on its arguments only).
+#ifndef DIMGRAPH_CONFIG_SCAN_HOIST
+#define DIMGRAPH_CONFIG_SCAN_HOIST 0
+#endif
+
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).

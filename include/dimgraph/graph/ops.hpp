@@ -16,15 +16,20 @@
 #include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/tensor/print.hpp"
 
+// (The eager form of each op forwards its operands: run on values, as a scan that hoists does,
+// the expression it returns holds rvalues by value.)
+#define DIMGRAPH_FWD(x) static_cast<decltype(x)&&>(x)
+
 namespace dimgraph {
 
 // Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
-#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                                      \
-  template <class A, class B>                                                                     \
-    requires detail::symbolic_operands<A, B>                                                      \
-  auto DECL(const A& a, const B& b) {                                                             \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& x, auto&& y) { return DECL(x, y); }, a, \
-                                                b);                                               \
+#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                       \
+  template <class A, class B>                                                      \
+    requires detail::symbolic_operands<A, B>                                       \
+  auto DECL(A&& a, B&& b) {                                                        \
+    return detail::symbolic_apply<op_tag<NAME>>(                                   \
+        [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
+        std::forward<A>(a), std::forward<B>(b));                                   \
   }
 DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
 DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
@@ -45,10 +50,11 @@ DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
 #undef DIMGRAPH_SYMBOLIC_BINARY
 
 // Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                           \
-  template <symbolic X>                                                               \
-  auto DECL(const X& x) {                                                             \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(y); }, x); \
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                                     \
+  template <symbolic X>                                                                         \
+  auto DECL(const X& x) {                                                                       \
+    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, \
+                                                x);                                             \
   }
 DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
 DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
@@ -71,22 +77,27 @@ DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
 // where(c, a, b) with a symbolic operand.
 template <class C, class A, class B>
   requires detail::symbolic_operands<C, A, B>
-auto where(const C& c, const A& a, const B& b) {
+auto where(C&& c, A&& a, B&& b) {
   return detail::symbolic_apply<op_tag<"where">>(
-      [](auto&& x, auto&& y, auto&& z) { return where(x, y, z); }, c, a, b);
+      [](auto&& x, auto&& y, auto&& z) {
+        return where(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y), DIMGRAPH_FWD(z));
+      },
+      std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
 }
 
 // cast<T>(x).
 template <class T, symbolic X>
 auto cast(const X& x) {
-  return detail::symbolic_apply<op_tag<"cast", T>>([](auto&& y) { return cast<T>(y); }, x);
+  return detail::symbolic_apply<op_tag<"cast", T>>(
+      [](auto&& y) { return cast<T>(DIMGRAPH_FWD(y)); }, x);
 }
 
 // Reductions and the softmax family over named dims: the dims are the node's attributes.
-#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                                                 \
-  template <PARAMS, symbolic X>                                                                    \
-  auto NAME(const X& x) {                                                                          \
-    return detail::symbolic_apply<op_tag<#NAME, ARGS>>([](auto&& y) { return NAME<ARGS>(y); }, x); \
+#define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                \
+  template <PARAMS, symbolic X>                                   \
+  auto NAME(const X& x) {                                         \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>>(           \
+        [](auto&& y) { return NAME<ARGS>(DIMGRAPH_FWD(y)); }, x); \
   }
 #define DIMGRAPH_PACK class... Rs
 #define DIMGRAPH_ONE class D
@@ -109,9 +120,10 @@ DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
 // dot<Ks...>(a, b) with a symbolic operand.
 template <class... Ks, class A, class B>
   requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
-auto dot(const A& a, const B& b) {
+auto dot(A&& a, B&& b) {
   return detail::symbolic_apply<op_tag<"dot", Ks...>>(
-      [](auto&& x, auto&& y) { return dot<Ks...>(x, y); }, a, b);
+      [](auto&& x, auto&& y) { return dot<Ks...>(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); },
+      std::forward<A>(a), std::forward<B>(b));
 }
 
 // Structural ops. The views (rename, split, split_dims, slice, permute) and the copies
@@ -119,33 +131,33 @@ auto dot(const A& a, const B& b) {
 template <dimension Old, dimension New, symbolic X>
 auto rename(X&& x) {
   return detail::symbolic_apply<op_tag<"rename", Old, New>>(
-      [](auto&& y) { return rename<Old, New>(y); }, x);
+      [](auto&& y) { return rename<Old, New>(DIMGRAPH_FWD(y)); }, x);
 }
 template <class... Ps, symbolic X>
 auto permute(X&& x) {
   return detail::symbolic_apply<op_tag<"permute", Ps...>>(
-      [](auto&& y) { return permute<Ps...>(y); }, x);
+      [](auto&& y) { return permute<Ps...>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, dimension B, symbolic X>
 auto merge_dims(X&& x) {
   return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
-      [](auto&& y) { return merge_dims<A, B>(y); }, x);
+      [](auto&& y) { return merge_dims<A, B>(DIMGRAPH_FWD(y)); }, x);
 }
 // (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
 // eager overload's, so only a more specialised parameter type wins overload resolution.)
 template <dimension... Parts, class N, class... Es>
-auto split(const symbol<N>& x, extent_arg<Es>...) {
+auto split(const symbol<N>& x, extent_arg<Es>... e) {
   return detail::symbolic_apply<op_tag<"split", Parts...>>(
-      [](auto&& y) { return split<Parts...>(y, extent<Es>(0)...); }, x);
+      [e...](auto&& y) { return split<Parts...>(DIMGRAPH_FWD(y), e...); }, x);
 }
 template <dimension... Parts, class N, class... Es>
 auto split(symbol<N>&& x, extent_arg<Es>... e) {
   return split<Parts...>(static_cast<const symbol<N>&>(x), e...);
 }
 template <dimension A, dimension B, symbolic X, class... Es>
-auto split_dims(X&& x, extent_arg<Es>...) {
+auto split_dims(X&& x, extent_arg<Es>... e) {
   return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
-      [](auto&& y) { return split_dims<A, B>(y, extent<Es>(1)...); }, x);
+      [e...](auto&& y) { return split_dims<A, B>(DIMGRAPH_FWD(y), e...); }, x);
 }
 
 namespace detail {
@@ -163,12 +175,13 @@ template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t
 auto slice(X&& x) {
   return detail::symbolic_apply_with<op_tag<"slice", A>>(
       detail::slice_text(Start, End, Stride),
-      [](auto&& y) { return slice<A, Start, End, Stride>(y); }, x);
+      [](auto&& y) { return slice<A, Start, End, Stride>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, symbolic X>
 auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
   return detail::symbolic_apply_with<op_tag<"slice", A>>(
-      detail::slice_text(start, end, stride), [](auto&& y) { return slice<A>(y, 0, none, 1); }, x);
+      detail::slice_text(start, end, stride),
+      [=](auto&& y) { return slice<A>(DIMGRAPH_FWD(y), start, end, stride); }, x);
 }
 namespace detail {
 template <class N>
@@ -181,24 +194,24 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
   return detail::symbolic_apply_with<op_tag<"pad", A>>(
       "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
           ", value=" + detail::element_text(value),
-      [](auto&& y) { return pad<A, Before, After>(y); }, x);
+      [value](auto&& y) { return pad<A, Before, After>(DIMGRAPH_FWD(y), value); }, x);
 }
 template <class... As, class... Xs>
   requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
 auto concat(along_arg<As, Xs>... parts) {
   return detail::symbolic_apply<op_tag<"concat", As...>>(
-      [](auto&&... ys) { return concat(along<As>(ys)...); }, parts.operand...);
+      [](auto&&... ys) { return concat(along<As>(DIMGRAPH_FWD(ys))...); }, parts.operand...);
 }
 template <class Table, class Idx>
   requires detail::symbolic_operands<Table, Idx>
 auto gather(const Table& table, const Idx& idx) {
-  return detail::symbolic_apply<op_tag<"gather">>([](auto&& t, auto&& i) { return gather(t, i); },
-                                                  table, idx);
+  return detail::symbolic_apply<op_tag<"gather">>(
+      [](auto&& t, auto&& i) { return gather(DIMGRAPH_FWD(t), DIMGRAPH_FWD(i)); }, table, idx);
 }
 template <class T = float, symbolic Idx, class... Es>
-auto one_hot(const Idx& idx, extent_arg<Es>...) {
+auto one_hot(const Idx& idx, extent_arg<Es>... e) {
   return detail::symbolic_apply<op_tag<"one_hot", T>>(
-      [](auto&& i) { return one_hot<T>(i, extent<Es>(1)...); }, idx);
+      [e...](auto&& i) { return one_hot<T>(DIMGRAPH_FWD(i), e...); }, idx);
 }
 
 // eval(x) of a symbol is the symbol: a traced function may materialise where it likes.
@@ -208,3 +221,4 @@ X eval(const X& x) {
 }
 
 }  // namespace dimgraph
+#undef DIMGRAPH_FWD

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dimgraph/config.hpp"
+#include "dimgraph/graph/hoist.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/scan_ragged.hpp"
@@ -109,11 +110,26 @@ std::string scan_attributes() {
 
 }  // namespace detail
 
-// A scan over D: call it on the inputs. See dg::scan.
-template <class D, class Unroll, class Body>
+// A scan over D: call it on the inputs. See dg::scan. Hoist: compute the nodes of the body that
+// depend on no carry before the loop (dg::hoist).
+template <class D, class Unroll, class Body, bool Hoist = false>
 class scan_fn {
  public:
   explicit scan_fn(Body body) : body_(std::move(body)) {}
+
+  // The nodes of the body's graph a call on inputs of the types Xs computes once, before the
+  // loop (a detail::type_list of node types; empty when the scan does not hoist them).
+  template <class... Xs>
+  using hoisted_nodes = typename decltype([] {
+    using run = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
+    if constexpr (!Hoist || run::ragged) {
+      return std::type_identity<detail::type_list<>>{};
+    } else {
+      using h = detail::scan_hoisting<D, Body, run>;
+      if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
+      else return std::type_identity<detail::type_list<>>{};
+    }
+  }())::type;
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
@@ -255,7 +271,14 @@ class scan_fn {
 //           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
 //           captures, or an op in it) is not known without running the body: it gets its
 //           smallest extent (0 for a dynamic dim).
-//  Unroll   dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time.
+//  Options  dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time;
+//           dg::hoist: the body is traced once on symbols and each node that depends on no carry
+//           and holds a contraction (graph/hoist.hpp) is computed before the loop for every
+//           iteration at once (the same ops over the whole sliced input, D a batch dim), then
+//           read back by position: equal results, one GEMM instead of a GEMV per step. Needs a
+//           traceable body (dg ops on its arguments and captured tensors); used when every
+//           sliced input walks D alike one position at a time, not for ragged scans.
+//           dg::no_hoist: the naive schedule (the default unless DIMGRAPH_CONFIG_SCAN_HOIST).
 // Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
 // the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
 // arguments of the slices' and carries' tensor types as a sub-graph; the result is a
@@ -285,17 +308,41 @@ class scan_fn {
 // After a mistake in the body (reported where it was made) or one of these, the result is the
 // stand-in of a reported mistake, one per result when the body's step says how many, which
 // later ops and structured bindings take silently.
-template <dimension D, class Unroll = unroll<1>, class Body>
-scan_fn<std::remove_cvref_t<D>, Unroll, Body> scan(Body body) {
+namespace detail {
+template <class O>
+inline constexpr bool is_unroll_option_v = std::is_same_v<O, unroll_all> || requires { O::factor; };
+// The unroll option among Options (unroll<1> without one).
+template <class... Options>
+struct unroll_option {
+  using type = unroll<1>;
+};
+template <class O, class... Options>
+struct unroll_option<O, Options...> {
+  using type =
+      std::conditional_t<is_unroll_option_v<O>, O, typename unroll_option<Options...>::type>;
+};
+template <class... Options>
+inline constexpr bool hoist_option_v =
+    (std::is_same_v<Options, hoist> || ...) ||
+    (DIMGRAPH_CONFIG_SCAN_HOIST && !(std::is_same_v<Options, no_hoist> || ...));
+}  // namespace detail
+
+template <dimension D, class... Options, class Body>
+auto scan(Body body) {
+  static_assert(((detail::is_unroll_option_v<Options> || std::is_same_v<Options, hoist> ||
+                  std::is_same_v<Options, no_hoist>)&&...),
+                "dimgraph: scan: an option must be dg::unroll<K>, dg::unroll_all, dg::hoist or "
+                "dg::no_hoist");
   static_assert(
-      std::is_same_v<Unroll, unroll_all> || requires { Unroll::factor; },
-      "dimgraph: scan: the second argument must be dg::unroll<K> or dg::unroll_all");
-  return scan_fn<std::remove_cvref_t<D>, Unroll, Body>(std::move(body));
+      !((std::is_same_v<Options, hoist> || ...) && (std::is_same_v<Options, no_hoist> || ...)),
+      "dimgraph: scan: dg::hoist and dg::no_hoist both given");
+  return scan_fn<std::remove_cvref_t<D>, typename detail::unroll_option<Options...>::type, Body,
+                 detail::hoist_option_v<Options...>>(std::move(body));
 }
 
-template <class D, class Unroll, class Body>
+template <class D, class Unroll, class Body, bool Hoist>
 template <class Run, class Inputs>
-auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
+auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   using iter = typename Run::iter;
   constexpr std::size_t slice_count = Run::sliced::size;
   constexpr std::size_t carry_count = Run::carried::size;
@@ -320,15 +367,8 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
   }(std::make_index_sequence<carry_count>{});
   outputs_t outs;
 
-  auto once = [&](std::size_t i) {
-    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
-    }(std::make_index_sequence<slice_count>{});
-    auto r = detail::at_iteration(i, [&] {
-      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
-      }(std::make_index_sequence<Run::input_count>{});
-    });
+  // The step r of iteration i: its emitted values into the outputs, its carries into the state.
+  auto consume = [&](std::size_t i, auto& r) {
     const std::size_t slot = walks[0].slot(i);
     [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
       // (Inlined: the check of the emitted extents would make GCC call it out of line.)
@@ -349,8 +389,64 @@ auto scan_fn<D, Unroll, Body>::execute(const Inputs& in) const {
       return state_t(std::move(std::get<Cs>(r.carries.values))...);
     }(std::make_index_sequence<carry_count>{});
   };
+  auto slices_at = [&](std::size_t i) {
+    return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+      return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
+    }(std::make_index_sequence<slice_count>{});
+  };
+  auto once = [&](std::size_t i) {
+    const auto slices = slices_at(i);
+    auto r = detail::at_iteration(i, [&] {
+      return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+        return body_(detail::scan_arg<Ks, Run>(slices, state)...);
+      }(std::make_index_sequence<Run::input_count>{});
+    });
+    consume(i, r);
+  };
   constexpr slicing s = Run::first::slicing_value;
-  detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
+  bool done = false;
+  if constexpr (Hoist && !Run::ragged) {
+    using hoisting = detail::scan_hoisting<D, Body, Run>;
+    if constexpr (hoisting::enabled) {
+      // Hoisted when every sliced input walks the same positions of D.
+      bool same_walks = n > 0;
+      [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+        const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
+        ((same_walks = same_walks && std::get<pos[Ss]>(in).operand.template extent<D>() == extent0),
+         ...);
+      }(std::make_index_sequence<slice_count>{});
+      if (same_walks) {
+        typename hoisting::store_type store;
+        detail::stage_arena arena;
+        // The pass before the loop: the body on the whole sliced inputs.
+        {
+          typename hoisting::hoist_context ctx{&store, &arena, 0};
+          auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            return body_(hoisting::template hoist_arg<Ks>(&ctx, in)...);
+          }(std::make_index_sequence<Run::input_count>{});
+          detail::unstage_step(&ctx, std::move(r));
+        }
+        auto staged_once = [&](std::size_t i) {
+          const auto slices = slices_at(i);
+          typename hoisting::loop_context ctx{&store, &arena, walks[0].window(i)};
+          store.taken = {};
+          auto r = detail::at_iteration(i, [&] {
+            auto staged = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+              return body_(hoisting::template loop_arg<Ks>(&ctx, slices, state)...);
+            }(std::make_index_sequence<Run::input_count>{});
+            return detail::unstage_step(&ctx, std::move(staged));
+          });
+          consume(i, r);
+          arena.kept.clear();
+        };
+        detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
+            n, staged_once);
+        done = true;
+      }
+    }
+  }
+  if (!done)
+    detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
   return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {

@@ -255,7 +255,13 @@ struct scan_run {
   static constexpr std::size_t position = list_index_of_v<dims_t<typename first::operand_type>, D>;
   template <class X>
   using arg_of = typename scan_arg_type<X>::type;
-  using call = body_call<Traced, Body, type_list<arg_of<Xs>...>, std::index_sequence_for<Xs...>>;
+  using args = type_list<arg_of<Xs>...>;
+  using call = body_call<Traced, Body, args, std::index_sequence_for<Xs...>>;
+  // Every sliced input walks D alike, one position at a time (hoisting needs it).
+  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>*) {
+    return ((Ss::slicing_value == first::slicing_value) && ...) &&
+           first::slicing_value.part_size == 1;
+  }(static_cast<sliced*>(nullptr));
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
   using emitted = typename emitted_of<result>::type;

@@ -26,6 +26,7 @@ struct slicing {
   std::ptrdiff_t end = -1;
   std::ptrdiff_t stride = 1;
   std::ptrdiff_t part_size = 1;
+  friend constexpr bool operator==(const slicing&, const slicing&) = default;
 };
 
 // The walk of a slicing over a dim of extent n: `count` iterations; iteration i reads the

@@ -145,6 +145,17 @@ inline constexpr bool is_tuple_v = false;
 template <class... Ts>
 inline constexpr bool is_tuple_v<std::tuple<Ts...>> = true;
 
+// The staged values of a scan that hoists (graph/hoist.hpp): symbols whose node holds a value.
+enum class stage_hold : unsigned char;
+template <class N, class Ctx, stage_hold H, class V>
+struct staged;
+template <class X>
+inline constexpr bool is_staged_v = false;
+template <class N, class Ctx, stage_hold H, class V>
+inline constexpr bool is_staged_v<symbol<staged<N, Ctx, H, V>>> = true;
+template <class Op, class Eager, class... Xs>
+auto staged_apply(Eager eager, Xs&&... xs);
+
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>
 auto symbol_of(std::string attributes, const Xs&... xs) {
@@ -195,9 +206,11 @@ concept symbolic_operands =
 // errors are the eager op's, checked once.
 // `attributes` describes the run-time arguments `eager` captured.
 template <class Op, class Eager, class... Xs>
-auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
+auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
   using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
-  if constexpr (poisoned<result>) {
+  if constexpr ((is_staged_v<std::remove_cvref_t<Xs>> || ...)) {
+    return staged_apply<Op>(std::move(eager), std::forward<Xs>(xs)...);
+  } else if constexpr (poisoned<result>) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<result>) {
     // An op with several results (split): one node per result, told apart by "part=i".
@@ -210,8 +223,8 @@ auto symbolic_apply_with(std::string attributes, Eager, const Xs&... xs) {
   }
 }
 template <class Op, class Eager, class... Xs>
-auto symbolic_apply(Eager eager, const Xs&... xs) {
-  return symbolic_apply_with<Op>(std::string(), eager, xs...);
+auto symbolic_apply(Eager eager, Xs&&... xs) {
+  return symbolic_apply_with<Op>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
 }
 
 }  // namespace detail
@@ -220,7 +233,7 @@ template <class Node>
 template <class D>
 auto symbol<Node>::operator[](at_arg<D> a) const {
   return detail::symbolic_apply_with<op_tag<"at", D>>(
-      "index=" + std::to_string(a.value), [](auto&& y) { return y[at<D>(0)]; }, *this);
+      "index=" + std::to_string(a.value), [a](auto&& y) { return y[a]; }, *this);
 }
 
 }  // namespace dimgraph

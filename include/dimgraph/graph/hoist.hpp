@@ -1,0 +1,616 @@
+// Loop-invariant hoisting for dg::scan: which nodes of the body run once for all iterations,
+// decided from the body's graph type, and the staged values that run the body so.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dimgraph/graph/ops.hpp"
+#include "dimgraph/graph/region.hpp"
+#include "dimgraph/graph/scan_run.hpp"
+#include "dimgraph/graph/symbol.hpp"
+#include "dimgraph/graph/trace.hpp"
+
+namespace dimgraph {
+
+// Scan options: dg::scan<D, dg::hoist>(body) computes the nodes of the body that do not
+// depend on a carry once, for every iteration, before the loop; dg::scan<D, dg::no_hoist>
+// keeps the naive schedule. (DIMGRAPH_CONFIG_SCAN_HOIST sets the default.)
+struct hoist {};
+struct no_hoist {};
+
+namespace detail {
+
+// ---- The analysis: over node types, from the body traced once on symbols. -------------------
+
+// What a node of the body is, for the schedule:
+//   carried    it depends on a carry: computed in the loop
+//   varying    it depends on a slice and on no carry: computable for all iterations at once, as
+//              the same ops over the whole sliced input (the scanned dim D becomes a batch dim)
+//   invariant  it depends on neither (captured tensors and scalars only): computable once
+//   blocked    it depends on no carry, but one of its ops cannot take D as an extra batch dim
+//              (or a captured operand has D): computed in the loop
+enum class stage : unsigned char { carried, varying, invariant, blocked };
+
+// The ops whose eager form is the same op over any extra dim, as a batch dim: element-wise
+// ops, contractions over named dims, reductions and the softmax family over named dims, and
+// the views that name the dim they act on. (Each forwards its operands, so the expression it
+// returns holds rvalues by value.)
+constexpr bool batchable_op(std::string_view name) {
+  constexpr std::string_view names[] = {
+      "add",           "sub",         "mul",        "div",         "pow",        "min",
+      "max",           "equal",       "not_equal",  "less",        "less_equal", "greater",
+      "greater_equal", "logical_and", "logical_or", "logical_xor", "neg",        "abs",
+      "exp",           "log",         "log1p",      "sqrt",        "rsqrt",      "tanh",
+      "sigmoid",       "relu",        "gelu",       "sin",         "cos",        "floor",
+      "ceil",          "logical_not", "where",      "cast",        "dot",        "sum",
+      "prod",          "mean",        "any",        "all",         "logsumexp",  "softmax",
+      "log_softmax",   "argmax",      "argmin",     "rename",      "split_dims", "at"};
+  for (std::string_view n : names)
+    if (n == name) return true;
+  return false;
+}
+
+// Every dim of A is in B.
+template <class A, class B>
+inline constexpr bool dims_within_v = []<class... As>(dim_list<As...>*) {
+  return (list_contains_v<B, As> && ...);
+}(static_cast<A*>(nullptr));
+
+template <class L, class D>
+using with_dim_t = std::conditional_t<list_contains_v<L, D>, L, list_concat_t<L, dim_list<D>>>;
+
+// The facts of one scan: its dim D and which arguments of the body are carries.
+template <class D, std::size_t... Carried>
+struct scan_facts {
+  using dim = D;
+  static constexpr bool carried(std::size_t i) { return ((i == Carried) || ...); }
+};
+
+// stage_of<Facts, N>: N's stage; worth: N contains a contraction (hoisting pays);
+// foreign: N contains a node the staged run does not know (a nested scan or if_).
+template <class Facts, class N>
+struct node_stage {
+  static constexpr stage value = stage::blocked;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = true;
+};
+template <class Facts, std::size_t I, class T, class... Ds>
+struct node_stage<Facts, arg_node<I, T, Ds...>> {
+  static constexpr stage value = Facts::carried(I) ? stage::carried : stage::varying;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+template <class Facts, class T, class Dims>
+struct node_stage<Facts, constant_node<T, Dims>> {
+  static constexpr stage value = stage::invariant;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+template <class Facts, class T>
+struct node_stage<Facts, scalar_node<T>> {
+  static constexpr stage value = stage::invariant;
+  static constexpr bool worth = false;
+  static constexpr bool foreign = false;
+};
+
+// An op over children that depend on no carry and take D: can it take D as a batch dim? Its
+// per-iteration dims and its operands' must not have D, and for an element-wise op of several
+// operands one operand's dims with D added where it varies must hold all the others' (the
+// broadcast rule, now with D).
+template <class Facts, class Op, class Dims, class... Cs>
+constexpr bool batchable() {
+  using d = typename Facts::dim;
+  if constexpr (!batchable_op(Op::name.view())) {
+    return false;
+  } else if constexpr (list_contains_v<Dims, d> || (list_contains_v<typename Cs::dims, d> || ...)) {
+    return false;
+  } else if constexpr (sizeof...(Cs) < 2 || Op::name.view() == std::string_view("dot")) {
+    return true;
+  } else {
+    using hoisted =
+        type_list<std::conditional_t<node_stage<Facts, Cs>::value == stage::varying,
+                                     with_dim_t<typename Cs::dims, d>, typename Cs::dims>...>;
+    // (Some operand's dims, D included, hold every operand's.)
+    return []<class... Hs>(type_list<Hs...>) {
+      auto holds_all = []<class Big>(Big*) { return (dims_within_v<Hs, Big> && ...); };
+      return (holds_all(static_cast<Hs*>(nullptr)) || ...);
+    }(hoisted{});
+  }
+}
+
+template <class Facts, class Op, class T, class Dims, class... Cs>
+struct node_stage<Facts, op_node<Op, T, Dims, Cs...>> {
+  static constexpr bool foreign = (node_stage<Facts, Cs>::foreign || ...);
+  static constexpr stage value = [] {
+    if constexpr (((node_stage<Facts, Cs>::value == stage::carried) || ...)) {
+      return stage::carried;
+    } else if constexpr (((node_stage<Facts, Cs>::value == stage::blocked) || ...) ||
+                         !batchable<Facts, Op, Dims, Cs...>()) {
+      return stage::blocked;
+    } else if constexpr (((node_stage<Facts, Cs>::value == stage::varying) || ...)) {
+      return stage::varying;
+    } else {
+      return stage::invariant;
+    }
+  }();
+  static constexpr bool worth =
+      (value == stage::varying || value == stage::invariant) &&
+      (Op::name.view() == std::string_view("dot") || (node_stage<Facts, Cs>::worth || ...));
+};
+
+template <class Facts, class N>
+inline constexpr stage stage_v = node_stage<Facts, N>::value;
+
+// A node computed once before the loop where a carried node (or the step) takes it.
+template <class Facts, class N>
+inline constexpr bool hoisted_v = node_stage<Facts, N>::worth;
+
+template <class Facts, class Acc, class N>
+struct add_frontier {
+  using type = std::conditional_t<hoisted_v<Facts, N>, typename append_unique<Acc, N>::type, Acc>;
+};
+
+// The frontier of the graph whose nodes (topologically ordered) are Nodes and whose
+// outputs are Outs: each hoisted node a carried node or the step takes, once.
+template <class Facts, class Acc, class Nodes>
+struct frontier_of;
+template <class Facts, class Acc>
+struct frontier_of<Facts, Acc, type_list<>> {
+  using type = Acc;
+};
+template <class Facts, class Acc, class N, class... Rest>
+struct frontier_of<Facts, Acc, type_list<N, Rest...>> {
+  using type = typename frontier_of<Facts, Acc, type_list<Rest...>>::type;
+};
+template <class Facts, class Acc, class Op, class T, class Dims, class... Cs, class... Rest>
+struct frontier_of<Facts, Acc, type_list<op_node<Op, T, Dims, Cs...>, Rest...>> {
+  template <class A, class C>
+  using step = typename add_frontier<Facts, A, C>::type;
+  template <class A, class... Xs>
+  struct fold {
+    using type = A;
+  };
+  template <class A, class X, class... Xs>
+  struct fold<A, X, Xs...> {
+    using type = typename fold<step<A, X>, Xs...>::type;
+  };
+  using here = std::conditional_t<stage_v<Facts, op_node<Op, T, Dims, Cs...>> == stage::carried,
+                                  typename fold<Acc, Cs...>::type, Acc>;
+  using type = typename frontier_of<Facts, here, type_list<Rest...>>::type;
+};
+
+// The plan of a body whose traced step yields the nodes Outs... (carries, then emitted).
+template <class Facts, class... Outs>
+struct hoist_plan {
+  using nodes = typename topo<type_list<>, Outs...>::type;
+  static constexpr bool foreign = (node_stage<Facts, Outs>::foreign || ...);
+  template <class A, class O>
+  using out_step = typename add_frontier<Facts, A, O>::type;
+  using inner = typename frontier_of<Facts, type_list<>, nodes>::type;
+  using frontier = typename decltype([]<class... Os>(type_list<Os...>*) {
+    auto acc = static_cast<inner*>(nullptr);
+    ((acc = static_cast<out_step<std::remove_pointer_t<decltype(acc)>, Os>*>(nullptr)), ...);
+    return std::type_identity<std::remove_pointer_t<decltype(acc)>>{};
+  }(static_cast<type_list<Outs...>*>(nullptr)))::type;
+  static constexpr bool useful = !foreign && frontier::size > 0;
+};
+
+// ---- Staged values: the body run on them computes or looks up each node. ------------------
+
+// How a staged value holds its node: computed (value), not computed yet (a thunk), or not
+// computed in this pass (the hoisting pass skips carried and blocked nodes).
+enum class stage_hold : unsigned char { ready, deferred, absent };
+
+struct no_value {};
+
+// The node N of a staged run Ctx, held as H, with value V. A symbol's node: every public op
+// on symbols takes it, and symbolic_apply_with sends it to staged_apply.
+template <class N, class Ctx, stage_hold H, class V>
+struct staged {
+  using value_type = typename N::value_type;
+  using dims = typename N::dims;
+  using node = N;
+  using context = Ctx;
+  static constexpr stage_hold holding = H;
+  V value;
+  Ctx* ctx;
+};
+
+// An op not computed yet: its eager form and its operands (staged values or what they read).
+template <class Eager, class... Ops>
+struct thunk {
+  Eager eager;
+  std::tuple<Ops...> operands;
+};
+
+// A captured tensor an op reads (by address: it outlives the scan call).
+template <class T>
+struct tensor_ref {
+  const T* p;
+};
+
+template <class X>
+struct plain_node {
+  using type = node_of_t<X>;
+};
+template <class N, class Ctx, stage_hold H, class V>
+struct plain_node<symbol<staged<N, Ctx, H, V>>> {
+  using type = N;
+};
+// The node type an operand stands for in the body's graph.
+template <class X>
+using plain_node_t = typename plain_node<std::remove_cvref_t<X>>::type;
+
+// The hoisted values of one scan call and the per-iteration state of the staged run.
+template <class Facts, class Frontier>
+struct stage_store;
+template <class Facts, class... Fs>
+struct stage_store<Facts, type_list<Fs...>> {
+  using d = typename Facts::dim;
+  // A hoisted node's value: over D first when it varies, else as it is.
+  template <class N>
+  using stored_t = std::conditional_t<
+      stage_v<Facts, N> == stage::varying,
+      tensor_of_list_t<typename N::value_type, list_concat_t<dim_list<d>, typename N::dims>>,
+      tensor_for_t<N>>;
+  std::tuple<std::vector<std::unique_ptr<const stored_t<Fs>>>...> values;
+  std::array<std::size_t, sizeof...(Fs)> taken{};
+  template <class N>
+  static constexpr std::size_t index = [] {
+    std::size_t i = 0, found = 0;
+    ((std::is_same_v<N, Fs> ? found = i++ : i++), ...);
+    return found;
+  }();
+};
+
+// Tensors made while the body runs (materialised nodes), kept until the step is consumed.
+struct stage_arena {
+  std::vector<std::shared_ptr<const void>> kept;
+  template <class T>
+  const T& keep(T&& t) {
+    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
+    const auto& r = *p;
+    kept.push_back(std::move(p));
+    return r;
+  }
+};
+
+// One staged run: Hoisting (the pass before the loop) or the loop; Facts and the plan's
+// frontier; position is the iteration's position along D.
+template <bool Hoisting, class Facts, class Frontier>
+struct stage_context {
+  static constexpr bool hoisting = Hoisting;
+  using facts = Facts;
+  using frontier = Frontier;
+  using store_type = stage_store<Facts, Frontier>;
+  store_type* store;
+  stage_arena* arena;
+  std::size_t position = 0;
+};
+
+template <class Ctx, class N>
+inline constexpr bool in_frontier_v = contains_v<N, typename Ctx::frontier>;
+
+// A value that outlives the op that made it: tensors go to the arena (and are read by view);
+// views and lazy expressions are held by value.
+template <class Ctx, class V>
+auto settle(Ctx* ctx, V&& v) {
+  if constexpr (is_tensor_v<std::remove_cvref_t<V>>)
+    return ctx->arena->keep(std::forward<V>(v)).view();
+  else return std::remove_cvref_t<V>(std::forward<V>(v));
+}
+
+template <class N, class Ctx, stage_hold H, class V>
+symbol<staged<N, Ctx, H, std::remove_cvref_t<V>>> make_staged(Ctx* ctx, V&& v) {
+  return {{std::forward<V>(v), ctx}};
+}
+template <class N, class Ctx>
+symbol<staged<N, Ctx, stage_hold::absent, no_value>> absent_staged(Ctx* ctx) {
+  return {{no_value{}, ctx}};
+}
+
+// What a thunk keeps of an operand: a staged value as is, a captured tensor by address (an
+// rvalue tensor in the arena), anything else (views, expressions, scalars) by value.
+template <class Ctx, class X>
+auto keep_operand(Ctx* ctx, X&& x) {
+  using x_t = std::remove_cvref_t<X>;
+  if constexpr (is_staged_v<x_t>) return x_t(x);
+  else if constexpr (is_tensor_v<x_t> && std::is_lvalue_reference_v<X>) return tensor_ref<x_t>{&x};
+  else if constexpr (is_tensor_v<x_t>) return tensor_ref<x_t>{&ctx->arena->keep(std::move(x))};
+  else return x_t(std::forward<X>(x));
+}
+
+template <class Ctx, class K>
+decltype(auto) force(Ctx* ctx, const K& k);
+
+// The value of a kept operand, computed if it is a thunk: a prvalue, or a captured tensor by
+// reference (the op's node then holds it by reference).
+template <class Ctx, class K>
+decltype(auto) operand_value(Ctx* ctx, const K& k) {
+  if constexpr (is_staged_v<K>) {
+    if constexpr (K::node_type::holding == stage_hold::ready)
+      return std::remove_cvref_t<decltype(k.node.value)>(k.node.value);
+    else return force(ctx, k.node.value);
+  } else if constexpr (requires { k.p; }) {
+    return static_cast<const std::remove_cvref_t<decltype(*k.p)>&>(*k.p);
+  } else {
+    return K(k);
+  }
+}
+
+template <class Ctx, class K>
+decltype(auto) force(Ctx* ctx, const K& k) {
+  return settle(ctx, std::apply(
+                         [&](const auto&... ops) -> decltype(auto) {
+                           return k.eager(operand_value(ctx, ops)...);
+                         },
+                         k.operands));
+}
+
+// The hoisting pass: a carried op (or the step) takes the staged value x; if x's node is on
+// the frontier, its value over all iterations is stored.
+template <class Ctx, class X>
+void store_if_hoisted(Ctx* ctx, const X& x) {
+  if constexpr (is_staged_v<X>) {
+    using n = typename X::node_type::node;
+    if constexpr (in_frontier_v<Ctx, n> && X::node_type::holding != stage_hold::absent) {
+      using store_t = typename Ctx::store_type;
+      using out_t = typename store_t::template stored_t<n>;
+      auto& vec = std::get<store_t::template index<n>>(ctx->store->values);
+      vec.push_back(std::make_unique<const out_t>(operand_value(ctx, x)));
+    }
+  }
+}
+
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE inline void throw_hoist_mismatch(std::size_t k,
+                                                                           std::size_t have) {
+  throw error("scan",
+              "hoisting: the body took hoisted value " + std::to_string(k) +
+                  " of a kind, but the "
+                  "pass before the loop made " +
+                  std::to_string(have) +
+                  " (the body must compute the same ops every iteration; use dg::no_hoist)");
+}
+
+// The loop: the value a carried op (or the step) reads for the staged value x: its hoisted
+// value at this iteration's position when its node is on the frontier, else its own value.
+template <class Ctx, class X>
+decltype(auto) loop_operand(Ctx* ctx, X&& x) {
+  using x_t = std::remove_cvref_t<X>;
+  if constexpr (is_staged_v<x_t>) {
+    using n = typename x_t::node_type::node;
+    if constexpr (in_frontier_v<Ctx, n>) {
+      using store_t = typename Ctx::store_type;
+      constexpr std::size_t idx = store_t::template index<n>;
+      auto& vec = std::get<idx>(ctx->store->values);
+      const std::size_t k = ctx->store->taken[idx]++;
+      if (k >= vec.size()) throw_hoist_mismatch(k, vec.size());
+      const auto& t = *vec[k];
+      if constexpr (stage_v<typename Ctx::facts, n> == stage::varying)
+        return t[dimgraph::at<typename Ctx::facts::dim>(ctx->position)];
+      else return t.view();
+    } else {
+      return operand_value(ctx, x);
+    }
+  } else if constexpr (is_tensor_v<x_t> && std::is_lvalue_reference_v<X>) {
+    return static_cast<const x_t&>(x);
+  } else if constexpr (is_tensor_v<x_t>) {
+    return ctx->arena->keep(std::move(x)).view();
+  } else {
+    return x_t(std::forward<X>(x));
+  }
+}
+
+// The context of the first staged operand.
+template <class... Xs>
+struct first_staged;
+template <class X, class... Xs>
+struct first_staged<X, Xs...> {
+  using type = typename first_staged<Xs...>::type;
+};
+template <class N, class Ctx, stage_hold H, class V, class... Xs>
+struct first_staged<symbol<staged<N, Ctx, H, V>>, Xs...> {
+  using type = Ctx;
+};
+template <class... Xs>
+auto* context_of(const Xs&... xs) {
+  using ctx_t = typename first_staged<std::remove_cvref_t<Xs>...>::type;
+  ctx_t* found = nullptr;
+  [[maybe_unused]] auto one = [&]<class X>(const X& x) {
+    if constexpr (is_staged_v<X>)
+      if (!found) found = x.node.ctx;
+  };
+  (one(xs), ...);
+  return found;
+}
+
+// Op over xs, at least one of them staged: the node's type is the one the traced graph has;
+// in the loop a carried node is computed (reading hoisted nodes where it takes them) and a
+// node that depends on no carry waits as a thunk (the frontier's are never computed there);
+// in the pass before the loop, carried nodes are skipped and the frontier's values stored.
+template <class Op, class Eager, class... Xs>
+auto staged_apply(Eager eager, Xs&&... xs) {
+  using result = decltype(eager(std::declval<stand_in_t<Xs>>()...));
+  auto* ctx = context_of(xs...);
+  using ctx_t = std::remove_pointer_t<decltype(ctx)>;
+  using facts = typename ctx_t::facts;
+  if constexpr (poisoned<result>) {
+    return invalid_expr{};
+  } else if constexpr (is_tuple_v<result>) {
+    // Several results (split): computed at once in the loop, skipped before it.
+    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      using parts =
+          std::tuple<op_node<Op, value_t<std::tuple_element_t<Is, result>>,
+                             dims_t<std::tuple_element_t<Is, result>>, plain_node_t<Xs>...>...>;
+      if constexpr (ctx_t::hoisting) {
+        (store_if_hoisted(ctx, xs), ...);
+        return std::tuple{absent_staged<std::tuple_element_t<Is, parts>>(ctx)...};
+      } else {
+        auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
+            loop_operand(ctx, std::forward<Xs>(xs))...};
+        auto r = std::apply(eager, std::move(values));
+        return std::tuple{make_staged<std::tuple_element_t<Is, parts>, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, std::get<Is>(std::move(r))))...};
+      }
+    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+  } else {
+    using n = op_node<Op, value_t<result>, dims_t<result>, plain_node_t<Xs>...>;
+    constexpr stage s = stage_v<facts, n>;
+    if constexpr (s == stage::varying || s == stage::invariant) {
+      using t = thunk<Eager, decltype(keep_operand(ctx, std::forward<Xs>(xs)))...>;
+      return make_staged<n, ctx_t, stage_hold::deferred>(
+          ctx, t{std::move(eager), {keep_operand(ctx, std::forward<Xs>(xs))...}});
+    } else if constexpr (ctx_t::hoisting) {
+      if constexpr (s == stage::carried) (store_if_hoisted(ctx, xs), ...);
+      return absent_staged<n>(ctx);
+    } else {
+      // (Braced: the operands are read left to right, as the pass before the loop stored them.)
+      auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
+          loop_operand(ctx, std::forward<Xs>(xs))...};
+      if constexpr (batchable_op(Op::name.view())) {
+        return make_staged<n, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, std::apply(eager, std::move(values))));
+      } else {
+        // An op whose eager form may not forward its operands: evaluated while they live.
+        return make_staged<n, ctx_t, stage_hold::ready>(
+            ctx, settle(ctx, eval(std::apply(eager, std::move(values)))));
+      }
+    }
+  }
+}
+
+// dg::eval of a staged value: in the loop, a carried value is materialised (it is read more
+// than once) and a thunk stays one that materialises when forced; before the loop, a value
+// over all iterations is materialised now.
+template <class N, class Ctx, stage_hold H, class V>
+auto eval_staged(const symbol<staged<N, Ctx, H, V>>& x) {
+  Ctx* ctx = x.node.ctx;
+  if constexpr (H == stage_hold::absent) {
+    return x;
+  } else if constexpr (H == stage_hold::ready) {
+    if constexpr (is_view_v<V>) return x;
+    else return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(x.node.value)));
+  } else if constexpr (Ctx::hoisting) {
+    return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(force(ctx, x.node.value))));
+  } else {
+    auto materialise = [](auto&& v) { return eval(std::forward<decltype(v)>(v)); };
+    using t = thunk<decltype(materialise), symbol<staged<N, Ctx, H, V>>>;
+    return make_staged<N, Ctx, stage_hold::deferred>(ctx, t{materialise, {x}});
+  }
+}
+
+// The value the step gets for an output: in the loop, computed (or looked up); before it,
+// stored when hoisted.
+template <class Ctx, class X>
+auto step_value(Ctx* ctx, X&& x) {
+  if constexpr (Ctx::hoisting) {
+    store_if_hoisted(ctx, x);
+    return no_value{};
+  } else if constexpr (is_staged_v<std::remove_cvref_t<X>>) {
+    return held_value(loop_operand(ctx, std::forward<X>(x)));
+  } else {
+    return held_value(std::forward<X>(x));
+  }
+}
+
+// A step of staged values as one of plain values (in the loop), or run for its stores (before it).
+template <class Ctx, class Cs, class Es>
+auto unstage_step(Ctx* ctx, scan_step<Cs, Es>&& r) {
+  // (Braced: carries, then emitted values, left to right, in both passes.)
+  auto all = std::apply(
+      [&](auto&... cs) {
+        return std::apply(
+            [&](auto&... es) {
+              return std::tuple<decltype(step_value(ctx, std::move(cs)))...,
+                                decltype(step_value(ctx, std::move(es)))...>{
+                  step_value(ctx, std::move(cs))..., step_value(ctx, std::move(es))...};
+            },
+            r.emits.values);
+      },
+      r.carries.values);
+  constexpr std::size_t nc = std::tuple_size_v<decltype(r.carries.values)>;
+  constexpr std::size_t ne = std::tuple_size_v<decltype(r.emits.values)>;
+  return [&]<std::size_t... Ci, std::size_t... Ei>(std::index_sequence<Ci...>,
+                                                   std::index_sequence<Ei...>) {
+    using c_t = carry_values<std::tuple_element_t<Ci, decltype(all)>...>;
+    using e_t = emit_values<std::tuple_element_t<nc + Ei, decltype(all)>...>;
+    return scan_step<c_t, e_t>{c_t{{std::get<Ci>(std::move(all))...}},
+                               e_t{{std::get<nc + Ei>(std::move(all))...}}};
+  }(std::make_index_sequence<nc>{}, std::make_index_sequence<ne>{});
+}
+
+// The hoisting of the eager scan Run over D of Body: its plan from the body traced on symbols,
+// and the staged arguments of its two passes.
+template <class D, class Body, class Run, class Is = std::make_index_sequence<Run::input_count>>
+struct scan_hoisting;
+template <class D, class Body, class Run, std::size_t... Ks>
+struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
+  // (A sliced input's index is replaced by one no argument has.)
+  template <std::size_t K>
+  static constexpr std::size_t carried_index = Run::is_sliced[K] ? Run::input_count : K;
+  using facts = scan_facts<D, carried_index<Ks>...>;
+  using traced = body_call<true, Body, typename Run::args, std::index_sequence<Ks...>>;
+  template <class R>
+  struct plan_of {
+    static constexpr bool valid = false;
+    using frontier = type_list<>;
+  };
+  template <class... Cs, class... Es>
+    requires((symbolic<Cs> && ...) && (symbolic<Es> && ...))
+  struct plan_of<scan_step<carry_values<Cs...>, emit_values<Es...>>> {
+    using plan = hoist_plan<facts, typename Cs::node_type..., typename Es::node_type...>;
+    static constexpr bool valid = plan::useful;
+    using frontier = typename plan::frontier;
+  };
+  using plan = plan_of<typename traced::result>;
+  static constexpr bool enabled = traced::invocable && plan::valid && Run::same_plain_walks;
+  using frontier = typename plan::frontier;
+  using hoist_context = stage_context<true, facts, frontier>;
+  using loop_context = stage_context<false, facts, frontier>;
+  using store_type = typename hoist_context::store_type;
+
+  template <std::size_t K>
+  using node_t = typename arg_symbol<carry_type_t<at_t<K, typename Run::args>>, K>::type::node_type;
+
+  template <class X>
+  static auto const_view_of(const X& x) {
+    if constexpr (is_tensor_v<X>) return x.view();
+    else return x;
+  }
+
+  // Before the loop: a sliced input is its whole operand; a carry is not there.
+  template <std::size_t K, class Inputs>
+  static auto hoist_arg(hoist_context* ctx, const Inputs& in) {
+    if constexpr (Run::is_sliced[K])
+      return make_staged<node_t<K>, hoist_context, stage_hold::ready>(
+          ctx, const_view_of(std::get<K>(in).operand));
+    else return absent_staged<node_t<K>>(ctx);
+  }
+  // In the loop: the slice, or a view of the carry.
+  template <std::size_t K, class Slices, class State>
+  static auto loop_arg(loop_context* ctx, const Slices& slices, const State& state) {
+    if constexpr (Run::is_sliced[K])
+      return make_staged<node_t<K>, loop_context, stage_hold::ready>(
+          ctx, std::get<Run::group_index[K]>(slices));
+    else
+      return make_staged<node_t<K>, loop_context, stage_hold::ready>(
+          ctx, const_view_of(std::get<Run::group_index[K]>(state)));
+  }
+};
+
+}  // namespace detail
+
+template <class N, class Ctx, detail::stage_hold H, class V>
+auto eval(const symbol<detail::staged<N, Ctx, H, V>>& x) {
+  return detail::eval_staged(x);
+}
+
+}  // namespace dimgraph
