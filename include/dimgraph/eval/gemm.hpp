@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dimgraph/config.hpp"
+#include "dimgraph/detail/simd.hpp"
 
 namespace dimgraph::detail {
 
@@ -144,27 +145,32 @@ DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
   else return acc + x * y;
 }
 
-// s plus a vector's lanes, in lane order.
-template <class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
-  if constexpr (std::is_arithmetic_v<V>) {
-    return static_cast<T>(s + v);
-  } else {
-    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) s += v[l];
-    return s;
-  }
-}
-
-// The sum of a vector's lanes, in lane order.
+// The sum of a vector's lanes as a tree: its two halves added lane by lane, then the halves of
+// that, down to one lane (log2 L adds on the vector unit, where a sum in lane order is L
+// dependent scalar adds, each after a lane extract: in a product of depth 256 that was as much
+// work as the products themselves).
 template <class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
   if constexpr (std::is_arithmetic_v<V>) {
     return v;
+  } else if constexpr (sizeof(V) == sizeof(T)) {
+    return v[0];
+  } else if constexpr (sizeof(V) == 2 * sizeof(T)) {
+    return static_cast<T>(v[0] + v[1]);
   } else {
-    T sum = T(0);
-    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) sum += v[l];
-    return sum;
+    using lane = std::remove_cvref_t<decltype(v[0])>;
+    using half = simd::vec<lane, sizeof(V) / sizeof(lane) / 2>;
+    half lo, hi;
+    std::memcpy(&lo, &v, sizeof(half));
+    std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
+    return gemm_lane_sum<T>(lo + hi);
   }
+}
+
+// s plus the sum of a vector's lanes (summed as gemm_lane_sum does).
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
+  return static_cast<T>(s + gemm_lane_sum<T>(v));
 }
 
 // Asks for the cache lines of [p, p + bytes) ahead of their use.
@@ -421,11 +427,11 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
   };
-  // The partial sums of one row added in lane order.
+  // The partial sums of one row: the U vectors added lane by lane, then their lanes as a tree.
   const auto total = [](const V(&acc)[U]) {
-    T s = T(0);
-    for (std::size_t u = 0; u < U; ++u) s = gemm_add_lanes(s, acc[u]);
-    return s;
+    V v = acc[0];
+    for (std::size_t u = 1; u < U; ++u) v += acc[u];
+    return gemm_lane_sum<T>(v);
   };
   if (cs == 1 && xs == 1) {
     std::size_t r = 0;
