@@ -40,10 +40,11 @@ inline constexpr dg::slicing backward{.start = -1, .end = 0, .stride = -1};
 template <dg::slicing S>
 auto lstm(const weights_t& w, const bias_t& b) {
   return [&w, &b](const auto& x, const auto& h0, const auto& c0) {
-    auto [ys, h_last, c_last] = dg::scan<Time>([&](const auto& xt, const auto& h, const auto& c) {
-      auto next = dg::nn::lstm_cell(xt, h, c, w, b);
-      return dg::step(dg::carry(next.h, next.c), dg::emit(next.h));
-    })(dg::sliced<Time, S>(x), h0, c0);
+    auto [ys, h_last, c_last] =
+        dg::scan<Time, dg::hoist>([&](const auto& xt, const auto& h, const auto& c) {
+          auto next = dg::nn::lstm_cell(xt, h, c, w, b);
+          return dg::step(dg::carry(next.h, next.c), dg::emit(next.h));
+        })(dg::sliced<Time, S>(x), h0, c0);
     return std::tuple{ys, h_last, c_last};
   };
 }

@@ -10384,27 +10384,32 @@ DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
   else return acc + x * y;
 }
 
-// s plus a vector's lanes, in lane order.
-template <class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
-  if constexpr (std::is_arithmetic_v<V>) {
-    return static_cast<T>(s + v);
-  } else {
-    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) s += v[l];
-    return s;
-  }
-}
-
-// The sum of a vector's lanes, in lane order.
+// The sum of a vector's lanes as a tree: its two halves added lane by lane, then the halves of
+// that, down to one lane (log2 L adds on the vector unit, where a sum in lane order is L
+// dependent scalar adds, each after a lane extract: in a product of depth 256 that was as much
+// work as the products themselves).
 template <class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
   if constexpr (std::is_arithmetic_v<V>) {
     return v;
+  } else if constexpr (sizeof(V) == sizeof(T)) {
+    return v[0];
+  } else if constexpr (sizeof(V) == 2 * sizeof(T)) {
+    return static_cast<T>(v[0] + v[1]);
   } else {
-    T sum = T(0);
-    for (std::size_t l = 0; l < sizeof(V) / sizeof(T); ++l) sum += v[l];
-    return sum;
+    using lane = std::remove_cvref_t<decltype(v[0])>;
+    using half = simd::vec<lane, sizeof(V) / sizeof(lane) / 2>;
+    half lo, hi;
+    std::memcpy(&lo, &v, sizeof(half));
+    std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
+    return gemm_lane_sum<T>(lo + hi);
   }
+}
+
+// s plus the sum of a vector's lanes (summed as gemm_lane_sum does).
+template <class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
+  return static_cast<T>(s + gemm_lane_sum<T>(v));
 }
 
 // Asks for the cache lines of [p, p + bytes) ahead of their use.
@@ -10661,11 +10666,11 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
   };
-  // The partial sums of one row added in lane order.
+  // The partial sums of one row: the U vectors added lane by lane, then their lanes as a tree.
   const auto total = [](const V(&acc)[U]) {
-    T s = T(0);
-    for (std::size_t u = 0; u < U; ++u) s = gemm_add_lanes(s, acc[u]);
-    return s;
+    V v = acc[0];
+    for (std::size_t u = 1; u < U; ++u) v += acc[u];
+    return gemm_lane_sum<T>(v);
   };
   if (cs == 1 && xs == 1) {
     std::size_t r = 0;
@@ -13842,11 +13847,13 @@ struct arg_node {
 };
 
 // A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...);
-// Args is the std::tuple of its arg_node types.
-template <class Outs, class Args>
+// Args is the std::tuple of its arg_node types; Hoisted the detail::type_list of the node
+// types a scan that hoists computes before its loop (the listing shows them first).
+template <class Outs, class Args, class Hoisted = detail::type_list<>>
 struct body_graph {
   using outputs = Outs;
   using args = Args;
+  using hoisted = Hoisted;
   Outs yields;
   std::string name;
   std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"
@@ -15462,7 +15469,7 @@ auto scan_input_node(const X& x) {
 
 // The body traced on arguments of the tensor types Args: the next carries' nodes, then the
 // emitted values' nodes.
-template <class... Args, class Body>
+template <class Hoisted, class... Args, class Body>
 auto trace_scan_body(const Body& body) {
   const auto r = call_on_args<Args...>(body);
   auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
@@ -15477,7 +15484,7 @@ auto trace_scan_body(const Body& body) {
         },
         c.values);
   }(r.carries, r.emits);
-  return body_graph<decltype(nodes), arg_nodes_t<Args...>>{
+  return body_graph<decltype(nodes), arg_nodes_t<Args...>, Hoisted>{
       std::move(nodes), "body",
       "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
           std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
@@ -15637,7 +15644,17 @@ class scan_fn {
   template <class Run, class... Xs>
   auto trace(const Xs&... xs) const {
     using emitted = typename Run::emitted;
+    using hoisted = decltype([] {
+      if constexpr (Hoist && !Run::ragged) {
+        using h = detail::scan_hoisting<D, Body, Run>;
+        if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
+        else return std::type_identity<detail::type_list<>>{};
+      } else {
+        return std::type_identity<detail::type_list<>>{};
+      }
+    }());
     auto body = detail::trace_scan_body<
+        typename hoisted::type,
         detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
@@ -16498,11 +16515,28 @@ struct graph_listing {
                {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
   }
 
-  // A sub-graph: its arguments first, in order (as a graph's inputs), then what it yields.
-  template <class Outs, class... Args>
-  void visit_body(const body_graph<Outs, std::tuple<Args...>>& body) {
+  // The nodes of Hoisted under n (n itself when it is one), each where it is first met.
+  template <class Hoisted, class N>
+  void visit_hoisted(const N& n) {
+    if constexpr (contains_v<N, Hoisted>) {
+      visit(n);
+    } else if constexpr (
+        requires { n.children; } && !requires { n.bodies; }) {
+      std::apply([&](const auto&... c) { (visit_hoisted<Hoisted>(c), ...); }, n.children);
+    }
+  }
+
+  // A sub-graph: its arguments first, in order (as a graph's inputs), then the nodes a scan
+  // that hoists computes before its loop, then what it yields.
+  template <class Outs, class... Args, class Hoisted>
+  void visit_body(const body_graph<Outs, std::tuple<Args...>, Hoisted>& body) {
     ++depth;
     (visit(Args{}), ...);
+    if constexpr (Hoisted::size > 0) {
+      line("before the loop:");
+      std::apply([&](const auto&... y) { (visit_hoisted<Hoisted>(y), ...); }, body.yields);
+      line("every iteration:");
+    }
     std::vector<std::size_t> out = std::apply(
         [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
     line("yield", std::move(out), body.yield_text);
@@ -17109,8 +17143,10 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
 
 // One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
 //   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
-// then as above. x and h are concatenated along input and hidden into the dim input +
-// hidden (one copy of a row of I + H per batch entry), so the gates are one product.
+// then as above. W is split into its input and hidden columns (views: the dim algebra splits
+// input + hidden), so the gates are x . W_x + h . W_h + b with no copy of concat(x, h); for a W
+// that is a lazy expression, or input and hidden both dynamic with no extent to read from x,
+// x and h are concatenated and the gates are one product.
 // Errors: as above, with W [c<4> * hidden, input + hidden].
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
@@ -17124,9 +17160,22 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
       using input = typename d::input;
       using hidden = typename d::hidden;
       using both = decltype(input{} + hidden{});
-      const auto gates = dimgraph::eval(dimgraph::dot<both>(
-          dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
-      return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+      constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+      if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
+        // W's input and hidden columns as two views (the dim algebra splits input + hidden):
+        // x . W_x + h . R, with no copy of concat(x, h), and x . W_x depends on no carry (a
+        // scan that hoists computes it once for every step).
+        const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
+        return detail::lstm_separate(x, h, c, w_x, w_h, b);
+      } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
+        const auto [w_x, w_h] =
+            dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
+        return detail::lstm_separate(x, h, c, w_x, w_h, b);
+      } else {
+        const auto gates = dimgraph::eval(dimgraph::dot<both>(
+            dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+        return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+      }
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }

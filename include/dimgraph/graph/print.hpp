@@ -178,11 +178,28 @@ struct graph_listing {
                {0, no_id, "result " + std::to_string(K), {region}, {}, node_type_text<N>()});
   }
 
-  // A sub-graph: its arguments first, in order (as a graph's inputs), then what it yields.
-  template <class Outs, class... Args>
-  void visit_body(const body_graph<Outs, std::tuple<Args...>>& body) {
+  // The nodes of Hoisted under n (n itself when it is one), each where it is first met.
+  template <class Hoisted, class N>
+  void visit_hoisted(const N& n) {
+    if constexpr (contains_v<N, Hoisted>) {
+      visit(n);
+    } else if constexpr (
+        requires { n.children; } && !requires { n.bodies; }) {
+      std::apply([&](const auto&... c) { (visit_hoisted<Hoisted>(c), ...); }, n.children);
+    }
+  }
+
+  // A sub-graph: its arguments first, in order (as a graph's inputs), then the nodes a scan
+  // that hoists computes before its loop, then what it yields.
+  template <class Outs, class... Args, class Hoisted>
+  void visit_body(const body_graph<Outs, std::tuple<Args...>, Hoisted>& body) {
     ++depth;
     (visit(Args{}), ...);
+    if constexpr (Hoisted::size > 0) {
+      line("before the loop:");
+      std::apply([&](const auto&... y) { (visit_hoisted<Hoisted>(y), ...); }, body.yields);
+      line("every iteration:");
+    }
     std::vector<std::size_t> out = std::apply(
         [&](const auto&... y) { return std::vector<std::size_t>{visit(y)...}; }, body.yields);
     line("yield", std::move(out), body.yield_text);

@@ -21,11 +21,13 @@ struct arg_node {
 };
 
 // A traced sub-graph: the nodes it yields (a tuple), under a name ("then", "body", ...);
-// Args is the std::tuple of its arg_node types.
-template <class Outs, class Args>
+// Args is the std::tuple of its arg_node types; Hoisted the detail::type_list of the node
+// types a scan that hoists computes before its loop (the listing shows them first).
+template <class Outs, class Args, class Hoisted = detail::type_list<>>
 struct body_graph {
   using outputs = Outs;
   using args = Args;
+  using hoisted = Hoisted;
   Outs yields;
   std::string name;
   std::string yield_text;  // how the yielded values are grouped, e.g. "carry 2, emit 1"

@@ -54,7 +54,7 @@ auto scan_input_node(const X& x) {
 
 // The body traced on arguments of the tensor types Args: the next carries' nodes, then the
 // emitted values' nodes.
-template <class... Args, class Body>
+template <class Hoisted, class... Args, class Body>
 auto trace_scan_body(const Body& body) {
   const auto r = call_on_args<Args...>(body);
   auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
@@ -69,7 +69,7 @@ auto trace_scan_body(const Body& body) {
         },
         c.values);
   }(r.carries, r.emits);
-  return body_graph<decltype(nodes), arg_nodes_t<Args...>>{
+  return body_graph<decltype(nodes), arg_nodes_t<Args...>, Hoisted>{
       std::move(nodes), "body",
       "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
           std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
@@ -229,7 +229,17 @@ class scan_fn {
   template <class Run, class... Xs>
   auto trace(const Xs&... xs) const {
     using emitted = typename Run::emitted;
+    using hoisted = decltype([] {
+      if constexpr (Hoist && !Run::ragged) {
+        using h = detail::scan_hoisting<D, Body, Run>;
+        if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
+        else return std::type_identity<detail::type_list<>>{};
+      } else {
+        return std::type_identity<detail::type_list<>>{};
+      }
+    }());
     auto body = detail::trace_scan_body<
+        typename hoisted::type,
         detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));

@@ -196,8 +196,10 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
 
 // One LSTM step with fused weights, as in the OpenVINO opset's LSTMCell example:
 //   gates = concat(x, h) . W + b       W [4H, I + H] (input columns first), b [4H]
-// then as above. x and h are concatenated along input and hidden into the dim input +
-// hidden (one copy of a row of I + H per batch entry), so the gates are one product.
+// then as above. W is split into its input and hidden columns (views: the dim algebra splits
+// input + hidden), so the gates are x . W_x + h . W_h + b with no copy of concat(x, h); for a W
+// that is a lazy expression, or input and hidden both dynamic with no extent to read from x,
+// x and h are concatenated and the gates are one product.
 // Errors: as above, with W [c<4> * hidden, input + hidden].
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
@@ -211,9 +213,22 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
       using input = typename d::input;
       using hidden = typename d::hidden;
       using both = decltype(input{} + hidden{});
-      const auto gates = dimgraph::eval(dimgraph::dot<both>(
-          dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
-      return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+      constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+      if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
+        // W's input and hidden columns as two views (the dim algebra splits input + hidden):
+        // x . W_x + h . R, with no copy of concat(x, h), and x . W_x depends on no carry (a
+        // scan that hoists computes it once for every step).
+        const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
+        return detail::lstm_separate(x, h, c, w_x, w_h, b);
+      } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
+        const auto [w_x, w_h] =
+            dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
+        return detail::lstm_separate(x, h, c, w_x, w_h, b);
+      } else {
+        const auto gates = dimgraph::eval(dimgraph::dot<both>(
+            dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+        return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
+      }
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }

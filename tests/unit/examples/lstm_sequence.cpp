@@ -79,7 +79,14 @@ TEST_CASE("example lstm_sequence: the graph has the opset's shapes and one scan 
                   "part_size=1], carried 1, 2} : (float32 [batch=1, time=25, hidden=256], "
                   "float32 [batch=1, hidden=256], float32 [batch=1, hidden=256])\n") !=
         std::string::npos);
-  CHECK(text.find("dot<input+hidden>") != std::string::npos);
-  CHECK(text.find("constant : float32 [4*hidden=1024, input+hidden=768]") != std::string::npos);
-  CHECK(text.find("yield %25, %21, %25 {carry 2, emit 1}") != std::string::npos);
+  // dg::hoist: x_t . W_x + b (W's input columns, a view) before the loop, h . W_h in it.
+  const auto before = text.find("before the loop:\n"), every = text.find("every iteration:\n");
+  REQUIRE(before != std::string::npos);
+  REQUIRE(every != std::string::npos);
+  const auto x_product = text.find("dot<input>(%4, %7) : float32 [batch=1, 4*hidden=1024]");
+  const auto h_product = text.find("dot<hidden>(%5, %16) : float32 [batch=1, 4*hidden=1024]");
+  CHECK(text.find("%7 = constant : float32 [4*hidden=1024, input=512]") != std::string::npos);
+  CHECK((before < x_product && x_product < every));
+  CHECK((every < h_product && h_product != std::string::npos));
+  CHECK(text.find("yield %35, %30, %35 {carry 2, emit 1}") != std::string::npos);
 }

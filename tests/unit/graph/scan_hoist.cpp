@@ -154,7 +154,6 @@ TEST_CASE("scan hoist: no iteration runs nothing and gives the naive schedule's 
 }
 
 TEST_CASE("scan hoist: the LSTM and GRU cells hoist x . W and equal the naive schedule") {
-  struct Gate4 : dg::dim<"g4", 16> {};
   const auto w = dg::uniform<float, decltype(dg::c<4> * Hid{}), In>(21, -0.5f, 0.5f);
   const auto r = dg::uniform<float, decltype(dg::c<4> * Hid{}), Hid>(22, -0.5f, 0.5f);
   const auto b = dg::uniform<float, decltype(dg::c<4> * Hid{})>(23, -0.5f, 0.5f);
@@ -166,6 +165,13 @@ TEST_CASE("scan hoist: the LSTM and GRU cells hoist x . W and equal the naive sc
     auto s = dg::nn::lstm_cell(xt, h, c, w, r, b);
     return dg::step(dg::carry(s.h, s.c), dg::emit(s.h));
   };
+  // The fused form, W [4H, In + Hid]: the cell splits W's columns, so x . W_x hoists too.
+  const auto wf =
+      dg::uniform<float, decltype(dg::c<4> * Hid{}), decltype(In{} + Hid{})>(28, -0.5f, 0.5f);
+  auto fused = [&](const auto& xt, const auto& h, const auto& c) {
+    auto s = dg::nn::lstm_cell(xt, h, c, wf, b);
+    return dg::step(dg::carry(s.h, s.c), dg::emit(s.h));
+  };
   auto gru = [&](const auto& xt, const auto& h) {
     auto next = dg::nn::gru_cell(xt, h, gw, gr, gbi, gbh);
     return dg::step(dg::carry(next), dg::emit(next));
@@ -174,6 +180,8 @@ TEST_CASE("scan hoist: the LSTM and GRU cells hoist x . W and equal the naive sc
   static_assert(decltype(dg::scan<Time, dg::hoist>(lstm))::hoisted_nodes<sliced_t, h_t, h_t>::size >
                 0);
   static_assert(decltype(dg::scan<Time, dg::hoist>(gru))::hoisted_nodes<sliced_t, h_t>::size > 0);
+  static_assert(
+      decltype(dg::scan<Time, dg::hoist>(fused))::hoisted_nodes<sliced_t, h_t, h_t>::size > 0);
   for (std::size_t batch : {std::size_t{1}, std::size_t{32}}) {
     CAPTURE(batch);
     const auto x = sequence(batch, 7, 200 + batch);
@@ -184,6 +192,11 @@ TEST_CASE("scan hoist: the LSTM and GRU cells hoist x . W and equal the naive sc
     CHECK(max_relative(ys, zs) <= 1e-5);
     CHECK(max_relative(h1, h2) <= 1e-5);
     CHECK(max_relative(c1, c2) <= 1e-5);
+    const auto [fs, f1, e1] = dg::scan<Time, dg::hoist>(fused)(dg::sliced<Time>(x), h0, c0);
+    const auto [qs, f2, e2] = dg::scan<Time, dg::no_hoist>(fused)(dg::sliced<Time>(x), h0, c0);
+    CHECK(max_relative(fs, qs) <= 1e-5);
+    CHECK(max_relative(f1, f2) <= 1e-5);
+    CHECK(max_relative(e1, e2) <= 1e-5);
     const auto [gs, g1] = dg::scan<Time, dg::hoist>(gru)(dg::sliced<Time>(x), h0);
     const auto [ks, g2] = dg::scan<Time, dg::no_hoist>(gru)(dg::sliced<Time>(x), h0);
     CHECK(max_relative(gs, ks) <= 1e-5);
