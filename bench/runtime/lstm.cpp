@@ -7,7 +7,12 @@
 // initialisation: with weights in [-1, 1] a sum of 768 products saturates every gate, which
 // makes the check say little and sends tanhf down its fast path for large arguments.
 //
-// dimgraph: dg::scan over Time of dg::nn::lstm_cell with the fused weights, all dims static.
+// dimgraph: dg::scan<Time, dg::hoist> of dg::nn::lstm_cell with the fused weights, all dims
+// static: x_t . W[:, input] + b for every step is one product before the loop, h . W[:, hidden]
+// one per step (dimgraph_naive: the same scan without dg::hoist).
+// hand_hoisted: the loop every RNN library runs, over raw arrays: the input's product for all
+// steps first, then per step h . W_h and the gate update in vectors (dimgraph's vectorised
+// sigmoid and tanh), with the products through the kernels dimgraph's dot picks.
 // Hand: the same recurrence over raw arrays, its gate product done by the kernel dimgraph's
 // dot dispatches to for that shape (include/dimgraph/eval/contract.hpp, detail::matmul),
 // called directly, so that the two sides differ only in what dimgraph adds around it:
@@ -34,6 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -181,6 +187,86 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand(const float* __restrict x, const float* __r
   }
 }
 
+// The product C[m, n] = A[m, k] . B[n, k]^T with rows of A at stride lda, rows of B at stride
+// ldb and rows of C at stride ldc (all contiguous along k or n), through the kernel dimgraph's
+// dot picks for it (detail::choose_matmul: gemv, dots or the packed blocked GEMM).
+void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+             std::size_t ldc, std::size_t m, std::size_t n, std::size_t k) {
+  using dg::detail::dim_group;
+  const auto affine = [](std::size_t size, std::size_t stride) {
+    dim_group g;
+    g.size = size;
+    g.stride = static_cast<std::ptrdiff_t>(stride);
+    return g;
+  };
+  const dim_group am = affine(m, lda), ak = affine(k, 1), bk = affine(k, 1), bn = affine(n, ldb),
+                  cm = affine(m, ldc), cn = affine(n, 1);
+  const dg::detail::matmul_operands<float> op{a, &am, &ak, b, &bk, &bn, c, &cm, &cn};
+  dg::detail::run_matmul(dg::detail::choose_matmul(op, m, n, k), op, m, n, k);
+}
+
+// The hoisted hand loop (what every RNN library does): the input's product x . W_x for all
+// steps as one product before the loop into xw [batch, time, 4H], then per step h . W_h into
+// gates [batch, 4H] and the i, f, g, o update in vectors (dimgraph's vectorised sigmoid and
+// tanh, the fastest this binary has), bias added there.
+DIMGRAPH_BENCH_NOINLINE void w6_hand_hoisted(const float* __restrict x, const float* __restrict h0,
+                                             const float* __restrict c0, const float* __restrict w,
+                                             const float* __restrict bias, float* __restrict out,
+                                             float* __restrict h, float* __restrict c,
+                                             float* __restrict xw, float* __restrict gates,
+                                             lstm_sizes s) {
+  namespace simd = dg::detail::simd;
+  using V = dg::detail::gemm_blocking<float>::vector;
+  constexpr std::size_t L = sizeof(V) / sizeof(float);
+  const std::size_t nb = s.batch, nt = s.time, ni = s.input, nh = s.hidden, cols = ni + nh,
+                    ng = 4 * nh;
+  for (std::size_t i = 0; i < nb * nh; ++i) {
+    h[i] = h0[i];
+    c[i] = c0[i];
+  }
+  product(x, ni, w, cols, xw, ng, nb * nt, ng, ni);
+  const auto load = [](const float* p) {
+    V v;
+    std::memcpy(&v, p, sizeof(V));
+    return v;
+  };
+  for (std::size_t t = 0; t < nt; ++t) {
+    product(h, nh, w + ni, cols, gates, ng, nb, ng, nh);
+    for (std::size_t b = 0; b < nb; ++b) {
+      const float* g = gates + b * ng;
+      const float* p = xw + (b * nt + t) * ng;
+      float* hr = h + b * nh;
+      float* cr = c + b * nh;
+      float* o = out + (b * nt + t) * nh;
+      std::size_t j = 0;
+      const auto pre = [&](std::size_t gate, std::size_t at) {
+        const std::size_t q = gate * nh + at;
+        return load(g + q) + load(p + q) + load(bias + q);
+      };
+      for (; j + L <= nh; j += L) {
+        const V ig = simd::sigmoid(pre(0, j)), fg = simd::sigmoid(pre(1, j));
+        const V gg = simd::tanh(pre(2, j)), og = simd::sigmoid(pre(3, j));
+        const V c2 = load(cr + j) * fg + ig * gg;
+        const V h2 = simd::tanh(c2) * og;
+        std::memcpy(cr + j, &c2, sizeof(V));
+        std::memcpy(hr + j, &h2, sizeof(V));
+        std::memcpy(o + j, &h2, sizeof(V));
+      }
+      for (; j < nh; ++j) {
+        const auto one = [&](std::size_t gate) {
+          const std::size_t q = gate * nh + j;
+          return g[q] + p[q] + bias[q];
+        };
+        const float c2 = cr[j] * sigmoid(one(1)) + sigmoid(one(0)) * std::tanh(one(2));
+        const float h2 = std::tanh(c2) * sigmoid(one(3));
+        cr[j] = c2;
+        hr[j] = h2;
+        o[j] = h2;
+      }
+    }
+  }
+}
+
 // ---- Inputs, hand outputs and scratch of each workload, made once. -----------------------
 // All static tensors: their storage is inline, so they live in static storage here (the
 // weights alone are 3 MiB), never on the stack.
@@ -216,6 +302,10 @@ struct w6_data {
   state_t<Batch> hand_h, hand_c;
   dg::tensor<float, Batch, Both> xh;
   dg::tensor<float, Batch, Gate> gates;
+  std::vector<float> xw = std::vector<float>(dg::static_size_v<Batch> * dg::static_size_v<Time> *
+                                             dg::static_size_v<Gate>);
+  outputs_t<Batch> hoisted_out;
+  state_t<Batch> hoisted_h, hoisted_c;
   explicit w6_data(std::uint32_t seed) {
     bench::fill_uniform(x.data(), x.size(), seed);
     bench::fill_uniform(h0.data(), h0.size(), seed + 1);
@@ -249,6 +339,14 @@ void run_hand(w6_data<Batch>& d, lstm_sizes s) {
   const auto& p = shared_weights();
   w6_hand(d.x.data(), d.h0.data(), d.c0.data(), p.w.data(), p.b.data(), d.hand_out.data(),
           d.hand_h.data(), d.hand_c.data(), d.xh.data(), d.gates.data(), s);
+}
+
+template <class Batch>
+void run_hand_hoisted(w6_data<Batch>& d, lstm_sizes s) {
+  const auto& p = shared_weights();
+  w6_hand_hoisted(d.x.data(), d.h0.data(), d.c0.data(), p.w.data(), p.b.data(),
+                  d.hoisted_out.data(), d.hoisted_h.data(), d.hoisted_c.data(), d.xw.data(),
+                  d.gates.data(), s);
 }
 
 // ---- The check before timing. ------------------------------------------------------------
@@ -321,6 +419,13 @@ void check(const char* workload) {
   expect_close(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(), h.size());
   expect_close(workload, "last c", "hand vs plain loop", d.hand_c.data(), c.data(), c.size());
 
+  run_hand_hoisted(d, s);
+  const char* hoisted_sides = "hand hoisted vs hand";
+  expect_close(workload, "outputs", hoisted_sides, d.hoisted_out.data(), d.hand_out.data(),
+               out.size());
+  expect_close(workload, "last h", hoisted_sides, d.hoisted_h.data(), d.hand_h.data(), h.size());
+  expect_close(workload, "last c", hoisted_sides, d.hoisted_c.data(), d.hand_c.data(), c.size());
+
   const auto got = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
   const auto& [ys, h_last, c_last] = got;
   const char* sides = "dimgraph vs hand";
@@ -377,6 +482,12 @@ void register_sides(const char* workload, benchmark::TimeUnit unit) {
     lstm_sizes s = d.sizes();
     benchmark::DoNotOptimize(s);  // run-time sizes: the hand loop is not specialised for them
     bench::time_calls(state, [&] { run_hand(d, s); });
+  });
+  bench::add(workload, "hand_hoisted", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    lstm_sizes s = d.sizes();
+    benchmark::DoNotOptimize(s);
+    bench::time_calls(state, [&] { run_hand_hoisted(d, s); });
   });
 #if DIMGRAPH_BENCH_TORCH
   bench::add(workload, "torch", unit, [](benchmark::State& state) {

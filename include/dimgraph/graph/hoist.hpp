@@ -252,28 +252,19 @@ using plain_node_t = typename plain_node<std::remove_cvref_t<X>>::type;
 // The hoisted values of one scan call and the per-iteration state of the staged run.
 template <class Facts, class Frontier>
 struct stage_store;
-template <class Facts, class... Fs>
-struct stage_store<Facts, type_list<Fs...>> {
-  using d = typename Facts::dim;
-  // A hoisted node's value: over D first when it varies, else as it is.
-  template <class N>
-  using stored_t = std::conditional_t<
-      stage_v<Facts, N> == stage::varying,
-      tensor_of_list_t<typename N::value_type, list_concat_t<dim_list<d>, typename N::dims>>,
-      tensor_for_t<N>>;
-  std::tuple<std::vector<std::unique_ptr<const stored_t<Fs>>>...> values;
-  std::array<std::size_t, sizeof...(Fs)> taken{};
-  template <class N>
-  static constexpr std::size_t index = [] {
-    std::size_t i = 0, found = 0;
-    ((std::is_same_v<N, Fs> ? found = i++ : i++), ...);
-    return found;
-  }();
-};
+template <class T>
+inline constexpr char stage_type_tag = 0;
 
-// Tensors made while the body runs (materialised nodes), kept until the step is consumed.
+// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
+// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
+// reuses the k-th of the iteration before when it has the same type (every iteration runs the
+// same ops): no allocation per step.
 struct stage_arena {
   std::vector<std::shared_ptr<const void>> kept;
+  std::vector<std::shared_ptr<void>> slots;
+  std::vector<const char*> slot_types;
+  std::size_t next = 0;
+
   template <class T>
   const T& keep(T&& t) {
     auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
@@ -281,6 +272,54 @@ struct stage_arena {
     kept.push_back(std::move(p));
     return r;
   }
+  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
+  // temporary on the stack), as a view.
+  template <class E>
+  auto materialise(const E& e) {
+    using t = decltype(eval(e));
+    const std::size_t k = next++;
+    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
+      t& reused = *static_cast<t*>(slots[k].get());
+      reused = e;
+      return std::as_const(reused).view();
+    }
+    auto p = std::make_shared<t>(e);
+    auto v = std::as_const(*p).view();
+    if (k < slots.size()) {
+      slots[k] = std::move(p);
+      slot_types[k] = &stage_type_tag<t>;
+    } else {
+      slots.push_back(std::move(p));
+      slot_types.push_back(&stage_type_tag<t>);
+    }
+    return v;
+  }
+  // The next iteration: its tensors take the slots again.
+  void reset() {
+    kept.clear();
+    next = 0;
+  }
+};
+
+template <class Facts, class... Fs>
+struct stage_store<Facts, type_list<Fs...>> {
+  using d = typename Facts::dim;
+  // A hoisted node's value, a view: over D first when it varies, then its own dims.
+  template <class N>
+  using stored_t = std::conditional_t<
+      stage_v<Facts, N> == stage::varying,
+      view_of_list_t<const typename N::value_type,
+                     types_of_t<list_concat_t<dim_list<d>, typename N::dims>>>,
+      view_of_list_t<const typename N::value_type, types_of_t<typename N::dims>>>;
+  std::tuple<std::vector<stored_t<Fs>>...> values;
+  std::array<std::size_t, sizeof...(Fs)> taken{};
+  stage_arena tensors;  // what the views read, when a hoisted value was not memory already
+  template <class N>
+  static constexpr std::size_t index = [] {
+    std::size_t i = 0, found = 0;
+    ((std::is_same_v<N, Fs> ? found = i++ : i++), ...);
+    return found;
+  }();
 };
 
 // One staged run: Hoisting (the pass before the loop) or the loop; Facts and the plan's
@@ -365,7 +404,16 @@ void store_if_hoisted(Ctx* ctx, const X& x) {
       using store_t = typename Ctx::store_type;
       using out_t = typename store_t::template stored_t<n>;
       auto& vec = std::get<store_t::template index<n>>(ctx->store->values);
-      vec.push_back(std::make_unique<const out_t>(operand_value(ctx, x)));
+      auto v = operand_value(ctx, x);
+      // A view is kept as it is (its tensor is in the arena, alive until the loop ends), in the
+      // stored order of dims; anything else is evaluated once into a tensor.
+      const auto reordered = [&](const auto& view) {
+        return [&]<class... Ds>(dim_list<Ds...>*) {
+          return out_t(dimgraph::permute<Ds...>(view));
+        }(static_cast<typename out_t::dims*>(nullptr));
+      };
+      if constexpr (is_view_v<decltype(v)>) vec.push_back(reordered(v));
+      else vec.push_back(reordered(ctx->store->tensors.materialise(v)));
     }
   }
 }
@@ -393,7 +441,7 @@ decltype(auto) loop_operand(Ctx* ctx, X&& x) {
       auto& vec = std::get<idx>(ctx->store->values);
       const std::size_t k = ctx->store->taken[idx]++;
       if (k >= vec.size()) throw_hoist_mismatch(k, vec.size());
-      const auto& t = *vec[k];
+      const auto& t = vec[k];
       if constexpr (stage_v<typename Ctx::facts, n> == stage::varying)
         return t[dimgraph::at<typename Ctx::facts::dim>(ctx->position)];
       else return t.view();
@@ -481,7 +529,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
       } else {
         // An op whose eager form may not forward its operands: evaluated while they live.
         return make_staged<n, ctx_t, stage_hold::ready>(
-            ctx, settle(ctx, eval(std::apply(eager, std::move(values)))));
+            ctx, ctx->arena->materialise(std::apply(eager, std::move(values))));
       }
     }
   }
@@ -497,9 +545,10 @@ auto eval_staged(const symbol<staged<N, Ctx, H, V>>& x) {
     return x;
   } else if constexpr (H == stage_hold::ready) {
     if constexpr (is_view_v<V>) return x;
-    else return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(x.node.value)));
+    else return make_staged<N, Ctx, stage_hold::ready>(ctx, ctx->arena->materialise(x.node.value));
   } else if constexpr (Ctx::hoisting) {
-    return make_staged<N, Ctx, stage_hold::ready>(ctx, settle(ctx, eval(force(ctx, x.node.value))));
+    return make_staged<N, Ctx, stage_hold::ready>(
+        ctx, ctx->arena->materialise(force(ctx, x.node.value)));
   } else {
     auto materialise = [](auto&& v) { return eval(std::forward<decltype(v)>(v)); };
     using t = thunk<decltype(materialise), symbol<staged<N, Ctx, H, V>>>;

@@ -430,7 +430,8 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
         detail::stage_arena arena;
         // The pass before the loop: the body on the whole sliced inputs.
         {
-          typename hoisting::hoist_context ctx{&store, &arena, 0};
+          // (Its tensors live as long as the store: the hoisted views read them.)
+          typename hoisting::hoist_context ctx{&store, &store.tensors, 0};
           auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
             return body_(hoisting::template hoist_arg<Ks>(&ctx, in)...);
           }(std::make_index_sequence<Run::input_count>{});
@@ -447,7 +448,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             return detail::unstage_step(&ctx, std::move(staged));
           });
           consume(i, r);
-          arena.kept.clear();
+          arena.reset();
         };
         detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
             n, staged_once);
