@@ -14796,14 +14796,16 @@ template <class Facts, class... Outs>
 struct hoist_plan {
   using nodes = typename topo<type_list<>, Outs...>::type;
   static constexpr bool foreign = (node_stage<Facts, Outs>::foreign || ...);
-  template <class A, class O>
-  using out_step = typename add_frontier<Facts, A, O>::type;
+  template <class A, class... Os>
+  struct with_outputs {
+    using type = A;
+  };
+  template <class A, class O, class... Os>
+  struct with_outputs<A, O, Os...> {
+    using type = typename with_outputs<typename add_frontier<Facts, A, O>::type, Os...>::type;
+  };
   using inner = typename frontier_of<Facts, type_list<>, nodes>::type;
-  using frontier = typename decltype([]<class... Os>(type_list<Os...>*) {
-    auto acc = static_cast<inner*>(nullptr);
-    ((acc = static_cast<out_step<std::remove_pointer_t<decltype(acc)>, Os>*>(nullptr)), ...);
-    return std::type_identity<std::remove_pointer_t<decltype(acc)>>{};
-  }(static_cast<type_list<Outs...>*>(nullptr)))::type;
+  using frontier = typename with_outputs<inner, Outs...>::type;
   static constexpr bool useful = !foreign && frontier::size > 0;
 };
 
@@ -15259,6 +15261,17 @@ struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
   }
 };
 
+// The nodes a scan over D of Body, run as Run, computes before its loop (none unless Hoist).
+template <class D, class Body, bool Hoist, class Run>
+struct hoisted_nodes_of {
+  using type = type_list<>;
+};
+template <class D, class Body, class Run>
+  requires(!Run::ragged && scan_hoisting<D, Body, Run>::enabled)
+struct hoisted_nodes_of<D, Body, true, Run> {
+  using type = typename scan_hoisting<D, Body, Run>::frontier;
+};
+
 }  // namespace detail
 
 template <class N, class Ctx, detail::stage_hold H, class V>
@@ -15584,16 +15597,8 @@ class scan_fn {
   // The nodes of the body's graph a call on inputs of the types Xs computes once, before the
   // loop (a detail::type_list of node types; empty when the scan does not hoist them).
   template <class... Xs>
-  using hoisted_nodes = typename decltype([] {
-    using run = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
-    if constexpr (!Hoist || run::ragged) {
-      return std::type_identity<detail::type_list<>>{};
-    } else {
-      using h = detail::scan_hoisting<D, Body, run>;
-      if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
-      else return std::type_identity<detail::type_list<>>{};
-    }
-  }())::type;
+  using hoisted_nodes = typename detail::hoisted_nodes_of<
+      D, Body, Hoist, detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>>::type;
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
@@ -15693,17 +15698,8 @@ class scan_fn {
   template <class Run, class... Xs>
   auto trace(const Xs&... xs) const {
     using emitted = typename Run::emitted;
-    using hoisted = decltype([] {
-      if constexpr (Hoist && !Run::ragged) {
-        using h = detail::scan_hoisting<D, Body, Run>;
-        if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
-        else return std::type_identity<detail::type_list<>>{};
-      } else {
-        return std::type_identity<detail::type_list<>>{};
-      }
-    }());
     auto body = detail::trace_scan_body<
-        typename hoisted::type,
+        typename detail::hoisted_nodes_of<D, Body, Hoist, Run>::type,
         detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));

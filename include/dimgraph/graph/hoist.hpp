@@ -192,14 +192,16 @@ template <class Facts, class... Outs>
 struct hoist_plan {
   using nodes = typename topo<type_list<>, Outs...>::type;
   static constexpr bool foreign = (node_stage<Facts, Outs>::foreign || ...);
-  template <class A, class O>
-  using out_step = typename add_frontier<Facts, A, O>::type;
+  template <class A, class... Os>
+  struct with_outputs {
+    using type = A;
+  };
+  template <class A, class O, class... Os>
+  struct with_outputs<A, O, Os...> {
+    using type = typename with_outputs<typename add_frontier<Facts, A, O>::type, Os...>::type;
+  };
   using inner = typename frontier_of<Facts, type_list<>, nodes>::type;
-  using frontier = typename decltype([]<class... Os>(type_list<Os...>*) {
-    auto acc = static_cast<inner*>(nullptr);
-    ((acc = static_cast<out_step<std::remove_pointer_t<decltype(acc)>, Os>*>(nullptr)), ...);
-    return std::type_identity<std::remove_pointer_t<decltype(acc)>>{};
-  }(static_cast<type_list<Outs...>*>(nullptr)))::type;
+  using frontier = typename with_outputs<inner, Outs...>::type;
   static constexpr bool useful = !foreign && frontier::size > 0;
 };
 
@@ -653,6 +655,17 @@ struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
       return make_staged<node_t<K>, loop_context, stage_hold::ready>(
           ctx, const_view_of(std::get<Run::group_index[K]>(state)));
   }
+};
+
+// The nodes a scan over D of Body, run as Run, computes before its loop (none unless Hoist).
+template <class D, class Body, bool Hoist, class Run>
+struct hoisted_nodes_of {
+  using type = type_list<>;
+};
+template <class D, class Body, class Run>
+  requires(!Run::ragged && scan_hoisting<D, Body, Run>::enabled)
+struct hoisted_nodes_of<D, Body, true, Run> {
+  using type = typename scan_hoisting<D, Body, Run>::frontier;
 };
 
 }  // namespace detail

@@ -120,16 +120,8 @@ class scan_fn {
   // The nodes of the body's graph a call on inputs of the types Xs computes once, before the
   // loop (a detail::type_list of node types; empty when the scan does not hoist them).
   template <class... Xs>
-  using hoisted_nodes = typename decltype([] {
-    using run = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
-    if constexpr (!Hoist || run::ragged) {
-      return std::type_identity<detail::type_list<>>{};
-    } else {
-      using h = detail::scan_hoisting<D, Body, run>;
-      if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
-      else return std::type_identity<detail::type_list<>>{};
-    }
-  }())::type;
+  using hoisted_nodes = typename detail::hoisted_nodes_of<
+      D, Body, Hoist, detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>>::type;
 
   template <class... Xs>
   auto operator()(Xs&&... xs) const {
@@ -229,17 +221,8 @@ class scan_fn {
   template <class Run, class... Xs>
   auto trace(const Xs&... xs) const {
     using emitted = typename Run::emitted;
-    using hoisted = decltype([] {
-      if constexpr (Hoist && !Run::ragged) {
-        using h = detail::scan_hoisting<D, Body, Run>;
-        if constexpr (h::enabled) return std::type_identity<typename h::frontier>{};
-        else return std::type_identity<detail::type_list<>>{};
-      } else {
-        return std::type_identity<detail::type_list<>>{};
-      }
-    }());
     auto body = detail::trace_scan_body<
-        typename hoisted::type,
+        typename detail::hoisted_nodes_of<D, Body, Hoist, Run>::type,
         detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
