@@ -13335,6 +13335,8 @@ template <class N, class Ctx, stage_hold H, class V>
 inline constexpr bool is_staged_v<symbol<staged<N, Ctx, H, V>>> = true;
 template <class Op, class Eager, class... Xs>
 auto staged_apply(Eager eager, Xs&&... xs);
+template <class X>
+auto staged_held_value(const X& x);
 
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>
@@ -13523,7 +13525,9 @@ namespace detail {
 // the body, while its arguments and locals are alive).
 template <class X>
 auto held_value(X&& x) {
-  if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
+  // (A staged value of a scan that hoists: computed, or stored, here too; graph/hoist.hpp.)
+  if constexpr (is_staged_v<std::remove_cvref_t<X>>) return staged_held_value(x);
+  else if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
     return eval(std::forward<X>(x));
   else return std::decay_t<X>(std::forward<X>(x));
 }
@@ -15162,44 +15166,19 @@ auto eval_staged(const symbol<staged<N, Ctx, H, V>>& x) {
   }
 }
 
-// The value the step gets for an output: in the loop, computed (or looked up); before it,
-// stored when hoisted.
-template <class Ctx, class X>
-auto step_value(Ctx* ctx, X&& x) {
-  if constexpr (Ctx::hoisting) {
+// What dg::carry and dg::emit hold of a staged value, made while the body runs (its locals,
+// which thunks may read, are alive): in the loop, its value (looked up when hoisted), a lazy
+// one evaluated; before the loop, nothing (a hoisted one is stored).
+template <class X>
+auto staged_held_value(const X& x) {
+  using ctx_t = typename X::node_type::context;
+  ctx_t* ctx = x.node.ctx;
+  if constexpr (ctx_t::hoisting) {
     store_if_hoisted(ctx, x);
     return no_value{};
-  } else if constexpr (is_staged_v<std::remove_cvref_t<X>>) {
-    return held_value(loop_operand(ctx, std::forward<X>(x)));
   } else {
-    return held_value(std::forward<X>(x));
+    return held_value(loop_operand(ctx, x));
   }
-}
-
-// A step of staged values as one of plain values (in the loop), or run for its stores (before it).
-template <class Ctx, class Cs, class Es>
-auto unstage_step(Ctx* ctx, scan_step<Cs, Es>&& r) {
-  // (Braced: carries, then emitted values, left to right, in both passes.)
-  auto all = std::apply(
-      [&](auto&... cs) {
-        return std::apply(
-            [&](auto&... es) {
-              return std::tuple<decltype(step_value(ctx, std::move(cs)))...,
-                                decltype(step_value(ctx, std::move(es)))...>{
-                  step_value(ctx, std::move(cs))..., step_value(ctx, std::move(es))...};
-            },
-            r.emits.values);
-      },
-      r.carries.values);
-  constexpr std::size_t nc = std::tuple_size_v<decltype(r.carries.values)>;
-  constexpr std::size_t ne = std::tuple_size_v<decltype(r.emits.values)>;
-  return [&]<std::size_t... Ci, std::size_t... Ei>(std::index_sequence<Ci...>,
-                                                   std::index_sequence<Ei...>) {
-    using c_t = carry_values<std::tuple_element_t<Ci, decltype(all)>...>;
-    using e_t = emit_values<std::tuple_element_t<nc + Ei, decltype(all)>...>;
-    return scan_step<c_t, e_t>{c_t{{std::get<Ci>(std::move(all))...}},
-                               e_t{{std::get<nc + Ei>(std::move(all))...}}};
-  }(std::make_index_sequence<nc>{}, std::make_index_sequence<ne>{});
 }
 
 // The hoisting of the eager scan Run over D of Body: its plan from the body traced on symbols,
@@ -15892,20 +15871,20 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
         {
           // (Its tensors live as long as the store: the hoisted views read them.)
           typename hoisting::hoist_context ctx{&store, &store.tensors, 0};
-          auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-            return body_(hoisting::template hoist_arg<Ks>(&ctx, in)...);
+          // (What it returns holds nothing: dg::carry and dg::emit stored what they took.)
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            static_cast<void>(body_(hoisting::template hoist_arg<Ks>(&ctx, in)...));
           }(std::make_index_sequence<Run::input_count>{});
-          detail::unstage_step(&ctx, std::move(r));
         }
         auto staged_once = [&](std::size_t i) {
           const auto slices = slices_at(i);
           typename hoisting::loop_context ctx{&store, &arena, walks[0].window(i)};
           store.taken = {};
+          // (dg::carry and dg::emit computed the step's values: it holds tensors and views.)
           auto r = detail::at_iteration(i, [&] {
-            auto staged = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
               return body_(hoisting::template loop_arg<Ks>(&ctx, slices, state)...);
             }(std::make_index_sequence<Run::input_count>{});
-            return detail::unstage_step(&ctx, std::move(staged));
           });
           consume(i, r);
           arena.reset();

@@ -16,6 +16,9 @@ struct tensor::impl {
 struct lstm_params::impl {
   std::vector<at::Tensor> params;  // w_ih, w_hh, b_ih, b_hh
 };
+struct gru_params::impl {
+  std::vector<at::Tensor> params;  // w_ih, w_hh, b_ih, b_hh
+};
 
 namespace {
 
@@ -118,6 +121,28 @@ lstm_result lstm(const tensor& x, const tensor& h0, const tensor& c0, const lstm
                               /*num_layers=*/1, /*dropout=*/0.0, /*train=*/false,
                               /*bidirectional=*/false, /*batch_first=*/true);
   return {wrap(std::move(out)), wrap(std::move(h)), wrap(std::move(c))};
+}
+
+gru_params::gru_params(const float* w_ih, const float* w_hh, const float* b_ih, const float* b_hh,
+                       std::int64_t input, std::int64_t hidden)
+    : impl_(std::make_unique<impl>()) {
+  const auto options = at::TensorOptions().dtype(at::kFloat);
+  const auto copy = [&](const float* p, std::initializer_list<std::int64_t> sizes) {
+    return at::from_blob(const_cast<float*>(p), at::IntArrayRef(sizes.begin(), sizes.size()),
+                         options)
+        .clone();
+  };
+  impl_->params = {copy(w_ih, {3 * hidden, input}), copy(w_hh, {3 * hidden, hidden}),
+                   copy(b_ih, {3 * hidden}), copy(b_hh, {3 * hidden})};
+}
+gru_params::gru_params(gru_params&&) noexcept = default;
+gru_params::~gru_params() = default;
+
+gru_result gru(const tensor& x, const tensor& h0, const gru_params& p) {
+  auto [out, h] = at::gru(get(x), get(h0), p.get().params, /*has_biases=*/true,
+                          /*num_layers=*/1, /*dropout=*/0.0, /*train=*/false,
+                          /*bidirectional=*/false, /*batch_first=*/true);
+  return {wrap(std::move(out)), wrap(std::move(h))};
 }
 
 }  // namespace torch_peer

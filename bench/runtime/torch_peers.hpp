@@ -83,4 +83,24 @@ struct lstm_result {
 // x [B, T, I], h0 and c0 [1, B, H].
 lstm_result lstm(const tensor& x, const tensor& h0, const tensor& c0, const lstm_params& p);
 
+// W6g: one-layer GRU, batch first, gate order r, z, n: w_ih [3H, I], w_hh [3H, H], b_ih and
+// b_hh [3H] (copies made once).
+class gru_params {
+ public:
+  gru_params(const float* w_ih, const float* w_hh, const float* b_ih, const float* b_hh,
+             std::int64_t input, std::int64_t hidden);
+  gru_params(gru_params&&) noexcept;
+  ~gru_params();
+  struct impl;
+  impl& get() const { return *impl_; }
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+struct gru_result {
+  tensor out, h;  // [B, T, H], [1, B, H]
+};
+// x [B, T, I], h0 [1, B, H].
+gru_result gru(const tensor& x, const tensor& h0, const gru_params& p);
+
 }  // namespace torch_peer

@@ -558,44 +558,19 @@ auto eval_staged(const symbol<staged<N, Ctx, H, V>>& x) {
   }
 }
 
-// The value the step gets for an output: in the loop, computed (or looked up); before it,
-// stored when hoisted.
-template <class Ctx, class X>
-auto step_value(Ctx* ctx, X&& x) {
-  if constexpr (Ctx::hoisting) {
+// What dg::carry and dg::emit hold of a staged value, made while the body runs (its locals,
+// which thunks may read, are alive): in the loop, its value (looked up when hoisted), a lazy
+// one evaluated; before the loop, nothing (a hoisted one is stored).
+template <class X>
+auto staged_held_value(const X& x) {
+  using ctx_t = typename X::node_type::context;
+  ctx_t* ctx = x.node.ctx;
+  if constexpr (ctx_t::hoisting) {
     store_if_hoisted(ctx, x);
     return no_value{};
-  } else if constexpr (is_staged_v<std::remove_cvref_t<X>>) {
-    return held_value(loop_operand(ctx, std::forward<X>(x)));
   } else {
-    return held_value(std::forward<X>(x));
+    return held_value(loop_operand(ctx, x));
   }
-}
-
-// A step of staged values as one of plain values (in the loop), or run for its stores (before it).
-template <class Ctx, class Cs, class Es>
-auto unstage_step(Ctx* ctx, scan_step<Cs, Es>&& r) {
-  // (Braced: carries, then emitted values, left to right, in both passes.)
-  auto all = std::apply(
-      [&](auto&... cs) {
-        return std::apply(
-            [&](auto&... es) {
-              return std::tuple<decltype(step_value(ctx, std::move(cs)))...,
-                                decltype(step_value(ctx, std::move(es)))...>{
-                  step_value(ctx, std::move(cs))..., step_value(ctx, std::move(es))...};
-            },
-            r.emits.values);
-      },
-      r.carries.values);
-  constexpr std::size_t nc = std::tuple_size_v<decltype(r.carries.values)>;
-  constexpr std::size_t ne = std::tuple_size_v<decltype(r.emits.values)>;
-  return [&]<std::size_t... Ci, std::size_t... Ei>(std::index_sequence<Ci...>,
-                                                   std::index_sequence<Ei...>) {
-    using c_t = carry_values<std::tuple_element_t<Ci, decltype(all)>...>;
-    using e_t = emit_values<std::tuple_element_t<nc + Ei, decltype(all)>...>;
-    return scan_step<c_t, e_t>{c_t{{std::get<Ci>(std::move(all))...}},
-                               e_t{{std::get<nc + Ei>(std::move(all))...}}};
-  }(std::make_index_sequence<nc>{}, std::make_index_sequence<ne>{});
 }
 
 // The hoisting of the eager scan Run over D of Body: its plan from the body traced on symbols,

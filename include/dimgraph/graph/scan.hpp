@@ -415,20 +415,20 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
         {
           // (Its tensors live as long as the store: the hoisted views read them.)
           typename hoisting::hoist_context ctx{&store, &store.tensors, 0};
-          auto r = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-            return body_(hoisting::template hoist_arg<Ks>(&ctx, in)...);
+          // (What it returns holds nothing: dg::carry and dg::emit stored what they took.)
+          [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            static_cast<void>(body_(hoisting::template hoist_arg<Ks>(&ctx, in)...));
           }(std::make_index_sequence<Run::input_count>{});
-          detail::unstage_step(&ctx, std::move(r));
         }
         auto staged_once = [&](std::size_t i) {
           const auto slices = slices_at(i);
           typename hoisting::loop_context ctx{&store, &arena, walks[0].window(i)};
           store.taken = {};
+          // (dg::carry and dg::emit computed the step's values: it holds tensors and views.)
           auto r = detail::at_iteration(i, [&] {
-            auto staged = [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+            return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
               return body_(hoisting::template loop_arg<Ks>(&ctx, slices, state)...);
             }(std::make_index_sequence<Run::input_count>{});
-            return detail::unstage_step(&ctx, std::move(staged));
           });
           consume(i, r);
           arena.reset();

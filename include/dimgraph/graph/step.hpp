@@ -115,7 +115,9 @@ namespace detail {
 // the body, while its arguments and locals are alive).
 template <class X>
 auto held_value(X&& x) {
-  if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
+  // (A staged value of a scan that hoists: computed, or stored, here too; graph/hoist.hpp.)
+  if constexpr (is_staged_v<std::remove_cvref_t<X>>) return staged_held_value(x);
+  else if constexpr (expression<X> && !is_tensor_v<std::remove_cvref_t<X>>)
     return eval(std::forward<X>(x));
   else return std::decay_t<X>(std::forward<X>(x));
 }

@@ -155,6 +155,8 @@ template <class N, class Ctx, stage_hold H, class V>
 inline constexpr bool is_staged_v<symbol<staged<N, Ctx, H, V>>> = true;
 template <class Op, class Eager, class... Xs>
 auto staged_apply(Eager eager, Xs&&... xs);
+template <class X>
+auto staged_held_value(const X& x);
 
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>

@@ -226,3 +226,31 @@ TEST_CASE("scan hoist: a body with nothing worth hoisting runs the naive schedul
       CHECK(last(b, j) == doctest::Approx(h).epsilon(1e-5));
     }
 }
+
+TEST_CASE("scan hoist: a tensor the body makes itself is read while the body runs") {
+  const weights p;
+  // w2 is the body's own tensor: the hoisted product that reads it, emitted as it is, is
+  // computed by dg::emit, inside the body, in both passes.
+  auto body = [&p](const auto& xt, const auto& h) {
+    const auto w2 = dg::eval(p.w * 2.0f);
+    auto projected = dg::dot<In>(xt, w2);
+    auto next = dg::eval(h * 0.5f);
+    return dg::step(dg::carry(next), dg::emit(projected));
+  };
+  using sliced_t = dg::sliced_input<Time, dg::slicing{}, const x_t&>;
+  static_assert(decltype(dg::scan<Time, dg::hoist>(body))::hoisted_nodes<sliced_t, h_t>::size == 1);
+  const auto x = sequence(3, 4, 9);
+  const auto h0 = dg::uniform<float, Batch, Hid>(10, -1.0f, 1.0f, dg::extent<Batch>(3));
+  const auto [ys, last] = dg::scan<Time, dg::hoist>(body)(dg::sliced<Time>(x), h0);
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t t = 0; t < 4; ++t)
+      for (std::size_t o = 0; o < 4; ++o) {
+        double want = 0;
+        for (std::size_t k = 0; k < 5; ++k) want += 2.0 * double(p.w(o, k)) * x(b, t, k);
+        CHECK(ys.at(dg::at<Batch>(b), dg::at<Time>(t), dg::at<Out>(o)) ==
+              doctest::Approx(want).epsilon(1e-5));
+      }
+  for (std::size_t b = 0; b < 3; ++b)
+    for (std::size_t j = 0; j < 4; ++j)
+      CHECK(last(b, j) == doctest::Approx(h0(b, j) * 0.0625).epsilon(1e-6));
+}
