@@ -31,6 +31,7 @@
 
 #include <dimgraph.hpp>
 
+#include "products.hpp"
 #include "support.hpp"
 
 #ifndef DIMGRAPH_BENCH_TORCH
@@ -92,22 +93,6 @@ struct gru_sizes {
   std::size_t batch, time, input, hidden;
 };
 
-// C[m, n] = A[m, k] . B[n, k]^T (rows at strides lda, ldb, ldc) through dimgraph's kernels.
-void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-             std::size_t ldc, std::size_t m, std::size_t n, std::size_t k) {
-  using dg::detail::dim_group;
-  const auto affine = [](std::size_t size, std::size_t stride) {
-    dim_group g;
-    g.size = size;
-    g.stride = static_cast<std::ptrdiff_t>(stride);
-    return g;
-  };
-  const dim_group am = affine(m, lda), ak = affine(k, 1), bk = affine(k, 1), bn = affine(n, ldb),
-                  cm = affine(m, ldc), cn = affine(n, 1);
-  const dg::detail::matmul_operands<float> op{a, &am, &ak, b, &bk, &bn, c, &cm, &cn};
-  dg::detail::run_matmul(dg::detail::choose_matmul(op, m, n, k), op, m, n, k);
-}
-
 float sigmoid(float v) {
   return 1.0f / (1.0f + std::exp(-v));
 }
@@ -124,7 +109,7 @@ DIMGRAPH_BENCH_NOINLINE void gru_hand(const float* __restrict x, const float* __
   const float* bi = p.b_ih.data();
   const float* bh = p.b_hh.data();
   for (std::size_t i = 0; i < nb * nh; ++i) h[i] = h0[i];
-  product(x, ni, p.w.data(), ni, xw, ng, nb * nt, ng, ni);
+  bench::product(x, ni, p.w.data(), ni, xw, ng, nb * nt, ng, ni);
   const auto load = [](const float* q) {
     V v;
     std::memcpy(&v, q, sizeof(V));
@@ -132,7 +117,7 @@ DIMGRAPH_BENCH_NOINLINE void gru_hand(const float* __restrict x, const float* __
   };
   const V one = simd::math::fill<V>(1.0f);
   for (std::size_t t = 0; t < nt; ++t) {
-    product(h, nh, p.r.data(), nh, gates, ng, nb, ng, nh);
+    bench::product(h, nh, p.r.data(), nh, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {
       const float* gh = gates + b * ng;
       const float* gi = xw + (b * nt + t) * ng;

@@ -46,6 +46,7 @@
 
 #include <dimgraph.hpp>
 
+#include "products.hpp"
 #include "support.hpp"
 
 // Set to 1 by bench/CMakeLists.txt when LibTorch is linked.
@@ -187,24 +188,6 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand(const float* __restrict x, const float* __r
   }
 }
 
-// The product C[m, n] = A[m, k] . B[n, k]^T with rows of A at stride lda, rows of B at stride
-// ldb and rows of C at stride ldc (all contiguous along k or n), through the kernel dimgraph's
-// dot picks for it (detail::choose_matmul: gemv, dots or the packed blocked GEMM).
-void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-             std::size_t ldc, std::size_t m, std::size_t n, std::size_t k) {
-  using dg::detail::dim_group;
-  const auto affine = [](std::size_t size, std::size_t stride) {
-    dim_group g;
-    g.size = size;
-    g.stride = static_cast<std::ptrdiff_t>(stride);
-    return g;
-  };
-  const dim_group am = affine(m, lda), ak = affine(k, 1), bk = affine(k, 1), bn = affine(n, ldb),
-                  cm = affine(m, ldc), cn = affine(n, 1);
-  const dg::detail::matmul_operands<float> op{a, &am, &ak, b, &bk, &bn, c, &cm, &cn};
-  dg::detail::run_matmul(dg::detail::choose_matmul(op, m, n, k), op, m, n, k);
-}
-
 // The hoisted hand loop (what every RNN library does): the input's product x . W_x for all
 // steps as one product before the loop into xw [batch, time, 4H], then per step h . W_h into
 // gates [batch, 4H] and the i, f, g, o update in vectors (dimgraph's vectorised sigmoid and
@@ -224,14 +207,14 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand_hoisted(const float* __restrict x, const fl
     h[i] = h0[i];
     c[i] = c0[i];
   }
-  product(x, ni, w, cols, xw, ng, nb * nt, ng, ni);
+  bench::product(x, ni, w, cols, xw, ng, nb * nt, ng, ni);
   const auto load = [](const float* p) {
     V v;
     std::memcpy(&v, p, sizeof(V));
     return v;
   };
   for (std::size_t t = 0; t < nt; ++t) {
-    product(h, nh, w + ni, cols, gates, ng, nb, ng, nh);
+    bench::product(h, nh, w + ni, cols, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {
       const float* g = gates + b * ng;
       const float* p = xw + (b * nt + t) * ng;
