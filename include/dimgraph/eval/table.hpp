@@ -238,7 +238,7 @@ struct leaf_table {
       if (slot > layouts) {
         lo = view_lo[slot - 1 - layouts];
         hi = view_hi[slot - 1 - layouts];
-      } else {
+      } else if constexpr (layouts > 0) {  // (slot >= 1: a leaf's slot is never the output's)
         hi += elements[slot - 1] * leaf_bytes[k];
       }
       note(k, lo, hi, base[k], strides[slot], leaf_bytes[k]);
