@@ -43,6 +43,15 @@
 #define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
 #endif
 
+// 1: on x86 with GCC or Clang, the matrix-product kernels behind dot are also compiled for
+// AVX2 with FMA and for AVX-512 when the build's target lacks them (a build without -march,
+// as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
+// product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
+// set does (with FMA: one rounding per multiply-add). 0: the build's target only.
+#ifndef DIMGRAPH_CONFIG_DISPATCH
+#define DIMGRAPH_CONFIG_DISPATCH 1
+#endif
+
 // With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel
 // gives each thread. Smaller kernels run on the calling thread (never fork for tiny tensors).
 #ifndef DIMGRAPH_CONFIG_PARALLEL_GRAIN
@@ -9144,7 +9153,7 @@ struct leaf_table {
       if (slot > layouts) {
         lo = view_lo[slot - 1 - layouts];
         hi = view_hi[slot - 1 - layouts];
-      } else {
+      } else if constexpr (layouts > 0) {  // (slot >= 1: a leaf's slot is never the output's)
         hi += elements[slot - 1] * leaf_bytes[k];
       }
       note(k, lo, hi, base[k], strides[slot], leaf_bytes[k]);
@@ -10240,10 +10249,6 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 // Evaluation of dot: the contraction mapped onto a (batched) matrix product.
 
 
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
 // ---- begin dimgraph/eval/cblas.hpp
 // The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
 
@@ -10251,6 +10256,14 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 // The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
 
 
+
+// eval/matmul.hpp compiles these kernels for a wider instruction set than the build's too, in
+// functions of that target; the helpers that take or return a vector are always inlined there,
+// so no call passes a vector across the ABI GCC warns about.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 
 namespace dimgraph::detail {
 
@@ -10317,27 +10330,37 @@ struct matmul_operands {
   const dim_group* cn;
 };
 
-// acc + x * y, fused where the target has FMA (one rounding, twice the throughput).
-template <class T>
-DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
-#if defined(__FMA__)
-  if constexpr (std::is_floating_point_v<T>) return std::fma(x, y, acc);
-  else return static_cast<T>(acc + x * y);
-#else
-  return static_cast<T>(acc + x * y);
-#endif
-}
+// The instruction set a kernel is compiled for: its vector registers (how wide and how
+// many) and whether it has fused multiply-add. The kernels take it as a template argument so
+// that eval/matmul.hpp can compile them for a wider set than the build's target and pick one
+// at run time; gemm_target_isa is the build's own.
+template <std::size_t Bytes, std::size_t Registers, bool Fma>
+struct gemm_isa {
+  static constexpr std::size_t vector_bytes = Bytes, vector_registers = Registers;
+  static constexpr bool fma = Fma;
+};
 
-// The target's vector registers: how wide and how many.
-#if defined(__AVX512F__)
-inline constexpr std::size_t gemm_vector_bytes = 64, gemm_vector_registers = 32;
-#elif defined(__AVX__)
-inline constexpr std::size_t gemm_vector_bytes = 32, gemm_vector_registers = 16;
-#elif defined(__aarch64__)
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
+#if defined(__FMA__) || defined(__aarch64__)
+inline constexpr bool gemm_target_fma = true;
 #else
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
+inline constexpr bool gemm_target_fma = false;
 #endif
+#if defined(__AVX512F__)
+using gemm_target_isa = gemm_isa<64, 32, gemm_target_fma>;
+#elif defined(__AVX__)
+using gemm_target_isa = gemm_isa<32, 16, gemm_target_fma>;
+#elif defined(__aarch64__)
+using gemm_target_isa = gemm_isa<16, 32, gemm_target_fma>;
+#else
+using gemm_target_isa = gemm_isa<16, 16, gemm_target_fma>;
+#endif
+
+// acc + x * y, fused where the instruction set has FMA (one rounding, twice the throughput).
+template <bool Fma, class T>
+DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
+  if constexpr (Fma && std::is_floating_point_v<T>) return std::fma(x, y, acc);
+  else return static_cast<T>(acc + x * y);
+}
 
 // Unrolls the loop that follows completely (its count is a small constant): the loops over a
 // register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
@@ -10349,19 +10372,31 @@ inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
 #define DIMGRAPH_UNROLL
 #endif
 
+// The kernels' own attribute. eval/matmul.hpp compiles them for a wider instruction set by
+// inlining them into a function of that target (flatten): Clang's flatten inlines only the
+// calls written in the function itself, so there they are always_inline; GCC's is recursive,
+// and GCC compiles a kernel called directly better as a function of its own (gemm_dots 1.5
+// times as fast as when forced inline, -O3 -march=native). #undef'd at the end of this header.
+#if defined(__clang__)
+#define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
+#else
+#define DIMGRAPH_GEMM_KERNEL inline
+#endif
+
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
 // shares) for the float and integer types, T itself for any other. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
 // with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
 // (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
-template <class T, bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+template <class T, class Isa = gemm_target_isa,
+          bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                 (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
 struct gemm_vector {
   using type = T;
 };
-template <class T>
-struct gemm_vector<T, true> {
-  typedef T type __attribute__((vector_size(gemm_vector_bytes)));
+template <class T, class Isa>
+struct gemm_vector<T, Isa, true> {
+  typedef T type __attribute__((vector_size(Isa::vector_bytes)));
 };
 
 template <class V, class T>
@@ -10376,12 +10411,14 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
 }
 
-// acc + x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
+// acc += x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
 // an FMA where the target has one (their default floating-point contraction).
+// (Operands by reference: a vector wider than the build's target passed by value is what
+// GCC's -Wpsabi note is about, and it reports that one outside the pragma above.)
 template <class V, class X>
-DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
-  if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
-  else return acc + x * y;
+DIMGRAPH_ALWAYS_INLINE inline void gemm_multiply_add(V& acc, const X& x, const V& y) {
+  if constexpr (std::is_arithmetic_v<V>) acc = static_cast<V>(acc + static_cast<V>(x) * y);
+  else acc += x * y;
 }
 
 // The sum of a vector's lanes as a tree: its two halves added lane by lane, then the halves of
@@ -10425,11 +10462,11 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t byte
 // Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
 // wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
 // a B sliver of KC x NR in L1.
-template <class T>
+template <class T, class Isa = gemm_target_isa>
 struct gemm_blocking {
-  using vector = typename gemm_vector<T>::type;
+  using vector = typename gemm_vector<T, Isa>::type;
   static constexpr std::size_t lanes = sizeof(vector) / sizeof(T);
-  static constexpr std::size_t mr = gemm_vector_registers >= 32 ? 8 : 6;
+  static constexpr std::size_t mr = Isa::vector_registers >= 32 ? 8 : 6;
   static constexpr std::size_t nr = 2 * lanes;
   static constexpr std::size_t kc = 256;
   static constexpr std::size_t mc = 96;
@@ -10437,10 +10474,10 @@ struct gemm_blocking {
 };
 
 // The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B sliver.
-template <class T, std::size_t MR, std::size_t NR>
+template <class T, class Isa, std::size_t MR, std::size_t NR>
 DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
                                                    const T* __restrict bp, T (&tile)[MR][NR]) {
-  using V = typename gemm_blocking<T>::vector;
+  using V = typename gemm_blocking<T, Isa>::vector;
   constexpr std::size_t L = sizeof(V) / sizeof(T), NV = NR / L;
   V acc[MR][NV] = {};
   for (std::size_t p = 0; p < kc; ++p) {
@@ -10451,7 +10488,7 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
     for (std::size_t i = 0; i < MR; ++i) {
       const T x = ap[p * MR + i];
       DIMGRAPH_UNROLL
-      for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
+      for (std::size_t j = 0; j < NV; ++j) gemm_multiply_add(acc[i][j], x, b[j]);
     }
   }
   DIMGRAPH_UNROLL
@@ -10464,8 +10501,9 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
 // each stored depth-major (W values per depth step), padding the last sliver with zeros.
 template <std::size_t W, class T>
-void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
-               std::size_t rows, std::size_t p0, std::size_t kc) {
+DIMGRAPH_GEMM_KERNEL void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg,
+                                    std::size_t r0, std::size_t rows, std::size_t p0,
+                                    std::size_t kc) {
   std::size_t s = 0;
   if (rg.unit() && kg.affine) {
     // The full slivers a few depth steps at a time, all slivers per step: the reads walk along
@@ -10501,8 +10539,9 @@ void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, 
 
 // Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
 template <class T, std::size_t MR, std::size_t NR>
-void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size_t m0,
-                std::size_t mr, std::size_t n0, std::size_t nr, bool first) {
+DIMGRAPH_GEMM_KERNEL void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR],
+                                     std::size_t m0, std::size_t mr, std::size_t n0, std::size_t nr,
+                                     bool first) {
   const bool unit = op.cn->unit();
   const std::ptrdiff_t n_base = op.cn->at(n0);
   for (std::size_t i = 0; i < mr; ++i) {
@@ -10522,29 +10561,70 @@ void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size
   }
 }
 
+// B [k, n] packed whole, as gemm_blocked reads it: one KC x NC panel per (column block, depth
+// block), each as gemm_pack writes it, at a fixed stride (the last blocks' panels padded).
+template <class T, class Isa>
+struct gemm_b_layout {
+  using blk = gemm_blocking<T, Isa>;
+  std::size_t depth_blocks, panel, total;
+  gemm_b_layout(std::size_t n, std::size_t k)
+      : depth_blocks((k + blk::kc - 1) / blk::kc),
+        panel(std::min(blk::kc, k) * std::min(blk::nc, (n + blk::nr - 1) / blk::nr * blk::nr)),
+        total((n + blk::nc - 1) / blk::nc * depth_blocks * panel),
+        depth_total(k) {}
+  // The panel of columns [jc, ...) and depth [pc, ...) (block starts).
+  std::size_t offset(std::size_t jc, std::size_t pc) const {
+    return (jc / blk::nc * depth_blocks + pc / blk::kc) * panel;
+  }
+  // Where B(p, j) is (within its panel: the NR-wide sliver of j, depth-major).
+  std::size_t at(std::size_t p, std::size_t j) const {
+    const std::size_t jc = j / blk::nc * blk::nc, pc = p / blk::kc * blk::kc;
+    const std::size_t kc = std::min(blk::kc, depth_total - pc);
+    return offset(jc, pc) + (j - jc) / blk::nr * blk::nr * kc + (p - pc) * blk::nr +
+           (j - jc) % blk::nr;
+  }
+  std::size_t depth_total;
+};
+
+// Packs B [k, n] of op whole into out (gemm_b_layout's total elements).
+template <class T, class Isa>
+void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T, Isa>;
+  const gemm_b_layout<T, Isa> layout(n, k);
+  for (std::size_t jc = 0; jc < n; jc += blk::nc)
+    for (std::size_t pc = 0; pc < k; pc += blk::kc)
+      gemm_pack<blk::nr>(out + layout.offset(jc, pc), op.b, *op.bn, *op.bk, jc,
+                         std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
-// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles.
-template <class T>
-void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
+// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
+// (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                       std::size_t k, const T* packed_b = nullptr) {
+  using blk = gemm_blocking<T, Isa>;
   constexpr std::size_t MR = blk::mr, NR = blk::nr;
   const std::size_t kc_max = std::min(blk::kc, k);
   const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
+  const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  const std::unique_ptr<T[]> bpack(new T[kc_max * nc_max]), apack(new T[kc_max * mc_max]);
+  const std::unique_ptr<T[]> bpack(packed_b ? nullptr : new T[kc_max * nc_max]),
+      apack(new T[kc_max * mc_max]);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);
     for (std::size_t pc = 0; pc < k; pc += blk::kc) {
       const std::size_t kc = std::min(blk::kc, k - pc);
-      gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack.get();
+      if (!packed_b) gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
       for (std::size_t ic = 0; ic < m; ic += blk::mc) {
         const std::size_t mc = std::min(blk::mc, m - ic);
         gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, MR, NR>(kc, apack.get() + ir * kc, bpack.get() + jr * kc, tile);
+            gemm_micro_tile<T, Isa, MR, NR>(kc, apack.get() + ir * kc, bp + jr * kc, tile);
             gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
                        pc == 0);
           }
@@ -10559,9 +10639,10 @@ void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, st
 // more than the product itself), one KC-deep block of B at a time, asking for B a few rows
 // ahead (its successive reads are a row apart, too far for the hardware's stride prefetcher
 // when the rows are long). B's last columns that do not fill a tile are summed one by one.
-template <class T>
-void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                    std::size_t k) {
+  using blk = gemm_blocking<T, Isa>;
   using V = typename blk::vector;
   constexpr std::size_t MR = blk::mr, NR = blk::nr, L = blk::lanes, NV = NR / L;
   constexpr std::size_t ahead = 8;
@@ -10589,7 +10670,7 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
           for (std::size_t i = 0; i < MR; ++i) {
             const T x = a[i][at(pc + p, as)];
             DIMGRAPH_UNROLL
-            for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
+            for (std::size_t j = 0; j < NV; ++j) gemm_multiply_add(acc[i][j], x, bv[j]);
           }
         }
         DIMGRAPH_UNROLL
@@ -10604,7 +10685,8 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
       for (std::size_t i = 0; i < mr; ++i) {
         const T* b = op.b + op.bn->at(j);
         T sum = T(0);
-        for (std::size_t p = 0; p < k; ++p) sum = multiply_add(sum, a[i][at(p, as)], b[at(p, bs)]);
+        for (std::size_t p = 0; p < k; ++p)
+          sum = multiply_add<Isa::fma>(sum, a[i][at(p, as)], b[at(p, bs)]);
         op.c[op.cm->at(i0 + i) + op.cn->at(j)] = sum;
       }
   }
@@ -10615,13 +10697,14 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 // vector of partial sums, straight from the operands' rows. No packing: for B that would be
 // a transpose, which costs more than the product itself when m is small. Edge tiles repeat
 // the last row or column and store only the valid part.
-template <class T>
-void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using V = typename gemm_blocking<T>::vector;
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                    std::size_t k) {
+  using V = typename gemm_blocking<T, Isa>::vector;
   // The tile's MR * NR partial sums, NR vectors of B and one of A (and a product, without
   // fused multiply-add) stay in registers: 3 x 3 with 16 vector registers, 4 x 4 with 32.
-  constexpr std::size_t MR = gemm_vector_registers >= 32 ? 4 : 3, NR = MR,
-                        L = gemm_blocking<T>::lanes;
+  constexpr std::size_t MR = Isa::vector_registers >= 32 ? 4 : 3, NR = MR,
+                        L = gemm_blocking<T, Isa>::lanes;
   std::array<const T*, MR> a{};
   std::array<const T*, NR> b{};
   for (std::size_t j0 = 0; j0 < n; j0 += NR) {
@@ -10638,13 +10721,13 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
         for (std::size_t i = 0; i < MR; ++i) {
           const V av = gemm_load<V>(a[i] + p);
           DIMGRAPH_UNROLL
-          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], av, bv[j]);
+          for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
         }
       }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
           T sum = gemm_lane_sum<T>(acc[i][j]);
-          for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
+          for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
           op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
         }
     }
@@ -10655,14 +10738,15 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 // y(r) at y[r * ys]. Rows with contiguous elements and a contiguous x: four rows at a time,
 // each summed in one vector of partial sums (independent lanes, so no reassociation is
 // needed to vectorise). Contiguous columns: y accumulates one column at a time (axpy).
-template <class T>
-void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
-          const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs,
+                               std::ptrdiff_t cs, const T* x, std::ptrdiff_t xs, T* y,
+                               std::ptrdiff_t ys) {
   // Vectors of V (as the GEMM kernels), U of them per step: the partial sums stay in
   // registers (4 rows x U vectors, U vectors of x), which GCC at -O2 does not do for arrays of
   // T. Partial sum j of a row adds the columns c = j (mod U * LV), in order.
-  using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t LV = gemm_blocking<T>::lanes, U = 2, L = U * LV;
+  using V = typename gemm_blocking<T, Isa>::vector;
+  constexpr std::size_t LV = gemm_blocking<T, Isa>::lanes, U = 2, L = U * LV;
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
   };
@@ -10687,13 +10771,13 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
         for (std::size_t q = 0; q < 4; ++q) {
           DIMGRAPH_UNROLL
           for (std::size_t u = 0; u < U; ++u)
-            acc[q][u] = gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
+            gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
         }
       }
       T s[4];
       for (std::size_t q = 0; q < 4; ++q) s[q] = total(acc[q]);
       for (; c < cols; ++c)
-        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add(s[q], m[q][c], x[c]);
+        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add<Isa::fma>(s[q], m[q][c], x[c]);
       for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
     }
     for (; r < rows; ++r) {
@@ -10703,11 +10787,10 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
       for (; c + L <= cols; c += L) {
         DIMGRAPH_UNROLL
         for (std::size_t u = 0; u < U; ++u)
-          acc[u] = gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV),
-                                     gemm_load<V>(x + c + u * LV));
+          gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV), gemm_load<V>(x + c + u * LV));
       }
       T s = total(acc);
-      for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
+      for (; c < cols; ++c) s = multiply_add<Isa::fma>(s, mr[c], x[c]);
       y[at(r, ys)] = s;
     }
   } else if (rs == 1 && ys == 1) {
@@ -10717,15 +10800,18 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
       const T v = x[at(c, xs)];
       const T* mc = mat + at(c, cs);
       std::size_t r = 0;
-      for (; r + LV <= rows; r += LV)
-        gemm_store_vector(y + r, gemm_multiply_add(gemm_load<V>(y + r), v, gemm_load<V>(mc + r)));
-      for (; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+      for (; r + LV <= rows; r += LV) {
+        V yv = gemm_load<V>(y + r);
+        gemm_multiply_add(yv, v, gemm_load<V>(mc + r));
+        gemm_store_vector(y + r, yv);
+      }
+      for (; r < rows; ++r) y[r] = multiply_add<Isa::fma>(y[r], mc[r], v);
     }
   } else {
     for (std::size_t r = 0; r < rows; ++r) {
       T s = T(0);
       for (std::size_t c = 0; c < cols; ++c)
-        s = multiply_add(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
+        s = multiply_add<Isa::fma>(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
       y[at(r, ys)] = s;
     }
   }
@@ -10733,7 +10819,12 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
 
 }  // namespace dimgraph::detail
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 #undef DIMGRAPH_UNROLL
+#undef DIMGRAPH_GEMM_KERNEL
 // ---- end dimgraph/eval/gemm.hpp
 
 #if DIMGRAPH_CONFIG_USE_CBLAS
@@ -10823,9 +10914,37 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 }  // namespace dimgraph::detail
 #endif
 // ---- end dimgraph/eval/cblas.hpp
+// ---- begin dimgraph/eval/matmul.hpp
+// Matrix products of one batch entry: which kernel runs, for which instruction set, on how
+// many threads.
 
-namespace dimgraph {
-namespace detail {
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+
+// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
+// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
+// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
+#define DIMGRAPH_DISPATCH_AVX512 1
+#endif
+#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
+    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
+#define DIMGRAPH_DISPATCH_AVX2 1
+#endif
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_AVX512 0
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX2
+#define DIMGRAPH_DISPATCH_AVX2 0
+#endif
+
+namespace dimgraph::detail {
 
 // The per-core L2 cache size the OS reports, 512 KiB where it reports none.
 inline std::size_t l2_cache_bytes() {
@@ -10852,17 +10971,17 @@ inline std::size_t l2_cache_bytes() {
 inline constexpr std::size_t gemm_dots_rows = 48;
 
 // Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
-template <class T>
+template <class T, class Isa>
 bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
   const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
-  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
+  return m <= gemm_blocking<T, Isa>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
 }
 
 // The kernels behind one matrix product, chosen once for the whole product (so that a part
 // of it on a thread runs the same kernel and sums in the same order).
 enum class matmul_kernel { zero, gemv_rows, gemv_columns, dots, rows, blocked };
 
-template <class T>
+template <class T, class Isa = gemm_target_isa>
 matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n,
                             std::size_t k) {
   if (k == 0) return matmul_kernel::zero;
@@ -10874,31 +10993,32 @@ matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::si
       m <= gemm_dots_rows)
     return matmul_kernel::dots;
   if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
-      gemm_rows_pays<T>(m, n, k))
+      gemm_rows_pays<T, Isa>(m, n, k))
     return matmul_kernel::rows;
   return matmul_kernel::blocked;
 }
 
-template <class T>
+// (packed_b: B packed whole for the blocked kernel, which is then the kernel.)
+template <class T, class Isa = gemm_target_isa>
 void run_matmul(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
-                std::size_t k) {
+                std::size_t k, const T* packed_b = nullptr) {
   switch (kernel) {
     case matmul_kernel::zero:
       for (std::size_t i = 0; i < m; ++i)
         for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
       return;
     case matmul_kernel::gemv_rows:
-      return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
-                  op.cm->stride);
+      return gemv<T, Isa>(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
+                          op.cm->stride);
     case matmul_kernel::gemv_columns:
-      return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
-                  op.cn->stride);
+      return gemv<T, Isa>(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
+                          op.cn->stride);
     case matmul_kernel::dots:
-      return gemm_dots(op, m, n, k);
+      return gemm_dots<T, Isa>(op, m, n, k);
     case matmul_kernel::rows:
-      return gemm_rows(op, m, n, k);
+      return gemm_rows<T, Isa>(op, m, n, k);
     case matmul_kernel::blocked:
-      return gemm_blocked(op, m, n, k);
+      return gemm_blocked<T, Isa>(op, m, n, k, packed_b);
   }
 }
 
@@ -10924,11 +11044,231 @@ inline std::size_t product_work(std::size_t batch, std::size_t m, std::size_t n,
   return work >= 0x1p60 ? std::size_t{1} << 60 : static_cast<std::size_t>(work);
 }
 
+// The kernels compiled for instruction set Isa: run_matmul as it is for the build's own
+// target; for a wider one, in a function of that target with every call inlined into it
+// (flatten), so that the kernels' vector code is generated for Isa, not lowered to the
+// build's narrower registers.
+template <class Isa>
+struct matmul_entry {
+  template <class T>
+  static void run(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                  std::size_t k, const T* packed_b = nullptr) {
+    run_matmul<T, Isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+
+#if DIMGRAPH_DISPATCH_AVX2
+struct gemm_avx2_isa : gemm_isa<32, 16, true> {};
+template <>
+struct matmul_entry<gemm_avx2_isa> {
+  template <class T>
+  __attribute__((target("avx2,fma"), flatten)) static void run(matmul_kernel kernel,
+                                                               const matmul_operands<T>& op,
+                                                               std::size_t m, std::size_t n,
+                                                               std::size_t k,
+                                                               const T* packed_b = nullptr) {
+    run_matmul<T, gemm_avx2_isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+#endif
+
+#if DIMGRAPH_DISPATCH_AVX512
+struct gemm_avx512_isa : gemm_isa<64, 32, true> {};
+template <>
+struct matmul_entry<gemm_avx512_isa> {
+  template <class T>
+  __attribute__((target("avx512f,avx2,fma"), flatten)) static void run(
+      matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+      std::size_t k, const T* packed_b = nullptr) {
+    run_matmul<T, gemm_avx512_isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+#endif
+
+// The widest instruction set compiled above that this CPU (and its OS) supports, found once.
+enum class gemm_level : unsigned char { target, avx2, avx512 };
+inline gemm_level gemm_cpu_level() {
+#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
+  static const gemm_level level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#if DIMGRAPH_DISPATCH_AVX512
+    if (avx2 && __builtin_cpu_supports("avx512f")) return gemm_level::avx512;
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    if (avx2) return gemm_level::avx2;
+#endif
+    return gemm_level::target;
+  }();
+  return level;
+#else
+  return gemm_level::target;
+#endif
+}
+
+// C = A B by the kernels of instruction set Isa (the blocked one over packed_b when given).
+// With threads, C's rows are split among them (its columns when it has one row and no packed
+// B): each element of C is summed by one thread in the same order, whatever their number.
+template <class T, class Isa>
+void matmul_with(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k,
+                 const T* packed_b) {
+  const matmul_kernel kernel =
+      packed_b ? matmul_kernel::blocked : choose_matmul<T, Isa>(op, m, n, k);
+  const bool by_rows = m > 1 || packed_b;
+  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
+  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
+  if (threads <= 1) return matmul_entry<Isa>::run(kernel, op, m, n, k, packed_b);
+  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
+    matmul_operands<T> part = op;
+    if (by_rows) {
+      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
+      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
+      part.a += a_off;
+      part.c += c_off;
+      part.am = &am;
+      part.cm = &cm;
+      matmul_entry<Isa>::run(kernel, part, last - first, n, k, packed_b);
+    } else {
+      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
+      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
+      part.b += b_off;
+      part.c += c_off;
+      part.bn = &bn;
+      part.cn = &cn;
+      matmul_entry<Isa>::run(kernel, part, m, last - first, k);
+    }
+  });
+}
+
+// Constant weights packed once. While a scan that hoists runs its loop, the tensors its body
+// multiplies by a carry and did not compute from one (the weights of an RNN cell) are
+// registered here as constant; a product whose B (or A) lies in one is run by the blocked
+// kernel over B packed once for the whole loop, instead of packed (or read unpacked, which is
+// slower) at every step. Packs are keyed by operand address, strides, sizes, element type and
+// instruction set, and checked against the operand at each use on pack_samples elements
+// spread over it, bit for bit (a tensor the body makes anew in each iteration from captured
+// ones may be another such tensor at the same address): a mismatch packs again.
+class weight_cache {
+ public:
+  // [lo, hi) holds a tensor that stays constant while this cache is active.
+  void add_constant(const char* lo, const char* hi) {
+    if (lo == hi) return;
+    for (const auto& r : constants_)
+      if (r.first == lo && r.second == hi) return;
+    constants_.emplace_back(lo, hi);
+  }
+  bool empty() const { return constants_.empty(); }
+  std::size_t constants() const { return constants_.size(); }
+  // Whether [lo, hi) lies within a constant.
+  bool holds(const char* lo, const char* hi) const {
+    for (const auto& r : constants_)
+      if (r.first <= lo && hi <= r.second) return true;
+    return false;
+  }
+  // B of op packed for Isa, packed now if it is constant and was not; null if it is not.
+  template <class T, class Isa>
+  const T* packed_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    const dim_group &bk = *op.bk, &bn = *op.bn;
+    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
+    const char* lo = reinterpret_cast<const char*>(op.b);
+    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
+    if (!holds(lo, hi)) return nullptr;
+    const void* tag = &pack_tag<T, Isa>;
+    const gemm_b_layout<T, Isa> layout(n, k);
+    for (auto& e : packs_)
+      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
+          e.ns == bn.stride) {
+        T* data = static_cast<T*>(e.data.get());
+        if (!same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        return data;
+      }
+    std::shared_ptr<T[]> data(new T[layout.total]);
+    gemm_pack_b<T, Isa>(data.get(), op, n, k);
+    packs_.push_back({op.b, tag, k, n, bk.stride, bn.stride, data});
+    return data.get();
+  }
+
+ private:
+  static constexpr std::size_t pack_samples = 64;
+  // Whether the packed copy holds B's elements at pack_samples positions spread over it (the
+  // first and the last among them).
+  template <class T, class Isa>
+  static bool same_samples(const T* packed, const gemm_b_layout<T, Isa>& layout,
+                           const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    const std::size_t count = n * k;
+    for (std::size_t t = 0; t < pack_samples; ++t) {
+      const std::size_t i = std::min(
+          count - 1, count <= pack_samples
+                         ? t
+                         : static_cast<std::size_t>(static_cast<double>(count - 1) *
+                                                    static_cast<double>(t) / (pack_samples - 1)));
+      const std::size_t p = i / n, j = i % n;
+      if (std::memcmp(op.b + op.bk->at(p) + op.bn->at(j), packed + layout.at(p, j), sizeof(T)) != 0)
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  template <class T, class Isa>
+  static constexpr char pack_tag = 0;
+  struct pack {
+    const void* b;
+    const void* tag;
+    std::size_t k, n;
+    std::ptrdiff_t ks, ns;
+    std::shared_ptr<void> data;
+  };
+  std::vector<std::pair<const char*, const char*>> constants_;
+  std::vector<pack> packs_;
+};
+
+// The weight cache of the scan loop running on this thread (null outside one).
+inline weight_cache*& active_weight_cache() {
+  static thread_local weight_cache* active = nullptr;
+  return active;
+}
+
+// Makes a cache the active one for its lifetime.
+class weight_cache_scope {
+ public:
+  explicit weight_cache_scope(weight_cache& cache) : saved_(active_weight_cache()) {
+    active_weight_cache() = &cache;
+  }
+  ~weight_cache_scope() { active_weight_cache() = saved_; }
+  weight_cache_scope(const weight_cache_scope&) = delete;
+  weight_cache_scope& operator=(const weight_cache_scope&) = delete;
+
+ private:
+  weight_cache* saved_;
+};
+
+// The fewest rows of A for which a packed constant B pays: one row stays with GEMV, which
+// reads B once where the blocked kernel computes a whole register tile of rows. (Measured
+// with AVX-512, B [256, 1024] read from rows 768 apart: the blocked kernel over the packed B
+// took 0.9 of GEMV's time at 2 rows, 0.45 at 4, and 0.25 to 0.4 of gemm_dots' from 4 to 48.)
+inline constexpr std::size_t packed_b_min_rows = 2;
+
+// C = A B by Isa's kernels, over a packed constant B (or A, as C' = B' A') when there is one.
+template <class T, class Isa>
+void matmul_at(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  weight_cache* cache = active_weight_cache();
+  if (cache != nullptr && !cache->empty() && k != 0) {
+    if (m >= packed_b_min_rows)
+      if (const T* packed = cache->template packed_b<T, Isa>(op, n, k))
+        return matmul_with<T, Isa>(op, m, n, k, packed);
+    if (n >= packed_b_min_rows) {
+      const matmul_operands<T> flipped{op.b, op.bn, op.bk, op.a, op.ak, op.am, op.c, op.cn, op.cm};
+      if (const T* packed = cache->template packed_b<T, Isa>(flipped, m, k))
+        return matmul_with<T, Isa>(flipped, n, m, k, packed);
+    }
+  }
+  matmul_with<T, Isa>(op, m, n, k, static_cast<const T*>(nullptr));
+}
+
 // C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
 // else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
 // stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
-// With threads, C's rows are split among them (its columns when it has one row): each
-// element of C is summed by one thread in the same order, whatever their number.
 template <class T>
 void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   if (m == 0 || n == 0) return;
@@ -10939,32 +11279,25 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
       blas_matmul(op, m, n, k))
     return;
 #endif
-  const matmul_kernel kernel = choose_matmul(op, m, n, k);
-  const bool by_rows = m > 1;
-  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
-  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
-  if (threads <= 1) return run_matmul(kernel, op, m, n, k);
-  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
-    matmul_operands<T> part = op;
-    if (by_rows) {
-      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
-      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
-      part.a += a_off;
-      part.c += c_off;
-      part.am = &am;
-      part.cm = &cm;
-      run_matmul(kernel, part, last - first, n, k);
-    } else {
-      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
-      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
-      part.b += b_off;
-      part.c += c_off;
-      part.bn = &bn;
-      part.cn = &cn;
-      run_matmul(kernel, part, m, last - first, k);
-    }
-  });
+  switch (gemm_cpu_level()) {
+#if DIMGRAPH_DISPATCH_AVX512
+    case gemm_level::avx512:
+      return matmul_at<T, gemm_avx512_isa>(op, m, n, k);
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    case gemm_level::avx2:
+      return matmul_at<T, gemm_avx2_isa>(op, m, n, k);
+#endif
+    default:
+      return matmul_at<T, gemm_target_isa>(op, m, n, k);
+  }
 }
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/matmul.hpp
+
+namespace dimgraph {
+namespace detail {
 
 template <class E>
 inline constexpr bool is_contract_v = false;
@@ -14923,7 +15256,8 @@ struct stage_store<Facts, type_list<Fs...>> {
       view_of_list_t<const typename N::value_type, types_of_t<typename N::dims>>>;
   std::tuple<std::vector<stored_t<Fs>>...> values;
   std::array<std::size_t, sizeof...(Fs)> taken{};
-  stage_arena tensors;  // what the views read, when a hoisted value was not memory already
+  stage_arena tensors;   // what the views read, when a hoisted value was not memory already
+  weight_cache weights;  // the loop's constant weights, packed once
   template <class N>
   static constexpr std::size_t index = [] {
     std::size_t i = 0, found = 0;
@@ -15133,6 +15467,20 @@ auto staged_apply(Eager eager, Xs&&... xs) {
       // (Braced: the operands are read left to right, as the pass before the loop stored them.)
       auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
           loop_operand(ctx, std::forward<Xs>(xs))...};
+      if constexpr (Op::name.view() == "dot") {
+        // A tensor a carried product takes that is not staged is a constant of the loop: its
+        // product is run over a copy packed once (eval/matmul.hpp, weight_cache).
+        [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+          const auto constant = [&]<class X>(std::type_identity<X>, const auto& v) {
+            if constexpr (!is_staged_v<std::remove_cvref_t<X>> &&
+                          is_leaf_v<std::remove_cvref_t<decltype(v)>>) {
+              const auto [lo, hi] = memory_span(v);
+              ctx->store->weights.add_constant(lo, hi);
+            }
+          };
+          (constant(std::type_identity<Xs>{}, std::get<Is>(values)), ...);
+        }(std::index_sequence_for<Xs...>{});
+      }
       if constexpr (batchable_op(Op::name.view())) {
         return make_staged<n, ctx_t, stage_hold::ready>(
             ctx, settle(ctx, std::apply(eager, std::move(values))));
@@ -15889,6 +16237,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
           consume(i, r);
           arena.reset();
         };
+        const detail::weight_cache_scope packing(store.weights);
         detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
             n, staged_once);
         done = true;

@@ -9,12 +9,12 @@
 //
 // dimgraph: dg::scan<Time, dg::hoist> of dg::nn::gru_cell, all dims static: x_t . W + b_ih for
 // every step is one product before the loop (dimgraph_naive: the same scan without dg::hoist).
-// hand: the hoisted loop over raw arrays: x . W for all steps first, then per step h . R and
-// the gate update in vectors (dimgraph's vectorised sigmoid and tanh), the products through the
-// kernels dimgraph's dot picks (detail::choose_matmul). torch: at::gru, one layer, batch first,
-// one thread. Before anything is timed, the hand loop is checked against a plain loop with
-// its own dot products, then dimgraph's and LibTorch's outputs against the hand loop (largest
-// absolute difference at most 1e-5, on stderr).
+// hand: the hoisted loop over raw arrays: x . W for all steps first, then per step h . R (R
+// packed once) and the gate update in vectors (dimgraph's vectorised sigmoid and tanh), the
+// products through the kernels dimgraph's dot picks (detail::matmul). torch: at::gru, one
+// layer, batch first, one thread. Before anything is timed, the hand loop is checked against a
+// plain loop with its own dot products, then dimgraph's and LibTorch's outputs against the hand
+// loop (largest absolute difference at most 1e-5, on stderr).
 //
 //   dimgraph_bench_gru [google benchmark flags]
 //   python3 bench/runtime/ratios.py <this binary>     medians and ratios
@@ -116,6 +116,7 @@ DIMGRAPH_BENCH_NOINLINE void gru_hand(const float* __restrict x, const float* __
     return v;
   };
   const V one = simd::math::fill<V>(1.0f);
+  const bench::packed_weights packed(p.r.data(), ng * nh);
   for (std::size_t t = 0; t < nt; ++t) {
     bench::product(h, nh, p.r.data(), nh, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {

@@ -14,8 +14,9 @@
 // steps first, then per step h . W_h and the gate update in vectors (dimgraph's vectorised
 // sigmoid and tanh), with the products through the kernels dimgraph's dot picks.
 // Hand: the same recurrence over raw arrays, its gate product done by the kernel dimgraph's
-// dot dispatches to for that shape (include/dimgraph/eval/contract.hpp, detail::matmul),
-// called directly, so that the two sides differ only in what dimgraph adds around it:
+// dot dispatches to for that shape (include/dimgraph/eval/matmul.hpp, detail::matmul, for the
+// widest instruction set the CPU has), called directly, so that the two sides differ only in
+// what dimgraph adds around it:
 //   batch 1   [1, 768] . W[1024, 768]: m = 1, W's rows contiguous   -> detail::gemv
 //   batch 32  [32, 768] . W[1024, 768]: m = 32 <= gemm_dots_rows, both operands contiguous
 //             along the depth, W's columns not                       -> detail::gemm_dots
@@ -119,27 +120,10 @@ struct lstm_sizes {
 
 // gates[b, r] = sum_k W[r, k] xh[b, k] for r < 4H, k < I + H: the kernel dimgraph's dot runs
 // for dot<Both>(xh [Batch, Both], W [Gate, Both]) -> [Batch, Gate] (its detail::matmul with
-// m = batch, n = 4H, k = I + H, A = xh, B = W), called with the groups dot builds for it.
+// m = batch, n = 4H, k = I + H, A = xh, B = W).
 void gate_product(const float* w, const float* xh, float* gates, std::size_t batch,
                   std::size_t rows, std::size_t cols) {
-  using dg::detail::dim_group;
-  const auto cs = static_cast<std::ptrdiff_t>(cols), rs = static_cast<std::ptrdiff_t>(rows);
-  if (batch == 1) {
-    // matmul's m == 1 case: gemv over B's rows, y(n) = sum_k W(n, k) xh(k).
-    dg::detail::gemv(rows, cols, w, cs, std::ptrdiff_t{1}, xh, std::ptrdiff_t{1}, gates,
-                     std::ptrdiff_t{1});
-    return;
-  }
-  const auto affine = [](std::size_t size, std::ptrdiff_t stride) {
-    dim_group g;
-    g.size = size;
-    g.stride = stride;
-    return g;
-  };
-  const dim_group am = affine(batch, cs), ak = affine(cols, 1), bk = affine(cols, 1),
-                  bn = affine(rows, cs), cm = affine(batch, rs), cn = affine(rows, 1);
-  const dg::detail::matmul_operands<float> op{xh, &am, &ak, w, &bk, &bn, gates, &cm, &cn};
-  dg::detail::gemm_dots(op, batch, rows, cols);
+  bench::product(xh, cols, w, cols, gates, rows, batch, rows, cols);
 }
 
 float sigmoid(float v) {
@@ -190,8 +174,8 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand(const float* __restrict x, const float* __r
 
 // The hoisted hand loop (what every RNN library does): the input's product x . W_x for all
 // steps as one product before the loop into xw [batch, time, 4H], then per step h . W_h into
-// gates [batch, 4H] and the i, f, g, o update in vectors (dimgraph's vectorised sigmoid and
-// tanh, the fastest this binary has), bias added there.
+// gates [batch, 4H] (over W_h packed once) and the i, f, g, o update in vectors (dimgraph's
+// vectorised sigmoid and tanh, the fastest this binary has), bias added there.
 DIMGRAPH_BENCH_NOINLINE void w6_hand_hoisted(const float* __restrict x, const float* __restrict h0,
                                              const float* __restrict c0, const float* __restrict w,
                                              const float* __restrict bias, float* __restrict out,
@@ -213,6 +197,7 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand_hoisted(const float* __restrict x, const fl
     std::memcpy(&v, p, sizeof(V));
     return v;
   };
+  const bench::packed_weights packed(w, ng * cols);
   for (std::size_t t = 0; t < nt; ++t) {
     bench::product(h, nh, w + ni, cols, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {

@@ -34,6 +34,15 @@
 #define DIMGRAPH_CONFIG_SIMD_MAX_BYTES 64
 #endif
 
+// 1: on x86 with GCC or Clang, the matrix-product kernels behind dot are also compiled for
+// AVX2 with FMA and for AVX-512 when the build's target lacks them (a build without -march,
+// as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
+// product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
+// set does (with FMA: one rounding per multiply-add). 0: the build's target only.
+#ifndef DIMGRAPH_CONFIG_DISPATCH
+#define DIMGRAPH_CONFIG_DISPATCH 1
+#endif
+
 // With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel
 // gives each thread. Smaller kernels run on the calling thread (never fork for tiny tensors).
 #ifndef DIMGRAPH_CONFIG_PARALLEL_GRAIN

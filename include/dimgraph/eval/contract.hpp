@@ -8,14 +8,11 @@
 #include <utility>
 #include <vector>
 
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/cblas.hpp"
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/eval/matmul.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/threads.hpp"
 #include "dimgraph/expr/contract.hpp"
@@ -23,145 +20,6 @@
 
 namespace dimgraph {
 namespace detail {
-
-// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
-inline std::size_t l2_cache_bytes() {
-  static const std::size_t bytes = [] {
-#if defined(_SC_LEVEL2_CACHE_SIZE)
-    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    if (reported > 0) return static_cast<std::size_t>(reported);
-#endif
-    return std::size_t{512} * 1024;
-  }();
-  return bytes;
-}
-
-// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
-// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
-// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
-// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
-// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
-// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
-// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
-// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
-// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
-// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
-inline constexpr std::size_t gemm_dots_rows = 48;
-
-// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
-template <class T>
-bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
-  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
-  return m <= gemm_blocking<T>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
-}
-
-// The kernels behind one matrix product, chosen once for the whole product (so that a part
-// of it on a thread runs the same kernel and sums in the same order).
-enum class matmul_kernel { zero, gemv_rows, gemv_columns, dots, rows, blocked };
-
-template <class T>
-matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n,
-                            std::size_t k) {
-  if (k == 0) return matmul_kernel::zero;
-  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
-    return matmul_kernel::gemv_rows;
-  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
-    return matmul_kernel::gemv_columns;
-  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
-      m <= gemm_dots_rows)
-    return matmul_kernel::dots;
-  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
-      gemm_rows_pays<T>(m, n, k))
-    return matmul_kernel::rows;
-  return matmul_kernel::blocked;
-}
-
-template <class T>
-void run_matmul(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
-                std::size_t k) {
-  switch (kernel) {
-    case matmul_kernel::zero:
-      for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
-      return;
-    case matmul_kernel::gemv_rows:
-      return gemv(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
-                  op.cm->stride);
-    case matmul_kernel::gemv_columns:
-      return gemv(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
-                  op.cn->stride);
-    case matmul_kernel::dots:
-      return gemm_dots(op, m, n, k);
-    case matmul_kernel::rows:
-      return gemm_rows(op, m, n, k);
-    case matmul_kernel::blocked:
-      return gemm_blocked(op, m, n, k);
-  }
-}
-
-// Elements [from, from + count) of group g: a group of count elements, and the offset to add
-// to the operand's base pointer (an affine group keeps its stride; a table, its slice).
-inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, std::size_t from,
-                                                           std::size_t count) {
-  dim_group part;
-  part.size = count;
-  part.stride = g.stride;
-  part.affine = g.affine;
-  if (g.affine) return {std::move(part), g.at(from)};
-  part.table.assign(g.table.begin() + static_cast<std::ptrdiff_t>(from),
-                    g.table.begin() + static_cast<std::ptrdiff_t>(from + count));
-  return {std::move(part), 0};
-}
-
-// The work of `batch` products of [m, k] by [k, n]: batch * m * n * (k + 1) multiply-adds
-// and stores, saturated at 2^60 (it only decides the thread count).
-inline std::size_t product_work(std::size_t batch, std::size_t m, std::size_t n, std::size_t k) {
-  const double work = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
-                      static_cast<double>(k + 1);
-  return work >= 0x1p60 ? std::size_t{1} << 60 : static_cast<std::size_t>(work);
-}
-
-// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
-// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
-// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
-// With threads, C's rows are split among them (its columns when it has one row): each
-// element of C is summed by one thread in the same order, whatever their number.
-template <class T>
-void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  if (m == 0 || n == 0) return;
-#if DIMGRAPH_CONFIG_USE_CBLAS
-  if (k != 0 &&
-      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
-          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
-      blas_matmul(op, m, n, k))
-    return;
-#endif
-  const matmul_kernel kernel = choose_matmul(op, m, n, k);
-  const bool by_rows = m > 1;
-  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
-  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
-  if (threads <= 1) return run_matmul(kernel, op, m, n, k);
-  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
-    matmul_operands<T> part = op;
-    if (by_rows) {
-      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
-      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
-      part.a += a_off;
-      part.c += c_off;
-      part.am = &am;
-      part.cm = &cm;
-      run_matmul(kernel, part, last - first, n, k);
-    } else {
-      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
-      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
-      part.b += b_off;
-      part.c += c_off;
-      part.bn = &bn;
-      part.cn = &cn;
-      run_matmul(kernel, part, m, last - first, k);
-    }
-  });
-}
 
 template <class E>
 inline constexpr bool is_contract_v = false;

@@ -13,6 +13,14 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/simd.hpp"
 
+// eval/matmul.hpp compiles these kernels for a wider instruction set than the build's too, in
+// functions of that target; the helpers that take or return a vector are always inlined there,
+// so no call passes a vector across the ABI GCC warns about.
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
 namespace dimgraph::detail {
 
 // One group of dims (the rows M, the contracted K, the columns N or the batch dims) as
@@ -78,27 +86,37 @@ struct matmul_operands {
   const dim_group* cn;
 };
 
-// acc + x * y, fused where the target has FMA (one rounding, twice the throughput).
-template <class T>
-DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
-#if defined(__FMA__)
-  if constexpr (std::is_floating_point_v<T>) return std::fma(x, y, acc);
-  else return static_cast<T>(acc + x * y);
-#else
-  return static_cast<T>(acc + x * y);
-#endif
-}
+// The instruction set a kernel is compiled for: its vector registers (how wide and how
+// many) and whether it has fused multiply-add. The kernels take it as a template argument so
+// that eval/matmul.hpp can compile them for a wider set than the build's target and pick one
+// at run time; gemm_target_isa is the build's own.
+template <std::size_t Bytes, std::size_t Registers, bool Fma>
+struct gemm_isa {
+  static constexpr std::size_t vector_bytes = Bytes, vector_registers = Registers;
+  static constexpr bool fma = Fma;
+};
 
-// The target's vector registers: how wide and how many.
-#if defined(__AVX512F__)
-inline constexpr std::size_t gemm_vector_bytes = 64, gemm_vector_registers = 32;
-#elif defined(__AVX__)
-inline constexpr std::size_t gemm_vector_bytes = 32, gemm_vector_registers = 16;
-#elif defined(__aarch64__)
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 32;
+#if defined(__FMA__) || defined(__aarch64__)
+inline constexpr bool gemm_target_fma = true;
 #else
-inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
+inline constexpr bool gemm_target_fma = false;
 #endif
+#if defined(__AVX512F__)
+using gemm_target_isa = gemm_isa<64, 32, gemm_target_fma>;
+#elif defined(__AVX__)
+using gemm_target_isa = gemm_isa<32, 16, gemm_target_fma>;
+#elif defined(__aarch64__)
+using gemm_target_isa = gemm_isa<16, 32, gemm_target_fma>;
+#else
+using gemm_target_isa = gemm_isa<16, 16, gemm_target_fma>;
+#endif
+
+// acc + x * y, fused where the instruction set has FMA (one rounding, twice the throughput).
+template <bool Fma, class T>
+DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
+  if constexpr (Fma && std::is_floating_point_v<T>) return std::fma(x, y, acc);
+  else return static_cast<T>(acc + x * y);
+}
 
 // Unrolls the loop that follows completely (its count is a small constant): the loops over a
 // register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
@@ -110,19 +128,31 @@ inline constexpr std::size_t gemm_vector_bytes = 16, gemm_vector_registers = 16;
 #define DIMGRAPH_UNROLL
 #endif
 
+// The kernels' own attribute. eval/matmul.hpp compiles them for a wider instruction set by
+// inlining them into a function of that target (flatten): Clang's flatten inlines only the
+// calls written in the function itself, so there they are always_inline; GCC's is recursive,
+// and GCC compiles a kernel called directly better as a function of its own (gemm_dots 1.5
+// times as fast as when forced inline, -O3 -march=native). #undef'd at the end of this header.
+#if defined(__clang__)
+#define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
+#else
+#define DIMGRAPH_GEMM_KERNEL inline
+#endif
+
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
 // shares) for the float and integer types, T itself for any other. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
 // with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
 // (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
-template <class T, bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                          (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+template <class T, class Isa = gemm_target_isa,
+          bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                 (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
 struct gemm_vector {
   using type = T;
 };
-template <class T>
-struct gemm_vector<T, true> {
-  typedef T type __attribute__((vector_size(gemm_vector_bytes)));
+template <class T, class Isa>
+struct gemm_vector<T, Isa, true> {
+  typedef T type __attribute__((vector_size(Isa::vector_bytes)));
 };
 
 template <class V, class T>
@@ -137,12 +167,14 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
 }
 
-// acc + x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
+// acc += x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
 // an FMA where the target has one (their default floating-point contraction).
+// (Operands by reference: a vector wider than the build's target passed by value is what
+// GCC's -Wpsabi note is about, and it reports that one outside the pragma above.)
 template <class V, class X>
-DIMGRAPH_ALWAYS_INLINE inline V gemm_multiply_add(V acc, X x, V y) {
-  if constexpr (std::is_arithmetic_v<V>) return multiply_add<V>(acc, static_cast<V>(x), y);
-  else return acc + x * y;
+DIMGRAPH_ALWAYS_INLINE inline void gemm_multiply_add(V& acc, const X& x, const V& y) {
+  if constexpr (std::is_arithmetic_v<V>) acc = static_cast<V>(acc + static_cast<V>(x) * y);
+  else acc += x * y;
 }
 
 // The sum of a vector's lanes as a tree: its two halves added lane by lane, then the halves of
@@ -186,11 +218,11 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t byte
 // Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
 // wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
 // a B sliver of KC x NR in L1.
-template <class T>
+template <class T, class Isa = gemm_target_isa>
 struct gemm_blocking {
-  using vector = typename gemm_vector<T>::type;
+  using vector = typename gemm_vector<T, Isa>::type;
   static constexpr std::size_t lanes = sizeof(vector) / sizeof(T);
-  static constexpr std::size_t mr = gemm_vector_registers >= 32 ? 8 : 6;
+  static constexpr std::size_t mr = Isa::vector_registers >= 32 ? 8 : 6;
   static constexpr std::size_t nr = 2 * lanes;
   static constexpr std::size_t kc = 256;
   static constexpr std::size_t mc = 96;
@@ -198,10 +230,10 @@ struct gemm_blocking {
 };
 
 // The micro-kernel: tile = sum over kc of a column of the A sliver times a row of the B sliver.
-template <class T, std::size_t MR, std::size_t NR>
+template <class T, class Isa, std::size_t MR, std::size_t NR>
 DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __restrict ap,
                                                    const T* __restrict bp, T (&tile)[MR][NR]) {
-  using V = typename gemm_blocking<T>::vector;
+  using V = typename gemm_blocking<T, Isa>::vector;
   constexpr std::size_t L = sizeof(V) / sizeof(T), NV = NR / L;
   V acc[MR][NV] = {};
   for (std::size_t p = 0; p < kc; ++p) {
@@ -212,7 +244,7 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
     for (std::size_t i = 0; i < MR; ++i) {
       const T x = ap[p * MR + i];
       DIMGRAPH_UNROLL
-      for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, b[j]);
+      for (std::size_t j = 0; j < NV; ++j) gemm_multiply_add(acc[i][j], x, b[j]);
     }
   }
   DIMGRAPH_UNROLL
@@ -225,8 +257,9 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
 // each stored depth-major (W values per depth step), padding the last sliver with zeros.
 template <std::size_t W, class T>
-void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, std::size_t r0,
-               std::size_t rows, std::size_t p0, std::size_t kc) {
+DIMGRAPH_GEMM_KERNEL void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg,
+                                    std::size_t r0, std::size_t rows, std::size_t p0,
+                                    std::size_t kc) {
   std::size_t s = 0;
   if (rg.unit() && kg.affine) {
     // The full slivers a few depth steps at a time, all slivers per step: the reads walk along
@@ -262,8 +295,9 @@ void gemm_pack(T* out, const T* base, const dim_group& rg, const dim_group& kg, 
 
 // Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
 template <class T, std::size_t MR, std::size_t NR>
-void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size_t m0,
-                std::size_t mr, std::size_t n0, std::size_t nr, bool first) {
+DIMGRAPH_GEMM_KERNEL void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR],
+                                     std::size_t m0, std::size_t mr, std::size_t n0, std::size_t nr,
+                                     bool first) {
   const bool unit = op.cn->unit();
   const std::ptrdiff_t n_base = op.cn->at(n0);
   for (std::size_t i = 0; i < mr; ++i) {
@@ -283,29 +317,70 @@ void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR], std::size
   }
 }
 
+// B [k, n] packed whole, as gemm_blocked reads it: one KC x NC panel per (column block, depth
+// block), each as gemm_pack writes it, at a fixed stride (the last blocks' panels padded).
+template <class T, class Isa>
+struct gemm_b_layout {
+  using blk = gemm_blocking<T, Isa>;
+  std::size_t depth_blocks, panel, total;
+  gemm_b_layout(std::size_t n, std::size_t k)
+      : depth_blocks((k + blk::kc - 1) / blk::kc),
+        panel(std::min(blk::kc, k) * std::min(blk::nc, (n + blk::nr - 1) / blk::nr * blk::nr)),
+        total((n + blk::nc - 1) / blk::nc * depth_blocks * panel),
+        depth_total(k) {}
+  // The panel of columns [jc, ...) and depth [pc, ...) (block starts).
+  std::size_t offset(std::size_t jc, std::size_t pc) const {
+    return (jc / blk::nc * depth_blocks + pc / blk::kc) * panel;
+  }
+  // Where B(p, j) is (within its panel: the NR-wide sliver of j, depth-major).
+  std::size_t at(std::size_t p, std::size_t j) const {
+    const std::size_t jc = j / blk::nc * blk::nc, pc = p / blk::kc * blk::kc;
+    const std::size_t kc = std::min(blk::kc, depth_total - pc);
+    return offset(jc, pc) + (j - jc) / blk::nr * blk::nr * kc + (p - pc) * blk::nr +
+           (j - jc) % blk::nr;
+  }
+  std::size_t depth_total;
+};
+
+// Packs B [k, n] of op whole into out (gemm_b_layout's total elements).
+template <class T, class Isa>
+void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+  using blk = gemm_blocking<T, Isa>;
+  const gemm_b_layout<T, Isa> layout(n, k);
+  for (std::size_t jc = 0; jc < n; jc += blk::nc)
+    for (std::size_t pc = 0; pc < k; pc += blk::kc)
+      gemm_pack<blk::nr>(out + layout.offset(jc, pc), op.b, *op.bn, *op.bk, jc,
+                         std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
-// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles.
-template <class T>
-void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
+// by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
+// (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                       std::size_t k, const T* packed_b = nullptr) {
+  using blk = gemm_blocking<T, Isa>;
   constexpr std::size_t MR = blk::mr, NR = blk::nr;
   const std::size_t kc_max = std::min(blk::kc, k);
   const std::size_t nc_max = std::min(blk::nc, (n + NR - 1) / NR * NR);
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
+  const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  const std::unique_ptr<T[]> bpack(new T[kc_max * nc_max]), apack(new T[kc_max * mc_max]);
+  const std::unique_ptr<T[]> bpack(packed_b ? nullptr : new T[kc_max * nc_max]),
+      apack(new T[kc_max * mc_max]);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);
     for (std::size_t pc = 0; pc < k; pc += blk::kc) {
       const std::size_t kc = std::min(blk::kc, k - pc);
-      gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack.get();
+      if (!packed_b) gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
       for (std::size_t ic = 0; ic < m; ic += blk::mc) {
         const std::size_t mc = std::min(blk::mc, m - ic);
         gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, MR, NR>(kc, apack.get() + ir * kc, bpack.get() + jr * kc, tile);
+            gemm_micro_tile<T, Isa, MR, NR>(kc, apack.get() + ir * kc, bp + jr * kc, tile);
             gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
                        pc == 0);
           }
@@ -320,9 +395,10 @@ void gemm_blocked(const matmul_operands<T>& op, std::size_t m, std::size_t n, st
 // more than the product itself), one KC-deep block of B at a time, asking for B a few rows
 // ahead (its successive reads are a row apart, too far for the hardware's stride prefetcher
 // when the rows are long). B's last columns that do not fill a tile are summed one by one.
-template <class T>
-void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using blk = gemm_blocking<T>;
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                    std::size_t k) {
+  using blk = gemm_blocking<T, Isa>;
   using V = typename blk::vector;
   constexpr std::size_t MR = blk::mr, NR = blk::nr, L = blk::lanes, NV = NR / L;
   constexpr std::size_t ahead = 8;
@@ -350,7 +426,7 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
           for (std::size_t i = 0; i < MR; ++i) {
             const T x = a[i][at(pc + p, as)];
             DIMGRAPH_UNROLL
-            for (std::size_t j = 0; j < NV; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], x, bv[j]);
+            for (std::size_t j = 0; j < NV; ++j) gemm_multiply_add(acc[i][j], x, bv[j]);
           }
         }
         DIMGRAPH_UNROLL
@@ -365,7 +441,8 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
       for (std::size_t i = 0; i < mr; ++i) {
         const T* b = op.b + op.bn->at(j);
         T sum = T(0);
-        for (std::size_t p = 0; p < k; ++p) sum = multiply_add(sum, a[i][at(p, as)], b[at(p, bs)]);
+        for (std::size_t p = 0; p < k; ++p)
+          sum = multiply_add<Isa::fma>(sum, a[i][at(p, as)], b[at(p, bs)]);
         op.c[op.cm->at(i0 + i) + op.cn->at(j)] = sum;
       }
   }
@@ -376,13 +453,14 @@ void gemm_rows(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 // vector of partial sums, straight from the operands' rows. No packing: for B that would be
 // a transpose, which costs more than the product itself when m is small. Edge tiles repeat
 // the last row or column and store only the valid part.
-template <class T>
-void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  using V = typename gemm_blocking<T>::vector;
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                                    std::size_t k) {
+  using V = typename gemm_blocking<T, Isa>::vector;
   // The tile's MR * NR partial sums, NR vectors of B and one of A (and a product, without
   // fused multiply-add) stay in registers: 3 x 3 with 16 vector registers, 4 x 4 with 32.
-  constexpr std::size_t MR = gemm_vector_registers >= 32 ? 4 : 3, NR = MR,
-                        L = gemm_blocking<T>::lanes;
+  constexpr std::size_t MR = Isa::vector_registers >= 32 ? 4 : 3, NR = MR,
+                        L = gemm_blocking<T, Isa>::lanes;
   std::array<const T*, MR> a{};
   std::array<const T*, NR> b{};
   for (std::size_t j0 = 0; j0 < n; j0 += NR) {
@@ -399,13 +477,13 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
         for (std::size_t i = 0; i < MR; ++i) {
           const V av = gemm_load<V>(a[i] + p);
           DIMGRAPH_UNROLL
-          for (std::size_t j = 0; j < NR; ++j) acc[i][j] = gemm_multiply_add(acc[i][j], av, bv[j]);
+          for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
         }
       }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
           T sum = gemm_lane_sum<T>(acc[i][j]);
-          for (std::size_t q = p; q < k; ++q) sum = multiply_add(sum, a[i][q], b[j][q]);
+          for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
           op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
         }
     }
@@ -416,14 +494,15 @@ void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
 // y(r) at y[r * ys]. Rows with contiguous elements and a contiguous x: four rows at a time,
 // each summed in one vector of partial sums (independent lanes, so no reassociation is
 // needed to vectorise). Contiguous columns: y accumulates one column at a time (axpy).
-template <class T>
-void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, std::ptrdiff_t cs,
-          const T* x, std::ptrdiff_t xs, T* y, std::ptrdiff_t ys) {
+template <class T, class Isa = gemm_target_isa>
+DIMGRAPH_GEMM_KERNEL void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs,
+                               std::ptrdiff_t cs, const T* x, std::ptrdiff_t xs, T* y,
+                               std::ptrdiff_t ys) {
   // Vectors of V (as the GEMM kernels), U of them per step: the partial sums stay in
   // registers (4 rows x U vectors, U vectors of x), which GCC at -O2 does not do for arrays of
   // T. Partial sum j of a row adds the columns c = j (mod U * LV), in order.
-  using V = typename gemm_blocking<T>::vector;
-  constexpr std::size_t LV = gemm_blocking<T>::lanes, U = 2, L = U * LV;
+  using V = typename gemm_blocking<T, Isa>::vector;
+  constexpr std::size_t LV = gemm_blocking<T, Isa>::lanes, U = 2, L = U * LV;
   const auto at = [](std::size_t i, std::ptrdiff_t s) {
     return static_cast<std::ptrdiff_t>(i) * s;
   };
@@ -448,13 +527,13 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
         for (std::size_t q = 0; q < 4; ++q) {
           DIMGRAPH_UNROLL
           for (std::size_t u = 0; u < U; ++u)
-            acc[q][u] = gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
+            gemm_multiply_add(acc[q][u], gemm_load<V>(m[q] + c + u * LV), xv[u]);
         }
       }
       T s[4];
       for (std::size_t q = 0; q < 4; ++q) s[q] = total(acc[q]);
       for (; c < cols; ++c)
-        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add(s[q], m[q][c], x[c]);
+        for (std::size_t q = 0; q < 4; ++q) s[q] = multiply_add<Isa::fma>(s[q], m[q][c], x[c]);
       for (std::size_t q = 0; q < 4; ++q) y[at(r + q, ys)] = s[q];
     }
     for (; r < rows; ++r) {
@@ -464,11 +543,10 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
       for (; c + L <= cols; c += L) {
         DIMGRAPH_UNROLL
         for (std::size_t u = 0; u < U; ++u)
-          acc[u] = gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV),
-                                     gemm_load<V>(x + c + u * LV));
+          gemm_multiply_add(acc[u], gemm_load<V>(mr + c + u * LV), gemm_load<V>(x + c + u * LV));
       }
       T s = total(acc);
-      for (; c < cols; ++c) s = multiply_add(s, mr[c], x[c]);
+      for (; c < cols; ++c) s = multiply_add<Isa::fma>(s, mr[c], x[c]);
       y[at(r, ys)] = s;
     }
   } else if (rs == 1 && ys == 1) {
@@ -478,15 +556,18 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
       const T v = x[at(c, xs)];
       const T* mc = mat + at(c, cs);
       std::size_t r = 0;
-      for (; r + LV <= rows; r += LV)
-        gemm_store_vector(y + r, gemm_multiply_add(gemm_load<V>(y + r), v, gemm_load<V>(mc + r)));
-      for (; r < rows; ++r) y[r] = multiply_add(y[r], mc[r], v);
+      for (; r + LV <= rows; r += LV) {
+        V yv = gemm_load<V>(y + r);
+        gemm_multiply_add(yv, v, gemm_load<V>(mc + r));
+        gemm_store_vector(y + r, yv);
+      }
+      for (; r < rows; ++r) y[r] = multiply_add<Isa::fma>(y[r], mc[r], v);
     }
   } else {
     for (std::size_t r = 0; r < rows; ++r) {
       T s = T(0);
       for (std::size_t c = 0; c < cols; ++c)
-        s = multiply_add(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
+        s = multiply_add<Isa::fma>(s, mat[at(r, rs) + at(c, cs)], x[at(c, xs)]);
       y[at(r, ys)] = s;
     }
   }
@@ -494,4 +575,9 @@ void gemv(std::size_t rows, std::size_t cols, const T* mat, std::ptrdiff_t rs, s
 
 }  // namespace dimgraph::detail
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
 #undef DIMGRAPH_UNROLL
+#undef DIMGRAPH_GEMM_KERNEL

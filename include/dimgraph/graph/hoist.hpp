@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/eval/matmul.hpp"
+#include "dimgraph/eval/table.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_run.hpp"
@@ -315,7 +317,8 @@ struct stage_store<Facts, type_list<Fs...>> {
       view_of_list_t<const typename N::value_type, types_of_t<typename N::dims>>>;
   std::tuple<std::vector<stored_t<Fs>>...> values;
   std::array<std::size_t, sizeof...(Fs)> taken{};
-  stage_arena tensors;  // what the views read, when a hoisted value was not memory already
+  stage_arena tensors;   // what the views read, when a hoisted value was not memory already
+  weight_cache weights;  // the loop's constant weights, packed once
   template <class N>
   static constexpr std::size_t index = [] {
     std::size_t i = 0, found = 0;
@@ -525,6 +528,20 @@ auto staged_apply(Eager eager, Xs&&... xs) {
       // (Braced: the operands are read left to right, as the pass before the loop stored them.)
       auto values = std::tuple<decltype(loop_operand(ctx, std::forward<Xs>(xs)))...>{
           loop_operand(ctx, std::forward<Xs>(xs))...};
+      if constexpr (Op::name.view() == "dot") {
+        // A tensor a carried product takes that is not staged is a constant of the loop: its
+        // product is run over a copy packed once (eval/matmul.hpp, weight_cache).
+        [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+          const auto constant = [&]<class X>(std::type_identity<X>, const auto& v) {
+            if constexpr (!is_staged_v<std::remove_cvref_t<X>> &&
+                          is_leaf_v<std::remove_cvref_t<decltype(v)>>) {
+              const auto [lo, hi] = memory_span(v);
+              ctx->store->weights.add_constant(lo, hi);
+            }
+          };
+          (constant(std::type_identity<Xs>{}, std::get<Is>(values)), ...);
+        }(std::index_sequence_for<Xs...>{});
+      }
       if constexpr (batchable_op(Op::name.view())) {
         return make_staged<n, ctx_t, stage_hold::ready>(
             ctx, settle(ctx, std::apply(eager, std::move(values))));

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "dimgraph/config.hpp"
+#include "dimgraph/eval/matmul.hpp"
 #include "dimgraph/graph/hoist.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
@@ -433,6 +434,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
           consume(i, r);
           arena.reset();
         };
+        const detail::weight_cache_scope packing(store.weights);
         detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
             n, staged_once);
         done = true;

@@ -134,6 +134,34 @@ TEST_CASE("scan hoist: a recurrence with a hoisted input projection equals the p
   }
 }
 
+TEST_CASE("scan hoist: the loop's products take the captured weight as a constant") {
+  // In the loop, the weight cache active while the body runs holds R (multiplied by the carry)
+  // and nothing else: not the carry, not W (its product is hoisted); without dg::hoist, and
+  // outside the loop, none is active.
+  const weights p;
+  const auto x = sequence(4, 5, 31);
+  const auto h0 = dg::uniform<float, Batch, Hid>(8, -1.0f, 1.0f, dg::extent<Batch>(4));
+  std::size_t with_cache = 0, only_r = 0;
+  auto body = [&](const auto& xt, const auto& h) {
+    auto pre = dg::eval(dg::tanh(dg::dot<In>(xt, p.w) + p.b + dg::dot<Hid>(h, p.r)));
+    if (const dg::detail::weight_cache* cache = dg::detail::active_weight_cache()) {
+      ++with_cache;
+      const auto [lo, hi] = dg::detail::memory_span(p.r);
+      only_r += cache->holds(lo, hi) && cache->constants() == 1;
+    }
+    auto next = dg::rename<Out, Hid>(pre);
+    return dg::step(dg::carry(next), dg::emit(next));
+  };
+  const auto [ys, last] = dg::scan<Time, dg::hoist>(body)(dg::sliced<Time>(x), h0);
+  check_rnn(ys, last, rnn_by_hand(x, h0, p, false));
+  CHECK(with_cache == 5);
+  CHECK(only_r == 5);
+  CHECK(dg::detail::active_weight_cache() == nullptr);
+  with_cache = 0;
+  static_cast<void>(dg::scan<Time, dg::no_hoist>(body)(dg::sliced<Time>(x), h0));
+  CHECK(with_cache == 0);
+}
+
 TEST_CASE("scan hoist: a backward walk reads the hoisted values at its own positions") {
   const weights p;
   const auto x = sequence(2, 5, 3);

@@ -1,0 +1,389 @@
+// Matrix products of one batch entry: which kernel runs, for which instruction set, on how
+// many threads.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+#include "dimgraph/config.hpp"
+#include "dimgraph/eval/cblas.hpp"
+#include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/eval/threads.hpp"
+
+// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
+// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
+// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
+#define DIMGRAPH_DISPATCH_AVX512 1
+#endif
+#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
+    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
+#define DIMGRAPH_DISPATCH_AVX2 1
+#endif
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_AVX512 0
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX2
+#define DIMGRAPH_DISPATCH_AVX2 0
+#endif
+
+namespace dimgraph::detail {
+
+// The per-core L2 cache size the OS reports, 512 KiB where it reports none.
+inline std::size_t l2_cache_bytes() {
+  static const std::size_t bytes = [] {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long reported = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    if (reported > 0) return static_cast<std::size_t>(reported);
+#endif
+    return std::size_t{512} * 1024;
+  }();
+  return bytes;
+}
+
+// When the unpacked kernels run instead of gemm_blocked. gemm_rows reads B in place, once per
+// gemm_blocking::mr rows of A; gemm_blocked copies B into slivers once and then reads those
+// from the cache. So gemm_rows while one pass over B does (m <= mr), or while B fits in half
+// the L2 cache (the rest for A's rows and C), where the later passes find it. gemm_dots (B
+// stored n-major, which packing would transpose) up to gemm_dots_rows rows of A. Measured with
+// AVX-512 (GCC 12, -O3 -march=native, float) on a 2-core KVM guest of a Xeon (2 MiB L2, two
+// 512-bit FMA units), m from 1 to 4096, n and k from 128 to 4096: with B up to 1 MiB gemm_rows
+// took 0.7 to 0.99 of gemm_blocked's time at every m; with B of 2.25 MiB or more and m >= 64,
+// 1.07 to 3.9 times as long. gemm_dots took 0.57 to 0.87 of gemm_blocked's time at m = 32,
+// 0.86 to 1.29 at m = 64 (the less the deeper), 1.3 to 2 at m = 256.
+inline constexpr std::size_t gemm_dots_rows = 48;
+
+// Whether gemm_rows is the kernel for m rows of A times B [k, n] (see above).
+template <class T, class Isa>
+bool gemm_rows_pays(std::size_t m, std::size_t n, std::size_t k) {
+  const double b_bytes = static_cast<double>(n) * static_cast<double>(k) * sizeof(T);
+  return m <= gemm_blocking<T, Isa>::mr || b_bytes <= static_cast<double>(l2_cache_bytes()) / 2;
+}
+
+// The kernels behind one matrix product, chosen once for the whole product (so that a part
+// of it on a thread runs the same kernel and sums in the same order).
+enum class matmul_kernel { zero, gemv_rows, gemv_columns, dots, rows, blocked };
+
+template <class T, class Isa = gemm_target_isa>
+matmul_kernel choose_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                            std::size_t k) {
+  if (k == 0) return matmul_kernel::zero;
+  if (n == 1 && op.am->affine && op.ak->affine && op.bk->affine && op.cm->affine)
+    return matmul_kernel::gemv_rows;
+  if (m == 1 && op.bn->affine && op.bk->affine && op.ak->affine && op.cn->affine)
+    return matmul_kernel::gemv_columns;
+  if (op.ak->unit() && op.bk->unit() && !op.bn->unit() && op.am->affine && op.bn->affine &&
+      m <= gemm_dots_rows)
+    return matmul_kernel::dots;
+  if (op.bn->unit() && op.am->affine && op.ak->affine && op.bk->affine &&
+      gemm_rows_pays<T, Isa>(m, n, k))
+    return matmul_kernel::rows;
+  return matmul_kernel::blocked;
+}
+
+// (packed_b: B packed whole for the blocked kernel, which is then the kernel.)
+template <class T, class Isa = gemm_target_isa>
+void run_matmul(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                std::size_t k, const T* packed_b = nullptr) {
+  switch (kernel) {
+    case matmul_kernel::zero:
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) op.c[op.cm->at(i) + op.cn->at(j)] = T(0);
+      return;
+    case matmul_kernel::gemv_rows:
+      return gemv<T, Isa>(m, k, op.a, op.am->stride, op.ak->stride, op.b, op.bk->stride, op.c,
+                          op.cm->stride);
+    case matmul_kernel::gemv_columns:
+      return gemv<T, Isa>(n, k, op.b, op.bn->stride, op.bk->stride, op.a, op.ak->stride, op.c,
+                          op.cn->stride);
+    case matmul_kernel::dots:
+      return gemm_dots<T, Isa>(op, m, n, k);
+    case matmul_kernel::rows:
+      return gemm_rows<T, Isa>(op, m, n, k);
+    case matmul_kernel::blocked:
+      return gemm_blocked<T, Isa>(op, m, n, k, packed_b);
+  }
+}
+
+// Elements [from, from + count) of group g: a group of count elements, and the offset to add
+// to the operand's base pointer (an affine group keeps its stride; a table, its slice).
+inline std::pair<dim_group, std::ptrdiff_t> dim_group_part(const dim_group& g, std::size_t from,
+                                                           std::size_t count) {
+  dim_group part;
+  part.size = count;
+  part.stride = g.stride;
+  part.affine = g.affine;
+  if (g.affine) return {std::move(part), g.at(from)};
+  part.table.assign(g.table.begin() + static_cast<std::ptrdiff_t>(from),
+                    g.table.begin() + static_cast<std::ptrdiff_t>(from + count));
+  return {std::move(part), 0};
+}
+
+// The work of `batch` products of [m, k] by [k, n]: batch * m * n * (k + 1) multiply-adds
+// and stores, saturated at 2^60 (it only decides the thread count).
+inline std::size_t product_work(std::size_t batch, std::size_t m, std::size_t n, std::size_t k) {
+  const double work = static_cast<double>(batch) * static_cast<double>(m) * static_cast<double>(n) *
+                      static_cast<double>(k + 1);
+  return work >= 0x1p60 ? std::size_t{1} << 60 : static_cast<std::size_t>(work);
+}
+
+// The kernels compiled for instruction set Isa: run_matmul as it is for the build's own
+// target; for a wider one, in a function of that target with every call inlined into it
+// (flatten), so that the kernels' vector code is generated for Isa, not lowered to the
+// build's narrower registers.
+template <class Isa>
+struct matmul_entry {
+  template <class T>
+  static void run(matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+                  std::size_t k, const T* packed_b = nullptr) {
+    run_matmul<T, Isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+
+#if DIMGRAPH_DISPATCH_AVX2
+struct gemm_avx2_isa : gemm_isa<32, 16, true> {};
+template <>
+struct matmul_entry<gemm_avx2_isa> {
+  template <class T>
+  __attribute__((target("avx2,fma"), flatten)) static void run(matmul_kernel kernel,
+                                                               const matmul_operands<T>& op,
+                                                               std::size_t m, std::size_t n,
+                                                               std::size_t k,
+                                                               const T* packed_b = nullptr) {
+    run_matmul<T, gemm_avx2_isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+#endif
+
+#if DIMGRAPH_DISPATCH_AVX512
+struct gemm_avx512_isa : gemm_isa<64, 32, true> {};
+template <>
+struct matmul_entry<gemm_avx512_isa> {
+  template <class T>
+  __attribute__((target("avx512f,avx2,fma"), flatten)) static void run(
+      matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
+      std::size_t k, const T* packed_b = nullptr) {
+    run_matmul<T, gemm_avx512_isa>(kernel, op, m, n, k, packed_b);
+  }
+};
+#endif
+
+// The widest instruction set compiled above that this CPU (and its OS) supports, found once.
+enum class gemm_level : unsigned char { target, avx2, avx512 };
+inline gemm_level gemm_cpu_level() {
+#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
+  static const gemm_level level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#if DIMGRAPH_DISPATCH_AVX512
+    if (avx2 && __builtin_cpu_supports("avx512f")) return gemm_level::avx512;
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    if (avx2) return gemm_level::avx2;
+#endif
+    return gemm_level::target;
+  }();
+  return level;
+#else
+  return gemm_level::target;
+#endif
+}
+
+// C = A B by the kernels of instruction set Isa (the blocked one over packed_b when given).
+// With threads, C's rows are split among them (its columns when it has one row and no packed
+// B): each element of C is summed by one thread in the same order, whatever their number.
+template <class T, class Isa>
+void matmul_with(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k,
+                 const T* packed_b) {
+  const matmul_kernel kernel =
+      packed_b ? matmul_kernel::blocked : choose_matmul<T, Isa>(op, m, n, k);
+  const bool by_rows = m > 1 || packed_b;
+  std::size_t threads = parallel_threads_for(product_work(1, m, n, k));
+  if (threads > (by_rows ? m : n)) threads = by_rows ? m : n;
+  if (threads <= 1) return matmul_entry<Isa>::run(kernel, op, m, n, k, packed_b);
+  parallel_parts(by_rows ? m : n, threads, [&](std::size_t first, std::size_t last) {
+    matmul_operands<T> part = op;
+    if (by_rows) {
+      const auto [am, a_off] = dim_group_part(*op.am, first, last - first);
+      const auto [cm, c_off] = dim_group_part(*op.cm, first, last - first);
+      part.a += a_off;
+      part.c += c_off;
+      part.am = &am;
+      part.cm = &cm;
+      matmul_entry<Isa>::run(kernel, part, last - first, n, k, packed_b);
+    } else {
+      const auto [bn, b_off] = dim_group_part(*op.bn, first, last - first);
+      const auto [cn, c_off] = dim_group_part(*op.cn, first, last - first);
+      part.b += b_off;
+      part.c += c_off;
+      part.bn = &bn;
+      part.cn = &cn;
+      matmul_entry<Isa>::run(kernel, part, m, last - first, k);
+    }
+  });
+}
+
+// Constant weights packed once. While a scan that hoists runs its loop, the tensors its body
+// multiplies by a carry and did not compute from one (the weights of an RNN cell) are
+// registered here as constant; a product whose B (or A) lies in one is run by the blocked
+// kernel over B packed once for the whole loop, instead of packed (or read unpacked, which is
+// slower) at every step. Packs are keyed by operand address, strides, sizes, element type and
+// instruction set, and checked against the operand at each use on pack_samples elements
+// spread over it, bit for bit (a tensor the body makes anew in each iteration from captured
+// ones may be another such tensor at the same address): a mismatch packs again.
+class weight_cache {
+ public:
+  // [lo, hi) holds a tensor that stays constant while this cache is active.
+  void add_constant(const char* lo, const char* hi) {
+    if (lo == hi) return;
+    for (const auto& r : constants_)
+      if (r.first == lo && r.second == hi) return;
+    constants_.emplace_back(lo, hi);
+  }
+  bool empty() const { return constants_.empty(); }
+  std::size_t constants() const { return constants_.size(); }
+  // Whether [lo, hi) lies within a constant.
+  bool holds(const char* lo, const char* hi) const {
+    for (const auto& r : constants_)
+      if (r.first <= lo && hi <= r.second) return true;
+    return false;
+  }
+  // B of op packed for Isa, packed now if it is constant and was not; null if it is not.
+  template <class T, class Isa>
+  const T* packed_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    const dim_group &bk = *op.bk, &bn = *op.bn;
+    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
+    const char* lo = reinterpret_cast<const char*>(op.b);
+    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
+    if (!holds(lo, hi)) return nullptr;
+    const void* tag = &pack_tag<T, Isa>;
+    const gemm_b_layout<T, Isa> layout(n, k);
+    for (auto& e : packs_)
+      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
+          e.ns == bn.stride) {
+        T* data = static_cast<T*>(e.data.get());
+        if (!same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        return data;
+      }
+    std::shared_ptr<T[]> data(new T[layout.total]);
+    gemm_pack_b<T, Isa>(data.get(), op, n, k);
+    packs_.push_back({op.b, tag, k, n, bk.stride, bn.stride, data});
+    return data.get();
+  }
+
+ private:
+  static constexpr std::size_t pack_samples = 64;
+  // Whether the packed copy holds B's elements at pack_samples positions spread over it (the
+  // first and the last among them).
+  template <class T, class Isa>
+  static bool same_samples(const T* packed, const gemm_b_layout<T, Isa>& layout,
+                           const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    const std::size_t count = n * k;
+    for (std::size_t t = 0; t < pack_samples; ++t) {
+      const std::size_t i = std::min(
+          count - 1, count <= pack_samples
+                         ? t
+                         : static_cast<std::size_t>(static_cast<double>(count - 1) *
+                                                    static_cast<double>(t) / (pack_samples - 1)));
+      const std::size_t p = i / n, j = i % n;
+      if (std::memcmp(op.b + op.bk->at(p) + op.bn->at(j), packed + layout.at(p, j), sizeof(T)) != 0)
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  template <class T, class Isa>
+  static constexpr char pack_tag = 0;
+  struct pack {
+    const void* b;
+    const void* tag;
+    std::size_t k, n;
+    std::ptrdiff_t ks, ns;
+    std::shared_ptr<void> data;
+  };
+  std::vector<std::pair<const char*, const char*>> constants_;
+  std::vector<pack> packs_;
+};
+
+// The weight cache of the scan loop running on this thread (null outside one).
+inline weight_cache*& active_weight_cache() {
+  static thread_local weight_cache* active = nullptr;
+  return active;
+}
+
+// Makes a cache the active one for its lifetime.
+class weight_cache_scope {
+ public:
+  explicit weight_cache_scope(weight_cache& cache) : saved_(active_weight_cache()) {
+    active_weight_cache() = &cache;
+  }
+  ~weight_cache_scope() { active_weight_cache() = saved_; }
+  weight_cache_scope(const weight_cache_scope&) = delete;
+  weight_cache_scope& operator=(const weight_cache_scope&) = delete;
+
+ private:
+  weight_cache* saved_;
+};
+
+// The fewest rows of A for which a packed constant B pays: one row stays with GEMV, which
+// reads B once where the blocked kernel computes a whole register tile of rows. (Measured
+// with AVX-512, B [256, 1024] read from rows 768 apart: the blocked kernel over the packed B
+// took 0.9 of GEMV's time at 2 rows, 0.45 at 4, and 0.25 to 0.4 of gemm_dots' from 4 to 48.)
+inline constexpr std::size_t packed_b_min_rows = 2;
+
+// C = A B by Isa's kernels, over a packed constant B (or A, as C' = B' A') when there is one.
+template <class T, class Isa>
+void matmul_at(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  weight_cache* cache = active_weight_cache();
+  if (cache != nullptr && !cache->empty() && k != 0) {
+    if (m >= packed_b_min_rows)
+      if (const T* packed = cache->template packed_b<T, Isa>(op, n, k))
+        return matmul_with<T, Isa>(op, m, n, k, packed);
+    if (n >= packed_b_min_rows) {
+      const matmul_operands<T> flipped{op.b, op.bn, op.bk, op.a, op.ak, op.am, op.c, op.cn, op.cm};
+      if (const T* packed = cache->template packed_b<T, Isa>(flipped, m, k))
+        return matmul_with<T, Isa>(flipped, n, m, k, packed);
+    }
+  }
+  matmul_with<T, Isa>(op, m, n, k, static_cast<const T*>(nullptr));
+}
+
+// C = A B for one batch entry: CBLAS above the threshold (when enabled and the layouts fit),
+// else the GEMV kernel when m or n is 1, the unpacked kernels for few rows of A (or a B that
+// stays in L2), the packed blocked kernel otherwise (the only one that takes offset tables).
+template <class T>
+void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if (m == 0 || n == 0) return;
+#if DIMGRAPH_CONFIG_USE_CBLAS
+  if (k != 0 &&
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+          static_cast<double>(DIMGRAPH_CONFIG_CBLAS_THRESHOLD) &&
+      blas_matmul(op, m, n, k))
+    return;
+#endif
+  switch (gemm_cpu_level()) {
+#if DIMGRAPH_DISPATCH_AVX512
+    case gemm_level::avx512:
+      return matmul_at<T, gemm_avx512_isa>(op, m, n, k);
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    case gemm_level::avx2:
+      return matmul_at<T, gemm_avx2_isa>(op, m, n, k);
+#endif
+    default:
+      return matmul_at<T, gemm_target_isa>(op, m, n, k);
+  }
+}
+
+}  // namespace dimgraph::detail

@@ -1,0 +1,132 @@
+// Constant weights packed once (detail::weight_cache, what a hoisting scan's loop runs its
+// carried products with): products through dot while a cache is active equal a triple loop in
+// double, with B or A the constant, at sizes around the kernel's blocks; an operand that holds
+// other values at the same address is packed again; a product by nothing constant is left alone.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace dg = dimgraph;
+
+namespace {
+struct Rows : dg::dim<"rows"> {};
+struct Depth : dg::dim<"depth"> {};
+struct Cols : dg::dim<"cols"> {};
+
+using a_t = dg::tensor<float, Rows, Depth>;
+using w_t = dg::tensor<float, Cols, Depth>;  // stored as a weight: its columns n-major
+using c_t = dg::tensor<float, Rows, Cols>;
+
+float value(std::size_t i, unsigned seed) {
+  return static_cast<float>((i * 2654435761u + seed * 40503u) % 2001u) / 1000.0f - 1.0f;
+}
+
+a_t make_a(std::size_t m, std::size_t k, unsigned seed) {
+  a_t a(dg::extent<Rows>(m), dg::extent<Depth>(k));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t p = 0; p < k; ++p) a(i, p) = value(i * k + p, seed);
+  return a;
+}
+
+void fill_w(w_t& w, unsigned seed) {
+  const std::size_t n = w.extent<Cols>(), k = w.extent<Depth>();
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = 0; p < k; ++p) w(j, p) = value(j * k + p, seed);
+}
+
+// Elements of c off from sum_p a(i, p) w(j, p) by more than float rounding allows.
+std::size_t mismatches(const a_t& a, const w_t& w, const c_t& c) {
+  const std::size_t m = a.extent<Rows>(), n = w.extent<Cols>(), k = a.extent<Depth>();
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double want = 0, scale = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const double v = static_cast<double>(a(i, p)) * static_cast<double>(w(j, p));
+        want += v;
+        scale += std::fabs(v);
+      }
+      bad += !(std::fabs(static_cast<double>(c(i, j)) - want) <= 1e-5 * scale + 1e-30);
+    }
+  return bad;
+}
+
+// The cache, active, with w registered as constant.
+struct constant_scope {
+  dg::detail::weight_cache cache;
+  dg::detail::weight_cache_scope scope{cache};
+  explicit constant_scope(const w_t& w) {
+    const auto [lo, hi] = dg::detail::memory_span(w);
+    cache.add_constant(lo, hi);
+  }
+};
+}  // namespace
+
+TEST_CASE("weight_cache: a product by a constant weight equals the triple loop") {
+  for (std::size_t m :
+       {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{32}, std::size_t{97}})
+    for (std::size_t n : {std::size_t{1}, std::size_t{5}, std::size_t{64}, std::size_t{1030}})
+      for (std::size_t k : {std::size_t{1}, std::size_t{3}, std::size_t{256}, std::size_t{300}}) {
+        w_t w(dg::extent<Cols>(n), dg::extent<Depth>(k));
+        fill_w(w, 1);
+        const a_t a = make_a(m, k, 2);
+        const constant_scope constant(w);
+        // x . W (B the weight) and W . x (A the weight), twice each: packed, then reused.
+        for (int round = 0; round < 2; ++round) {
+          const c_t c = dg::dot<Depth>(a, w);
+          CHECK_MESSAGE(mismatches(a, w, c) == 0, "x . W m=" << m << " n=" << n << " k=" << k);
+          const dg::tensor<float, Cols, Rows> ct = dg::dot<Depth>(w, a);
+          const c_t back = dg::permute<Rows, Cols>(ct);
+          CHECK_MESSAGE(mismatches(a, w, back) == 0, "W . x m=" << m << " n=" << n << " k=" << k);
+        }
+      }
+}
+
+TEST_CASE("weight_cache: other values at the same address are packed again") {
+  const std::size_t m = 16, n = 96, k = 40;
+  w_t w(dg::extent<Cols>(n), dg::extent<Depth>(k));
+  fill_w(w, 3);
+  const a_t a = make_a(m, k, 4);
+  const constant_scope constant(w);
+  const c_t first = dg::dot<Depth>(a, w);
+  CHECK(mismatches(a, w, first) == 0);
+  // One element changed, then all of them: each is seen where a sample falls on it (the
+  // first and last elements always are).
+  w(std::size_t{0}, std::size_t{0}) = 5.0f;
+  const c_t one = dg::dot<Depth>(a, w);
+  CHECK(mismatches(a, w, one) == 0);
+  fill_w(w, 5);
+  const c_t all = dg::dot<Depth>(a, w);
+  CHECK(mismatches(a, w, all) == 0);
+}
+
+TEST_CASE("weight_cache: products by tensors not registered run as without it") {
+  const std::size_t m = 8, n = 33, k = 17;
+  w_t w(dg::extent<Cols>(n), dg::extent<Depth>(k)),
+      other(dg::extent<Cols>(n), dg::extent<Depth>(k));
+  fill_w(w, 6);
+  fill_w(other, 7);
+  const a_t a = make_a(m, k, 8);
+  const constant_scope constant(w);
+  const c_t c = dg::dot<Depth>(a, other);
+  CHECK(mismatches(a, other, c) == 0);
+  CHECK(dg::detail::active_weight_cache() == &constant.cache);
+}
+
+TEST_CASE("weight_cache_scope restores the cache active before it") {
+  CHECK(dg::detail::active_weight_cache() == nullptr);
+  dg::detail::weight_cache outer, inner;
+  {
+    const dg::detail::weight_cache_scope a(outer);
+    {
+      const dg::detail::weight_cache_scope b(inner);
+      CHECK(dg::detail::active_weight_cache() == &inner);
+    }
+    CHECK(dg::detail::active_weight_cache() == &outer);
+  }
+  CHECK(dg::detail::active_weight_cache() == nullptr);
+}
