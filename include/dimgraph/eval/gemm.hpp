@@ -353,6 +353,23 @@ void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_
                          std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
 }
 
+// Scratch for the blocked kernel's packed blocks (slot 0: B's panel, up to KC x NC; slot 1:
+// A's block), kept per thread and reused: a panel is up to a few MiB, and a fresh allocation
+// per product is fresh pages (the page faults and zeroing took a tenth of an LSTM's time).
+template <class T>
+T* gemm_scratch(std::size_t slot, std::size_t count) {
+  struct buffers {
+    std::unique_ptr<T[]> data[2];
+    std::size_t size[2] = {0, 0};
+  };
+  static thread_local buffers kept;
+  if (kept.size[slot] < count) {
+    kept.data[slot].reset(new T[count]);
+    kept.size[slot] = count;
+  }
+  return kept.data[slot].get();
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
 // by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
 // (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
@@ -366,21 +383,21 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
   const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  const std::unique_ptr<T[]> bpack(packed_b ? nullptr : new T[kc_max * nc_max]),
-      apack(new T[kc_max * mc_max]);
+  T* const bpack = packed_b ? nullptr : gemm_scratch<T>(0, kc_max * nc_max);
+  T* const apack = gemm_scratch<T>(1, kc_max * mc_max);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);
     for (std::size_t pc = 0; pc < k; pc += blk::kc) {
       const std::size_t kc = std::min(blk::kc, k - pc);
-      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack.get();
-      if (!packed_b) gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack;
+      if (!packed_b) gemm_pack<NR>(bpack, op.b, *op.bn, *op.bk, jc, nc, pc, kc);
       for (std::size_t ic = 0; ic < m; ic += blk::mc) {
         const std::size_t mc = std::min(blk::mc, m - ic);
-        gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
+        gemm_pack<MR>(apack, op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, Isa, MR, NR>(kc, apack.get() + ir * kc, bp + jr * kc, tile);
+            gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
             gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
                        pc == 0);
           }
