@@ -10597,6 +10597,23 @@ void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_
                          std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
 }
 
+// Scratch for the blocked kernel's packed blocks (slot 0: B's panel, up to KC x NC; slot 1:
+// A's block), kept per thread and reused: a panel is up to a few MiB, and a fresh allocation
+// per product is fresh pages (the page faults and zeroing took a tenth of an LSTM's time).
+template <class T>
+T* gemm_scratch(std::size_t slot, std::size_t count) {
+  struct buffers {
+    std::unique_ptr<T[]> data[2];
+    std::size_t size[2] = {0, 0};
+  };
+  static thread_local buffers kept;
+  if (kept.size[slot] < count) {
+    kept.data[slot].reset(new T[count]);
+    kept.size[slot] = count;
+  }
+  return kept.data[slot].get();
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
 // by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
 // (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
@@ -10610,21 +10627,21 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
   const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  const std::unique_ptr<T[]> bpack(packed_b ? nullptr : new T[kc_max * nc_max]),
-      apack(new T[kc_max * mc_max]);
+  T* const bpack = packed_b ? nullptr : gemm_scratch<T>(0, kc_max * nc_max);
+  T* const apack = gemm_scratch<T>(1, kc_max * mc_max);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);
     for (std::size_t pc = 0; pc < k; pc += blk::kc) {
       const std::size_t kc = std::min(blk::kc, k - pc);
-      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack.get();
-      if (!packed_b) gemm_pack<NR>(bpack.get(), op.b, *op.bn, *op.bk, jc, nc, pc, kc);
+      const T* bp = packed_b ? packed_b + layout.offset(jc, pc) : bpack;
+      if (!packed_b) gemm_pack<NR>(bpack, op.b, *op.bn, *op.bk, jc, nc, pc, kc);
       for (std::size_t ic = 0; ic < m; ic += blk::mc) {
         const std::size_t mc = std::min(blk::mc, m - ic);
-        gemm_pack<MR>(apack.get(), op.a, *op.am, *op.ak, ic, mc, pc, kc);
+        gemm_pack<MR>(apack, op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, Isa, MR, NR>(kc, apack.get() + ir * kc, bp + jr * kc, tile);
+            gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
             gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
                        pc == 0);
           }
@@ -11660,6 +11677,58 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   }
 }
 
+// The operand of a map node E that is a product over exactly the dims of Dst (in any order)
+// with Dst's element type, and no ragged dim anywhere: its index, or npos. A tensor under
+// construction (memory nothing else reads) takes such a product first, then the map with the
+// tensor in the product's place, element for element in place: no temporary for the product
+// (dot(x, W) + b, tanh(dot(...))).
+inline constexpr std::size_t no_product = static_cast<std::size_t>(-1);
+template <class E>
+inline constexpr bool ragged_product_v = false;
+template <class A, class B, class... Ks>
+inline constexpr bool ragged_product_v<contract_expr<A, B, Ks...>> =
+    ragged_contract_v<A, B, dim_list<Ks...>>;
+template <class Dst, class E>
+inline constexpr std::size_t product_operand_v = no_product;
+template <class Dst, class F, class Dims, class... Ops>
+inline constexpr std::size_t product_operand_v<Dst, map_expr<F, Dims, Ops...>> = [] {
+  std::size_t found = no_product, i = 0;
+  const auto one = [&]<class Op>(std::type_identity<Op>) {
+    using op = std::remove_cvref_t<Op>;
+    if constexpr (is_contract_v<op>) {
+      if (found == no_product && std::is_same_v<value_t<op>, typename Dst::value_type> &&
+          list_same_set_v<dims_t<op>, typename Dst::dims> && dims_t<op>::size == Dst::dims::size &&
+          Dst::shape_type::ragged_count == 0 && !ragged_product_v<op>)
+        found = i;
+    }
+    ++i;
+  };
+  (one(std::type_identity<Ops>{}), ...);
+  return found;
+}();
+
+// dst (under construction, its shape set) = e, a map node whose operand J is a product over
+// dst's dims: the product into dst, then the map over dst in its place.
+template <std::size_t J, class Dst, class F, class Dims, class... Ops>
+void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
+  const auto& product = e.template operand<J>();
+  using product_dims = dims_t<std::remove_cvref_t<decltype(product)>>;
+  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>*, std::index_sequence<Is...>) {
+    contract_into(permute<Ps...>(dst), product);
+    const auto done = permute<Ps...>(std::as_const(dst));
+    const auto operand =
+        [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> decltype(auto) {
+      if constexpr (I == J) return (done);
+      else return e.template operand<I>();
+    };
+    using rest = map_expr<
+        F, Dims,
+        std::conditional_t<Is == J, tensor_view<const typename Dst::value_type, Ps...>, Ops>...>;
+    assign_elementwise<false>(dst,
+                              rest(e.fn(), operand(std::integral_constant<std::size_t, Is>{})...));
+  }(static_cast<product_dims*>(nullptr), std::index_sequence_for<Ops...>{});
+}
+
 // The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
 // tensor and tensor_view call. Errors: e's dims are not dst's, or e's element type would narrow
 // to dst's (compile time); an extent that differs from a view's (shape_error); an operand that
@@ -11707,7 +11776,9 @@ struct assign_hook<Dst, E> {
     } else if constexpr (check_assign<Dst, E>()) {
       if constexpr (!Dst::is_static)
         tensor_internals::reshape_for_overwrite(dst, shape_for<Dst>(e));
-      assign_into<false>(dst, e);
+      if constexpr (product_operand_v<Dst, E> != no_product)
+        construct_through_product<product_operand_v<Dst, E>>(dst, e);
+      else assign_into<false>(dst, e);
     }
   }
 };

@@ -187,6 +187,58 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_into(Dst& dst, const E& e) {
   }
 }
 
+// The operand of a map node E that is a product over exactly the dims of Dst (in any order)
+// with Dst's element type, and no ragged dim anywhere: its index, or npos. A tensor under
+// construction (memory nothing else reads) takes such a product first, then the map with the
+// tensor in the product's place, element for element in place: no temporary for the product
+// (dot(x, W) + b, tanh(dot(...))).
+inline constexpr std::size_t no_product = static_cast<std::size_t>(-1);
+template <class E>
+inline constexpr bool ragged_product_v = false;
+template <class A, class B, class... Ks>
+inline constexpr bool ragged_product_v<contract_expr<A, B, Ks...>> =
+    ragged_contract_v<A, B, dim_list<Ks...>>;
+template <class Dst, class E>
+inline constexpr std::size_t product_operand_v = no_product;
+template <class Dst, class F, class Dims, class... Ops>
+inline constexpr std::size_t product_operand_v<Dst, map_expr<F, Dims, Ops...>> = [] {
+  std::size_t found = no_product, i = 0;
+  const auto one = [&]<class Op>(std::type_identity<Op>) {
+    using op = std::remove_cvref_t<Op>;
+    if constexpr (is_contract_v<op>) {
+      if (found == no_product && std::is_same_v<value_t<op>, typename Dst::value_type> &&
+          list_same_set_v<dims_t<op>, typename Dst::dims> && dims_t<op>::size == Dst::dims::size &&
+          Dst::shape_type::ragged_count == 0 && !ragged_product_v<op>)
+        found = i;
+    }
+    ++i;
+  };
+  (one(std::type_identity<Ops>{}), ...);
+  return found;
+}();
+
+// dst (under construction, its shape set) = e, a map node whose operand J is a product over
+// dst's dims: the product into dst, then the map over dst in its place.
+template <std::size_t J, class Dst, class F, class Dims, class... Ops>
+void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
+  const auto& product = e.template operand<J>();
+  using product_dims = dims_t<std::remove_cvref_t<decltype(product)>>;
+  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>*, std::index_sequence<Is...>) {
+    contract_into(permute<Ps...>(dst), product);
+    const auto done = permute<Ps...>(std::as_const(dst));
+    const auto operand =
+        [&]<std::size_t I>(std::integral_constant<std::size_t, I>) -> decltype(auto) {
+      if constexpr (I == J) return (done);
+      else return e.template operand<I>();
+    };
+    using rest = map_expr<
+        F, Dims,
+        std::conditional_t<Is == J, tensor_view<const typename Dst::value_type, Ps...>, Ops>...>;
+    assign_elementwise<false>(dst,
+                              rest(e.fn(), operand(std::integral_constant<std::size_t, Is>{})...));
+  }(static_cast<product_dims*>(nullptr), std::index_sequence_for<Ops...>{});
+}
+
 // The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
 // tensor and tensor_view call. Errors: e's dims are not dst's, or e's element type would narrow
 // to dst's (compile time); an extent that differs from a view's (shape_error); an operand that
@@ -234,7 +286,9 @@ struct assign_hook<Dst, E> {
     } else if constexpr (check_assign<Dst, E>()) {
       if constexpr (!Dst::is_static)
         tensor_internals::reshape_for_overwrite(dst, shape_for<Dst>(e));
-      assign_into<false>(dst, e);
+      if constexpr (product_operand_v<Dst, E> != no_product)
+        construct_through_product<product_operand_v<Dst, E>>(dst, e);
+      else assign_into<false>(dst, e);
     }
   }
 };

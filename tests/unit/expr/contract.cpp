@@ -266,6 +266,35 @@ TEST_CASE("dot: element-wise operands and a dot inside a larger expression") {
     }
 }
 
+TEST_CASE("dot: a new tensor takes the product first, then the op around it, in place") {
+  // (eval/assign.hpp, construct_through_product: the product is an operand of the top map
+  // node over exactly the new tensor's dims.) Operand orders, the tensor's dims in another
+  // order than the product's, two products, a unary op.
+  const std::size_t m = 9, k = 40, n = 21;
+  const auto a = random<float, M, K>(31, dg::extent<M>(m), dg::extent<K>(k));
+  const auto b = random<float, K, N>(32, dg::extent<K>(k), dg::extent<N>(n));
+  const auto b2 = random<float, K, N>(33, dg::extent<K>(k), dg::extent<N>(n));
+  const auto bias = random<float, N>(34, dg::extent<N>(n));
+  const dg::tensor<float, M, N> first = bias + dg::dot<K>(a, b);
+  const dg::tensor<float, N, M> turned = dg::dot<K>(a, b) * 2.0f - bias;
+  const dg::tensor<float, M, N> two = dg::dot<K>(a, b) - dg::dot<K>(a, b2);
+  const dg::tensor<float, M, N> unary = dg::sigmoid(dg::dot<K>(a, b2));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double ab = 0, ab2 = 0, scale = 0, scale2 = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        ab += double(a(i, p)) * b(p, j);
+        scale += std::fabs(double(a(i, p)) * b(p, j));
+        ab2 += double(a(i, p)) * b2(p, j);
+        scale2 += std::fabs(double(a(i, p)) * b2(p, j));
+      }
+      CHECK(close(first(i, j), ab + bias(j), scale + std::fabs(bias(j))));
+      CHECK(close(turned(j, i), 2 * ab - bias(j), 2 * scale + std::fabs(bias(j))));
+      CHECK(close(two(i, j), ab - ab2, scale + scale2));
+      CHECK(close(unary(i, j), 1 / (1 + std::exp(-ab2)), scale2));
+    }
+}
+
 TEST_CASE("dot: integer operands sum exactly in int64, mixed operands promote") {
   dg::tensor<std::int32_t, H, I> a;
   dg::tensor<std::int8_t, I> x;
