@@ -54,6 +54,7 @@
 #include "dimgraph/eval/pack.hpp"
 #include "dimgraph/eval/softmax.hpp"
 #include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/eval/gemm_direct.hpp"
 #include "dimgraph/eval/matmul.hpp"
 #include "dimgraph/eval/cblas.hpp"
 #include "dimgraph/eval/contract.hpp"

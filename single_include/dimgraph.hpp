@@ -87,6 +87,27 @@
 #define DIMGRAPH_NOINLINE
 #define DIMGRAPH_FLATTEN
 #endif
+
+// Unrolls the loop that follows completely (its count is a small constant): the loops over a
+// register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
+// accumulators in memory (a load and a store per multiply-add).
+#if defined(__GNUC__) || defined(__clang__)
+#define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
+#else
+#define DIMGRAPH_UNROLL
+#endif
+
+// The matrix-product kernels' attribute (eval/gemm.hpp, gemm_direct.hpp). eval/matmul.hpp
+// compiles them for a wider instruction set by inlining them into a function of that target
+// (flatten): Clang's flatten inlines only the calls written in the function itself, so there
+// they are always_inline; GCC's is recursive, and GCC compiles a kernel called directly better
+// as a function of its own (gemm_dots 1.5 times as fast as when forced inline, -O3
+// -march=native).
+#if defined(__clang__)
+#define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
+#else
+#define DIMGRAPH_GEMM_KERNEL inline
+#endif
 // ---- end dimgraph/config.hpp
 // ---- begin dimgraph/version.hpp
 // Library version: DIMGRAPH_VERSION_{MAJOR,MINOR,PATCH} and DIMGRAPH_VERSION (e.g. 0.1.0 -> 100).
@@ -10253,7 +10274,8 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 // The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
 
 // ---- begin dimgraph/eval/gemm.hpp
-// The built-in matrix-product kernels behind dot: blocked and register-tiled GEMM, GEMV.
+// The built-in matrix-product kernels behind dot: operands, instruction sets, vectors, and the
+// blocked register-tiled GEMM (eval/gemm_direct.hpp has the kernels that read operands in place).
 
 
 
@@ -10361,27 +10383,6 @@ DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
   if constexpr (Fma && std::is_floating_point_v<T>) return std::fma(x, y, acc);
   else return static_cast<T>(acc + x * y);
 }
-
-// Unrolls the loop that follows completely (its count is a small constant): the loops over a
-// register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
-// accumulators in memory (a load and a store per multiply-add). #undef'd at the end of this
-// header.
-#if defined(__GNUC__) || defined(__clang__)
-#define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
-#else
-#define DIMGRAPH_UNROLL
-#endif
-
-// The kernels' own attribute. eval/matmul.hpp compiles them for a wider instruction set by
-// inlining them into a function of that target (flatten): Clang's flatten inlines only the
-// calls written in the function itself, so there they are always_inline; GCC's is recursive,
-// and GCC compiles a kernel called directly better as a function of its own (gemm_dots 1.5
-// times as fast as when forced inline, -O3 -march=native). #undef'd at the end of this header.
-#if defined(__clang__)
-#define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
-#else
-#define DIMGRAPH_GEMM_KERNEL inline
-#endif
 
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
 // shares) for the float and integer types, T itself for any other. Written out rather than left
@@ -10651,6 +10652,124 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
   }
 }
 
+}  // namespace dimgraph::detail
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+// ---- end dimgraph/eval/gemm.hpp
+
+#if DIMGRAPH_CONFIG_USE_CBLAS
+#include <cblas.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <type_traits>
+
+namespace dimgraph::detail {
+
+// A matrix (rows x cols) as CBLAS takes it in row-major order: stored as is (element (r, c)
+// at r * ld + c) or transposed (at c * ld + r). ok is false when the strides fit neither.
+struct blas_matrix {
+  bool ok = false;
+  bool trans = false;
+  int ld = 0;
+};
+inline blas_matrix blas_layout(const dim_group& rg, const dim_group& cg) {
+  if (!rg.affine || !cg.affine) return {};
+  const auto r = static_cast<std::ptrdiff_t>(std::max<std::size_t>(rg.size, 1));
+  const auto c = static_cast<std::ptrdiff_t>(std::max<std::size_t>(cg.size, 1));
+  const auto fits = [](std::ptrdiff_t v) { return v <= static_cast<std::ptrdiff_t>(INT_MAX); };
+  if (cg.stride == 1) {
+    const std::ptrdiff_t ld = r == 1 ? c : rg.stride;
+    if (ld >= c && fits(ld)) return {true, false, static_cast<int>(ld)};
+  }
+  if (rg.stride == 1) {
+    const std::ptrdiff_t ld = c == 1 ? r : cg.stride;
+    if (ld >= r && fits(ld)) return {true, true, static_cast<int>(ld)};
+  }
+  return {};
+}
+
+// The product through CBLAS (float and double), when every operand's layout allows it:
+// sgemv/dgemv when m or n is 1, sgemm/dgemm otherwise. Returns false when it did not run.
+template <class T>
+bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
+  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
+    return false;
+  } else {
+    constexpr bool single = std::is_same_v<T, float>;
+    const auto fits = [](std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); };
+    if (!fits(m) || !fits(n) || !fits(k) || k == 0) return false;
+    const auto tr = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
+    const auto inc = [&](const dim_group& g) -> int {
+      return g.size <= 1 ? 1
+                         : (g.affine && g.stride > 0 && g.stride <= INT_MAX ? int(g.stride) : 0);
+    };
+    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
+    if (n == 1 || m == 1) {
+      // y(r) = sum_k mat(r, k) x(k): mat is A (n == 1) or B seen as [n, k] (m == 1).
+      const bool by_a = n == 1;
+      const blas_matrix l = by_a ? blas_layout(*op.am, *op.ak) : blas_layout(*op.bn, *op.bk);
+      const int xs = inc(by_a ? *op.bk : *op.ak), ys = inc(by_a ? *op.cm : *op.cn);
+      if (!l.ok || xs == 0 || ys == 0) return false;
+      const int rows = by_a ? mi : ni;
+      const T* mat = by_a ? op.a : op.b;
+      const T* x = by_a ? op.b : op.a;
+      const int sr = l.trans ? ki : rows, sc = l.trans ? rows : ki;  // as stored
+      if constexpr (single)
+        cblas_sgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0f, mat, l.ld, x, xs, 0.0f, op.c, ys);
+      else cblas_dgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0, mat, l.ld, x, xs, 0.0, op.c, ys);
+      return true;
+    }
+    const blas_matrix lc = blas_layout(*op.cm, *op.cn);
+    if (!lc.ok) return false;
+    // A column-major C is the row-major C^T = B^T A^T.
+    const bool swap = lc.trans;
+    const blas_matrix l1 = swap ? blas_layout(*op.bn, *op.bk) : blas_layout(*op.am, *op.ak);
+    const blas_matrix l2 = swap ? blas_layout(*op.ak, *op.am) : blas_layout(*op.bk, *op.bn);
+    if (!l1.ok || !l2.ok) return false;
+    const T* p1 = swap ? op.b : op.a;
+    const T* p2 = swap ? op.a : op.b;
+    const int r = swap ? ni : mi, c = swap ? mi : ni;
+    if constexpr (single)
+      cblas_sgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0f, p1, l1.ld, p2, l2.ld,
+                  0.0f, op.c, lc.ld);
+    else
+      cblas_dgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0, p1, l1.ld, p2, l2.ld,
+                  0.0, op.c, lc.ld);
+    return true;
+  }
+}
+
+}  // namespace dimgraph::detail
+#endif
+// ---- end dimgraph/eval/cblas.hpp
+// ---- begin dimgraph/eval/matmul.hpp
+// Matrix products of one batch entry: which kernel runs, for which instruction set, on how
+// many threads.
+
+
+#if __has_include(<unistd.h>)
+#include <unistd.h>
+#endif
+
+// ---- begin dimgraph/eval/gemm_direct.hpp
+// The matrix-product kernels that read the operands where they are (no packing): GEMM over
+// B's contiguous rows (gemm_rows), GEMM as dot products along a contiguous depth (gemm_dots),
+// and GEMV.
+
+
+
+// (As in eval/gemm.hpp: the vector helpers are always inlined into the kernels.)
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace dimgraph::detail {
+
 // The product when B's columns are contiguous and B is read once (few rows of A) or stays in
 // the cache between passes: the micro-kernel reads B and A where they are (packing B would cost
 // more than the product itself), one KC-deep block of B at a time, asking for B a few rows
@@ -10839,107 +10958,7 @@ DIMGRAPH_GEMM_KERNEL void gemv(std::size_t rows, std::size_t cols, const T* mat,
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
 #endif
-
-#undef DIMGRAPH_UNROLL
-#undef DIMGRAPH_GEMM_KERNEL
-// ---- end dimgraph/eval/gemm.hpp
-
-#if DIMGRAPH_CONFIG_USE_CBLAS
-#include <cblas.h>
-
-#include <algorithm>
-#include <climits>
-#include <cstddef>
-#include <type_traits>
-
-namespace dimgraph::detail {
-
-// A matrix (rows x cols) as CBLAS takes it in row-major order: stored as is (element (r, c)
-// at r * ld + c) or transposed (at c * ld + r). ok is false when the strides fit neither.
-struct blas_matrix {
-  bool ok = false;
-  bool trans = false;
-  int ld = 0;
-};
-inline blas_matrix blas_layout(const dim_group& rg, const dim_group& cg) {
-  if (!rg.affine || !cg.affine) return {};
-  const auto r = static_cast<std::ptrdiff_t>(std::max<std::size_t>(rg.size, 1));
-  const auto c = static_cast<std::ptrdiff_t>(std::max<std::size_t>(cg.size, 1));
-  const auto fits = [](std::ptrdiff_t v) { return v <= static_cast<std::ptrdiff_t>(INT_MAX); };
-  if (cg.stride == 1) {
-    const std::ptrdiff_t ld = r == 1 ? c : rg.stride;
-    if (ld >= c && fits(ld)) return {true, false, static_cast<int>(ld)};
-  }
-  if (rg.stride == 1) {
-    const std::ptrdiff_t ld = c == 1 ? r : cg.stride;
-    if (ld >= r && fits(ld)) return {true, true, static_cast<int>(ld)};
-  }
-  return {};
-}
-
-// The product through CBLAS (float and double), when every operand's layout allows it:
-// sgemv/dgemv when m or n is 1, sgemm/dgemm otherwise. Returns false when it did not run.
-template <class T>
-bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
-  if constexpr (!std::is_same_v<T, float> && !std::is_same_v<T, double>) {
-    return false;
-  } else {
-    constexpr bool single = std::is_same_v<T, float>;
-    const auto fits = [](std::size_t v) { return v <= static_cast<std::size_t>(INT_MAX); };
-    if (!fits(m) || !fits(n) || !fits(k) || k == 0) return false;
-    const auto tr = [](bool t) { return t ? CblasTrans : CblasNoTrans; };
-    const auto inc = [&](const dim_group& g) -> int {
-      return g.size <= 1 ? 1
-                         : (g.affine && g.stride > 0 && g.stride <= INT_MAX ? int(g.stride) : 0);
-    };
-    const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
-    if (n == 1 || m == 1) {
-      // y(r) = sum_k mat(r, k) x(k): mat is A (n == 1) or B seen as [n, k] (m == 1).
-      const bool by_a = n == 1;
-      const blas_matrix l = by_a ? blas_layout(*op.am, *op.ak) : blas_layout(*op.bn, *op.bk);
-      const int xs = inc(by_a ? *op.bk : *op.ak), ys = inc(by_a ? *op.cm : *op.cn);
-      if (!l.ok || xs == 0 || ys == 0) return false;
-      const int rows = by_a ? mi : ni;
-      const T* mat = by_a ? op.a : op.b;
-      const T* x = by_a ? op.b : op.a;
-      const int sr = l.trans ? ki : rows, sc = l.trans ? rows : ki;  // as stored
-      if constexpr (single)
-        cblas_sgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0f, mat, l.ld, x, xs, 0.0f, op.c, ys);
-      else cblas_dgemv(CblasRowMajor, tr(l.trans), sr, sc, 1.0, mat, l.ld, x, xs, 0.0, op.c, ys);
-      return true;
-    }
-    const blas_matrix lc = blas_layout(*op.cm, *op.cn);
-    if (!lc.ok) return false;
-    // A column-major C is the row-major C^T = B^T A^T.
-    const bool swap = lc.trans;
-    const blas_matrix l1 = swap ? blas_layout(*op.bn, *op.bk) : blas_layout(*op.am, *op.ak);
-    const blas_matrix l2 = swap ? blas_layout(*op.ak, *op.am) : blas_layout(*op.bk, *op.bn);
-    if (!l1.ok || !l2.ok) return false;
-    const T* p1 = swap ? op.b : op.a;
-    const T* p2 = swap ? op.a : op.b;
-    const int r = swap ? ni : mi, c = swap ? mi : ni;
-    if constexpr (single)
-      cblas_sgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0f, p1, l1.ld, p2, l2.ld,
-                  0.0f, op.c, lc.ld);
-    else
-      cblas_dgemm(CblasRowMajor, tr(l1.trans), tr(l2.trans), r, c, ki, 1.0, p1, l1.ld, p2, l2.ld,
-                  0.0, op.c, lc.ld);
-    return true;
-  }
-}
-
-}  // namespace dimgraph::detail
-#endif
-// ---- end dimgraph/eval/cblas.hpp
-// ---- begin dimgraph/eval/matmul.hpp
-// Matrix products of one batch entry: which kernel runs, for which instruction set, on how
-// many threads.
-
-
-#if __has_include(<unistd.h>)
-#include <unistd.h>
-#endif
-
+// ---- end dimgraph/eval/gemm_direct.hpp
 
 // Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
 // compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of

@@ -15,6 +15,7 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/cblas.hpp"
 #include "dimgraph/eval/gemm.hpp"
+#include "dimgraph/eval/gemm_direct.hpp"
 #include "dimgraph/eval/threads.hpp"
 
 // Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
