@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <tuple>
 #include <type_traits>
