@@ -218,24 +218,6 @@ void run_hand(gru_data<Batch>& d, gru_sizes s) {
            d.xw.data(), d.gates.data(), s);
 }
 
-void expect_close(const char* workload, const char* what, const char* sides, const float* got,
-                  const float* want, std::size_t n) {
-  double diff = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double e = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-    if (!(e <= diff)) diff = e;
-  }
-  if (!(diff <= 1e-5)) {
-    std::fprintf(stderr,
-                 "dimgraph_bench_gru: %s: %s: %s disagree (largest absolute difference %g, limit "
-                 "1e-5); nothing was timed\n",
-                 workload, what, sides, diff);
-    std::abort();
-  }
-  std::fprintf(stderr, "check %-5s %-7s %-20s largest absolute difference %.3g\n", workload, what,
-               sides, diff);
-}
-
 template <class Batch>
 void check(const char* workload) {
   auto& d = data_of<Batch>();
@@ -244,17 +226,18 @@ void check(const char* workload) {
   run_hand(d, s);
   std::vector<float> out(d.hand_out.size()), h(d.hand_h.size());
   plain_gru(d.x.data(), d.h0.data(), p, s, out.data(), h.data());
-  expect_close(workload, "outputs", "hand vs plain loop", d.hand_out.data(), out.data(),
-               out.size());
-  expect_close(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(), h.size());
+  bench::expect_absolute(workload, "outputs", "hand vs plain loop", d.hand_out.data(), out.data(),
+                         out.size());
+  bench::expect_absolute(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(),
+                         h.size());
   const auto hoisted = gru_dimgraph<dg::hoist>(d.x, d.h0, p);
-  expect_close(workload, "outputs", "dimgraph vs hand", std::get<0>(hoisted).data(),
-               d.hand_out.data(), out.size());
-  expect_close(workload, "last h", "dimgraph vs hand", std::get<1>(hoisted).data(), d.hand_h.data(),
-               h.size());
+  bench::expect_absolute(workload, "outputs", "dimgraph vs hand", std::get<0>(hoisted).data(),
+                         d.hand_out.data(), out.size());
+  bench::expect_absolute(workload, "last h", "dimgraph vs hand", std::get<1>(hoisted).data(),
+                         d.hand_h.data(), h.size());
   const auto naive = gru_dimgraph<dg::no_hoist>(d.x, d.h0, p);
-  expect_close(workload, "outputs", "naive vs hand", std::get<0>(naive).data(), d.hand_out.data(),
-               out.size());
+  bench::expect_absolute(workload, "outputs", "naive vs hand", std::get<0>(naive).data(),
+                         d.hand_out.data(), out.size());
 #if DIMGRAPH_BENCH_TORCH
   const auto b = static_cast<std::int64_t>(s.batch), t = static_cast<std::int64_t>(s.time),
              i = static_cast<std::int64_t>(s.input), hh = static_cast<std::int64_t>(s.hidden);
@@ -262,8 +245,9 @@ void check(const char* workload) {
   const auto r = torch_peer::gru(x, h0, torch_weights());
   r.out.copy_to(out.data());
   r.h.copy_to(h.data());
-  expect_close(workload, "outputs", "torch vs hand", out.data(), d.hand_out.data(), out.size());
-  expect_close(workload, "last h", "torch vs hand", h.data(), d.hand_h.data(), h.size());
+  bench::expect_absolute(workload, "outputs", "torch vs hand", out.data(), d.hand_out.data(),
+                         out.size());
+  bench::expect_absolute(workload, "last h", "torch vs hand", h.data(), d.hand_h.data(), h.size());
 #endif
 }
 

@@ -349,30 +349,6 @@ void plain_lstm(const float* x, const float* h0, const float* c0, const float* w
   }
 }
 
-// max |got - want| (NaN-safe: a NaN sticks).
-double max_difference(const float* got, const float* want, std::size_t n) {
-  double diff = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
-    if (!(d <= diff)) diff = d;
-  }
-  return diff;
-}
-
-void expect_close(const char* workload, const char* what, const char* sides, const float* got,
-                  const float* want, std::size_t n) {
-  const double diff = max_difference(got, want, n);
-  if (!(diff <= 1e-5)) {
-    std::fprintf(stderr,
-                 "dimgraph_bench_lstm: %s: %s: %s disagree (largest absolute difference %g, "
-                 "limit 1e-5); nothing was timed\n",
-                 workload, what, sides, diff);
-    std::abort();
-  }
-  std::fprintf(stderr, "check %-4s %-7s %-18s largest absolute difference %.3g\n", workload, what,
-               sides, diff);
-}
-
 template <class Batch>
 void check(const char* workload) {
   auto& d = data_of<Batch>();
@@ -382,31 +358,35 @@ void check(const char* workload) {
   std::vector<float> out(d.hand_out.size()), h(d.hand_h.size()), c(d.hand_c.size());
   plain_lstm(d.x.data(), d.h0.data(), d.c0.data(), p.w.data(), p.b.data(), s, out.data(), h.data(),
              c.data());
-  expect_close(workload, "outputs", "hand vs plain loop", d.hand_out.data(), out.data(),
-               out.size());
-  expect_close(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(), h.size());
-  expect_close(workload, "last c", "hand vs plain loop", d.hand_c.data(), c.data(), c.size());
+  bench::expect_absolute(workload, "outputs", "hand vs plain loop", d.hand_out.data(), out.data(),
+                         out.size());
+  bench::expect_absolute(workload, "last h", "hand vs plain loop", d.hand_h.data(), h.data(),
+                         h.size());
+  bench::expect_absolute(workload, "last c", "hand vs plain loop", d.hand_c.data(), c.data(),
+                         c.size());
 
   run_hand_hoisted(d, s);
   const char* hoisted_sides = "hand hoisted vs hand";
-  expect_close(workload, "outputs", hoisted_sides, d.hoisted_out.data(), d.hand_out.data(),
-               out.size());
-  expect_close(workload, "last h", hoisted_sides, d.hoisted_h.data(), d.hand_h.data(), h.size());
-  expect_close(workload, "last c", hoisted_sides, d.hoisted_c.data(), d.hand_c.data(), c.size());
+  bench::expect_absolute(workload, "outputs", hoisted_sides, d.hoisted_out.data(),
+                         d.hand_out.data(), out.size());
+  bench::expect_absolute(workload, "last h", hoisted_sides, d.hoisted_h.data(), d.hand_h.data(),
+                         h.size());
+  bench::expect_absolute(workload, "last c", hoisted_sides, d.hoisted_c.data(), d.hand_c.data(),
+                         c.size());
 
   const auto got = w6_dimgraph(d.x, d.h0, d.c0, p.w, p.b);
   const auto& [ys, h_last, c_last] = got;
   const char* sides = "dimgraph vs hand";
-  expect_close(workload, "outputs", sides, ys.data(), d.hand_out.data(), ys.size());
-  expect_close(workload, "last h", sides, h_last.data(), d.hand_h.data(), h_last.size());
-  expect_close(workload, "last c", sides, c_last.data(), d.hand_c.data(), c_last.size());
+  bench::expect_absolute(workload, "outputs", sides, ys.data(), d.hand_out.data(), ys.size());
+  bench::expect_absolute(workload, "last h", sides, h_last.data(), d.hand_h.data(), h_last.size());
+  bench::expect_absolute(workload, "last c", sides, c_last.data(), d.hand_c.data(), c_last.size());
   {
     const auto hoisted = w6_dimgraph_hoist(d.x, d.h0, d.c0, p.w, p.b);
     const auto& [ys2, h2, c2] = hoisted;
     sides = "hoisted vs hand";
-    expect_close(workload, "outputs", sides, ys2.data(), d.hand_out.data(), ys2.size());
-    expect_close(workload, "last h", sides, h2.data(), d.hand_h.data(), h2.size());
-    expect_close(workload, "last c", sides, c2.data(), d.hand_c.data(), c2.size());
+    bench::expect_absolute(workload, "outputs", sides, ys2.data(), d.hand_out.data(), ys2.size());
+    bench::expect_absolute(workload, "last h", sides, h2.data(), d.hand_h.data(), h2.size());
+    bench::expect_absolute(workload, "last c", sides, c2.data(), d.hand_c.data(), c2.size());
   }
 
 #if DIMGRAPH_BENCH_TORCH
@@ -416,9 +396,9 @@ void check(const char* workload) {
   t.h.copy_to(h.data());
   t.c.copy_to(c.data());
   sides = "torch vs hand";
-  expect_close(workload, "outputs", sides, out.data(), d.hand_out.data(), out.size());
-  expect_close(workload, "last h", sides, h.data(), d.hand_h.data(), h.size());
-  expect_close(workload, "last c", sides, c.data(), d.hand_c.data(), c.size());
+  bench::expect_absolute(workload, "outputs", sides, out.data(), d.hand_out.data(), out.size());
+  bench::expect_absolute(workload, "last h", sides, h.data(), d.hand_h.data(), h.size());
+  bench::expect_absolute(workload, "last c", sides, c.data(), d.hand_c.data(), c.size());
 #endif
 }
 

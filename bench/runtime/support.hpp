@@ -62,6 +62,28 @@ inline void expect_close(const char* workload, const char* side, const float* go
                rel);
 }
 
+// Aborts the binary (nothing is timed) when two sides of a recurrent workload differ by more
+// than `limit` in any element (absolute; a NaN sticks): `what` is the compared output, `sides`
+// names the two.
+inline void expect_absolute(const char* workload, const char* what, const char* sides,
+                            const float* got, const float* want, std::size_t n,
+                            double limit = 1e-5) {
+  double diff = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(static_cast<double>(got[i]) - static_cast<double>(want[i]));
+    if (!(d <= diff)) diff = d;
+  }
+  if (!(diff <= limit)) {
+    std::fprintf(stderr,
+                 "bench: %s: %s: %s disagree (largest absolute difference %g, limit %g); nothing "
+                 "was timed\n",
+                 workload, what, sides, diff, limit);
+    std::abort();
+  }
+  std::fprintf(stderr, "check %-5s %-7s %-20s largest absolute difference %.3g\n", workload, what,
+               sides, diff);
+}
+
 // Calls `kernel` once per iteration; whatever it wrote is forced to memory.
 template <class Kernel>
 void time_calls(benchmark::State& state, Kernel&& kernel) {
