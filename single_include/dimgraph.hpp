@@ -6564,6 +6564,7 @@ struct leaf_op {
   using value_type = T;
   using dims = typename X::dims;
   using state = void;
+  static constexpr std::size_t arity = 0;
   static constexpr bool is_leaf = true;
   static constexpr bool is_view = is_view_v<X>;
   static constexpr bool stateful = false;
@@ -6573,6 +6574,7 @@ template <class T>
 struct scalar_op {
   using value_type = T;
   using state = T;
+  static constexpr std::size_t arity = 0;
   static constexpr bool is_leaf = false;
   static constexpr bool is_view = false;
   static constexpr bool stateful = true;
@@ -6584,6 +6586,7 @@ template <class F, class Value, class Args, std::size_t... Dist>
 struct apply_op {
   using value_type = Value;
   using state = F;
+  static constexpr std::size_t arity = sizeof...(Dist);
   static constexpr bool is_leaf = false;
   static constexpr bool is_view = false;
   static constexpr bool stateful = !(std::is_empty_v<F> && std::is_default_constructible_v<F>);
@@ -6744,17 +6747,33 @@ struct program_facts<type_list<Is...>> {
   static constexpr std::size_t states = state_at[size];
   static constexpr std::array<std::size_t, size + 1> reg_kind{
       reg_kind_v<typename Is::value_type>..., 0};
-  static constexpr auto registers = [] {
-    std::array<std::size_t, reg_kinds> n{};
-    for (std::size_t k = 0; k < size; ++k) ++n[reg_kind[k]];
-    return n;
-  }();
-  static constexpr auto reg_at = [] {
-    std::array<std::size_t, reg_kinds> n{};
+  // Registers are reused: the program is a tree in post-order, each value read once, by the
+  // instruction that consumes it, so the live values form a stack and a value's register is
+  // the height of its kind's part of that stack when it is pushed (a chain of N ops needs two
+  // registers per kind, not N: a register file the optimiser keeps in SSA values, not in an
+  // array in memory whose every load it must check against every store before it).
+  static constexpr std::array<std::size_t, size + 1> arity{Is::arity..., 0};
+  struct allocation {
     std::array<std::size_t, size + 1> at{};
-    for (std::size_t k = 0; k < size; ++k) at[k] = n[reg_kind[k]]++;
-    return at;
-  }();
+    std::array<std::size_t, reg_kinds> count{};
+  };
+  static constexpr allocation allocate() {
+    allocation a{};
+    std::array<std::size_t, reg_kinds> height{};
+    std::array<std::size_t, size + 1> stack{};  // the kinds of the live values, bottom first
+    std::size_t top = 0;
+    for (std::size_t k = 0; k < size; ++k) {
+      for (std::size_t j = 0; j < arity[k]; ++j) --height[stack[--top]];
+      const std::size_t kind = reg_kind[k];
+      a.at[k] = height[kind]++;
+      if (height[kind] > a.count[kind]) a.count[kind] = height[kind];
+      stack[top++] = kind;
+    }
+    return a;
+  }
+  static constexpr allocation allocated = allocate();
+  static constexpr auto registers = allocated.count;
+  static constexpr auto reg_at = allocated.at;
   using leaf_ops = filter_t<is_leaf_op, type_list<Is...>>;
   using state_types = typename state_types_of<filter_t<is_stateful_op, type_list<Is...>>>::type;
 };
@@ -6881,9 +6900,40 @@ struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_tag, state_slo
 };
 template <class List>
 struct state_pack;
+// Many pieces of plain state: bytes at fixed offsets, copied in one loop (one statement per
+// piece would make the optimiser look each copied pointer up against every store before it).
+template <class... Ts>
+struct state_bytes : state_tag {
+  static constexpr std::size_t count = sizeof...(Ts);
+  static constexpr std::array<std::size_t, count> size{sizeof(Ts)...};
+  static constexpr std::array<std::size_t, count + 1> offset = [] {
+    constexpr std::array<std::size_t, count> align{alignof(Ts)...};
+    std::array<std::size_t, count + 1> o{};
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      at = (at + align[k] - 1) / align[k] * align[k];
+      o[k] = at;
+      at += size[k];
+    }
+    o[count] = at;
+    return o;
+  }();
+  alignas(std::max({alignof(Ts)...})) unsigned char bytes[offset[count]];
+  explicit state_bytes(const void* const* from) {
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(bytes + offset[k], from[k], size[k]);
+  }
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE const T* at() const {
+    return std::launder(reinterpret_cast<const T*>(bytes + offset[S]));
+  }
+};
+inline constexpr std::size_t state_bytes_above = 64;
 template <class... Ts>
 struct state_pack<type_list<Ts...>> {
-  using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+  using type = std::conditional_t<
+      (sizeof...(Ts) > state_bytes_above) && (std::is_trivially_copyable_v<Ts> && ...) &&
+          (std::is_trivially_destructible_v<Ts> && ...),
+      state_bytes<Ts...>, state_pack_impl<std::index_sequence_for<Ts...>, Ts...>>;
 };
 
 // The state of an instruction: a pointer to slot S (of type T) of a state pack, or none.
@@ -6899,6 +6949,10 @@ struct state_of<true> {
   template <std::size_t S, class T>
   DIMGRAPH_ALWAYS_INLINE static const T* get(const state_slot<S, T>& slot) {
     return &slot.value;
+  }
+  template <std::size_t S, class T, class... Ts>
+  DIMGRAPH_ALWAYS_INLINE static const T* get(const state_bytes<Ts...>& pack) {
+    return pack.template at<S, T>();
   }
 };
 
@@ -6968,6 +7022,24 @@ namespace detail {
 template <std::size_t I, class T>
 struct operand_slot {
   T value;
+  constexpr const std::remove_reference_t<T>& get() const { return value; }
+};
+// A lazy map node held by value is kept as bytes: the node it is in is then a flat object of
+// the compiler's view (a node N ops deep would otherwise be a struct nested N deep, and GCC's
+// points-to analysis walks every field of every such temporary of a chain: quadratic).
+template <class T>
+inline constexpr bool opaque_operand_v = !std::is_reference_v<T> && requires {
+  typename T::operand_types;
+} && std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>;
+template <std::size_t I, class T>
+  requires opaque_operand_v<T>
+struct operand_slot<I, T> {
+  alignas(T) unsigned char bytes[sizeof(T)];
+  template <class A>
+  operand_slot(A&& a) {  // (not explicit: the pack is aggregate-initialised from {arg})
+    ::new (static_cast<void*>(bytes)) T(std::forward<A>(a));
+  }
+  const T& get() const { return *std::launder(reinterpret_cast<const T*>(bytes)); }
 };
 template <class Is, class... Ts>
 struct operand_pack_impl;
@@ -6977,7 +7049,7 @@ template <class... Ts>
 using operand_pack = operand_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
 template <std::size_t I, class T>
 constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>& slot) {
-  return slot.value;
+  return slot.get();
 }
 
 // Two operands of `op` disagree on the extent of a dim (cold, out of line, and shared by every
@@ -7260,7 +7332,7 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
  private:
   template <std::size_t... Ks>
   static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
-    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).value, w), ...);
+    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).get(), w), ...);
   }
 };
 
@@ -9059,6 +9131,9 @@ DIMGRAPH_ALWAYS_INLINE inline const void* leaf_data(const void* object) {
 // expression's walk (make_kernel), checking each leaf against the output: a leaf whose
 // memory overlaps the output must be the output itself, element for element (in-place
 // element-wise work).
+// Above this many leaves, a table takes the leaves' data pointers in a loop (see add_leaves).
+inline constexpr std::size_t loop_leaves_above = 64;
+
 template <class OutDims, class Layouts, class LeafOps, bool Temporaries>
 struct leaf_table {
   static constexpr std::size_t rank = OutDims::size;
@@ -9143,8 +9218,16 @@ struct leaf_table {
   template <class... Ops, std::size_t... Js>
   DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
                                          type_list<Ops...>, std::index_sequence<Js...>) {
-    const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
-    (void)order;
+    if constexpr (sizeof...(Ops) <= loop_leaves_above) {
+      const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
+      (void)order;
+    } else {
+      // Many leaves: one loop (through each leaf's kind of object), not one statement per
+      // leaf. The optimiser then looks up each later read of bases[k] (the rows' placement)
+      // against one store, not against every leaf's store before it: quadratic in the leaves.
+      static constexpr const void* (*data[])(const void*) = {&leaf_data<Ops>...};
+      for (std::size_t k = 0; k < sizeof...(Ops); ++k) bases[k] = data[k](objects[k]);
+    }
     add_views(objects, std::make_index_sequence<Views>{});
   }
   // The leaf of view V.

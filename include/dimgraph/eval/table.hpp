@@ -124,6 +124,9 @@ DIMGRAPH_ALWAYS_INLINE inline const void* leaf_data(const void* object) {
 // expression's walk (make_kernel), checking each leaf against the output: a leaf whose
 // memory overlaps the output must be the output itself, element for element (in-place
 // element-wise work).
+// Above this many leaves, a table takes the leaves' data pointers in a loop (see add_leaves).
+inline constexpr std::size_t loop_leaves_above = 64;
+
 template <class OutDims, class Layouts, class LeafOps, bool Temporaries>
 struct leaf_table {
   static constexpr std::size_t rank = OutDims::size;
@@ -208,8 +211,16 @@ struct leaf_table {
   template <class... Ops, std::size_t... Js>
   DIMGRAPH_ALWAYS_INLINE void add_leaves(const void* const* objects, bases_type& bases,
                                          type_list<Ops...>, std::index_sequence<Js...>) {
-    const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
-    (void)order;
+    if constexpr (sizeof...(Ops) <= loop_leaves_above) {
+      const int order[] = {(bases[Js] = leaf_data<Ops>(objects[Js]), 0)..., 0};
+      (void)order;
+    } else {
+      // Many leaves: one loop (through each leaf's kind of object), not one statement per
+      // leaf. The optimiser then looks up each later read of bases[k] (the rows' placement)
+      // against one store, not against every leaf's store before it: quadratic in the leaves.
+      static constexpr const void* (*data[])(const void*) = {&leaf_data<Ops>...};
+      for (std::size_t k = 0; k < sizeof...(Ops); ++k) bases[k] = data[k](objects[k]);
+    }
     add_views(objects, std::make_index_sequence<Views>{});
   }
   // The leaf of view V.

@@ -2,11 +2,13 @@
 // instructions, its leaves, and the walk that finds them at run time.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -87,6 +89,7 @@ struct leaf_op {
   using value_type = T;
   using dims = typename X::dims;
   using state = void;
+  static constexpr std::size_t arity = 0;
   static constexpr bool is_leaf = true;
   static constexpr bool is_view = is_view_v<X>;
   static constexpr bool stateful = false;
@@ -96,6 +99,7 @@ template <class T>
 struct scalar_op {
   using value_type = T;
   using state = T;
+  static constexpr std::size_t arity = 0;
   static constexpr bool is_leaf = false;
   static constexpr bool is_view = false;
   static constexpr bool stateful = true;
@@ -107,6 +111,7 @@ template <class F, class Value, class Args, std::size_t... Dist>
 struct apply_op {
   using value_type = Value;
   using state = F;
+  static constexpr std::size_t arity = sizeof...(Dist);
   static constexpr bool is_leaf = false;
   static constexpr bool is_view = false;
   static constexpr bool stateful = !(std::is_empty_v<F> && std::is_default_constructible_v<F>);
@@ -267,17 +272,33 @@ struct program_facts<type_list<Is...>> {
   static constexpr std::size_t states = state_at[size];
   static constexpr std::array<std::size_t, size + 1> reg_kind{
       reg_kind_v<typename Is::value_type>..., 0};
-  static constexpr auto registers = [] {
-    std::array<std::size_t, reg_kinds> n{};
-    for (std::size_t k = 0; k < size; ++k) ++n[reg_kind[k]];
-    return n;
-  }();
-  static constexpr auto reg_at = [] {
-    std::array<std::size_t, reg_kinds> n{};
+  // Registers are reused: the program is a tree in post-order, each value read once, by the
+  // instruction that consumes it, so the live values form a stack and a value's register is
+  // the height of its kind's part of that stack when it is pushed (a chain of N ops needs two
+  // registers per kind, not N: a register file the optimiser keeps in SSA values, not in an
+  // array in memory whose every load it must check against every store before it).
+  static constexpr std::array<std::size_t, size + 1> arity{Is::arity..., 0};
+  struct allocation {
     std::array<std::size_t, size + 1> at{};
-    for (std::size_t k = 0; k < size; ++k) at[k] = n[reg_kind[k]]++;
-    return at;
-  }();
+    std::array<std::size_t, reg_kinds> count{};
+  };
+  static constexpr allocation allocate() {
+    allocation a{};
+    std::array<std::size_t, reg_kinds> height{};
+    std::array<std::size_t, size + 1> stack{};  // the kinds of the live values, bottom first
+    std::size_t top = 0;
+    for (std::size_t k = 0; k < size; ++k) {
+      for (std::size_t j = 0; j < arity[k]; ++j) --height[stack[--top]];
+      const std::size_t kind = reg_kind[k];
+      a.at[k] = height[kind]++;
+      if (height[kind] > a.count[kind]) a.count[kind] = height[kind];
+      stack[top++] = kind;
+    }
+    return a;
+  }
+  static constexpr allocation allocated = allocate();
+  static constexpr auto registers = allocated.count;
+  static constexpr auto reg_at = allocated.at;
   using leaf_ops = filter_t<is_leaf_op, type_list<Is...>>;
   using state_types = typename state_types_of<filter_t<is_stateful_op, type_list<Is...>>>::type;
 };
@@ -404,9 +425,40 @@ struct state_pack_impl<std::index_sequence<Ss...>, Ts...> : state_tag, state_slo
 };
 template <class List>
 struct state_pack;
+// Many pieces of plain state: bytes at fixed offsets, copied in one loop (one statement per
+// piece would make the optimiser look each copied pointer up against every store before it).
+template <class... Ts>
+struct state_bytes : state_tag {
+  static constexpr std::size_t count = sizeof...(Ts);
+  static constexpr std::array<std::size_t, count> size{sizeof(Ts)...};
+  static constexpr std::array<std::size_t, count + 1> offset = [] {
+    constexpr std::array<std::size_t, count> align{alignof(Ts)...};
+    std::array<std::size_t, count + 1> o{};
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      at = (at + align[k] - 1) / align[k] * align[k];
+      o[k] = at;
+      at += size[k];
+    }
+    o[count] = at;
+    return o;
+  }();
+  alignas(std::max({alignof(Ts)...})) unsigned char bytes[offset[count]];
+  explicit state_bytes(const void* const* from) {
+    for (std::size_t k = 0; k < count; ++k) std::memcpy(bytes + offset[k], from[k], size[k]);
+  }
+  template <std::size_t S, class T>
+  DIMGRAPH_ALWAYS_INLINE const T* at() const {
+    return std::launder(reinterpret_cast<const T*>(bytes + offset[S]));
+  }
+};
+inline constexpr std::size_t state_bytes_above = 64;
 template <class... Ts>
 struct state_pack<type_list<Ts...>> {
-  using type = state_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
+  using type = std::conditional_t<
+      (sizeof...(Ts) > state_bytes_above) && (std::is_trivially_copyable_v<Ts> && ...) &&
+          (std::is_trivially_destructible_v<Ts> && ...),
+      state_bytes<Ts...>, state_pack_impl<std::index_sequence_for<Ts...>, Ts...>>;
 };
 
 // The state of an instruction: a pointer to slot S (of type T) of a state pack, or none.
@@ -422,6 +474,10 @@ struct state_of<true> {
   template <std::size_t S, class T>
   DIMGRAPH_ALWAYS_INLINE static const T* get(const state_slot<S, T>& slot) {
     return &slot.value;
+  }
+  template <std::size_t S, class T, class... Ts>
+  DIMGRAPH_ALWAYS_INLINE static const T* get(const state_bytes<Ts...>& pack) {
+    return pack.template at<S, T>();
   }
 };
 

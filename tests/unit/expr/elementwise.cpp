@@ -11,6 +11,7 @@
 #include <random>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace dg = dimgraph;
 
@@ -298,4 +299,32 @@ TEST_CASE("elementwise: rank-0 tensors assign from expressions and reductions ov
   auto x = dg::iota<float, Three>();  // 0, 1, 2
   dg::tensor<float> l = dg::logsumexp<Three>(x);
   CHECK(l() == doctest::Approx(std::log(1.0 + std::exp(1.0) + std::exp(2.0))).epsilon(1e-6));
+}
+
+namespace {
+// ((x0 * s0 + x1) * s1 + x2) ... over Count distinct tensors, each scalar s_k a distinct
+// value held in the kernel's state: more leaves and more pieces of state than a kernel takes
+// one statement at a time (the table and the state then copy them in a loop).
+template <std::size_t K, std::size_t Count, class E>
+auto long_chain(const std::vector<btf>& xs, const E& e) {
+  if constexpr (K == Count) {
+    return e;
+  } else {
+    return long_chain<K + 1, Count>(xs, e * (0.5f + 0.001f * static_cast<float>(K)) + xs[K]);
+  }
+}
+}  // namespace
+
+TEST_CASE("elementwise: a chain over 70 distinct tensors and 69 scalars equals the hand loop") {
+  constexpr std::size_t count = 70;
+  std::vector<btf> xs;
+  for (std::size_t k = 0; k < count; ++k)
+    xs.push_back(make_btf(3, 5, 100 + static_cast<unsigned>(k)));
+  const btf out = long_chain<1, count>(xs, xs[0] + 0.0f);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    double acc = xs[0].data()[i];
+    for (std::size_t k = 1; k < count; ++k)
+      acc = acc * (0.5 + 0.001 * static_cast<double>(k)) + xs[k].data()[i];
+    CHECK(std::fabs(out.data()[i] - acc) <= 1e-5 * (1.0 + std::fabs(acc)));
+  }
 }
