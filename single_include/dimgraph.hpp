@@ -71,6 +71,13 @@
 #define DIMGRAPH_CONFIG_SCAN_HOIST 0
 #endif
 
+// A hoisting scan keeps, on its thread, the tensors of its last run (the hoisted values, the
+// steps' tensors, the packed weights) for its next run, when they take at most this many
+// bytes: no allocation and no page faults per call. 0: every run frees them at its end.
+#ifndef DIMGRAPH_CONFIG_SCAN_KEEP_BYTES
+#define DIMGRAPH_CONFIG_SCAN_KEEP_BYTES (std::size_t{16} << 20)
+#endif
+
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).
@@ -11276,6 +11283,19 @@ class weight_cache {
     constants_.emplace_back(lo, hi);
   }
   bool empty() const { return constants_.empty(); }
+  // A new run: no constants, and each pack is made again at its first use (its buffer is
+  // reused). Packs the run before did not use are freed.
+  void renew() {
+    constants_.clear();
+    std::erase_if(packs_, [](const pack& e) { return e.stale; });
+    for (auto& e : packs_) e.stale = true;
+  }
+  // The bytes of the packs.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const auto& e : packs_) total += e.bytes;
+    return total;
+  }
   std::size_t constants() const { return constants_.size(); }
   // Whether [lo, hi) lies within a constant.
   bool holds(const char* lo, const char* hi) const {
@@ -11297,12 +11317,14 @@ class weight_cache {
       if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
           e.ns == bn.stride) {
         T* data = static_cast<T*>(e.data.get());
-        if (!same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        if (e.stale || !same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        e.stale = false;
         return data;
       }
     std::shared_ptr<T[]> data(new T[layout.total]);
     gemm_pack_b<T, Isa>(data.get(), op, n, k);
-    packs_.push_back({op.b, tag, k, n, bk.stride, bn.stride, data});
+    packs_.push_back(
+        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
     return data.get();
   }
 
@@ -11336,6 +11358,8 @@ class weight_cache {
     std::size_t k, n;
     std::ptrdiff_t ks, ns;
     std::shared_ptr<void> data;
+    std::size_t bytes;
+    bool stale;  // made in a run before this one (packed again at its first use)
   };
   std::vector<std::pair<const char*, const char*>> constants_;
   std::vector<pack> packs_;
@@ -14973,6 +14997,144 @@ X eval(const X& x) {
 }  // namespace dimgraph
 #undef DIMGRAPH_FWD
 // ---- end dimgraph/graph/ops.hpp
+// ---- begin dimgraph/graph/stage_arena.hpp
+// The memory of a hoisting scan's run: the tensors its body materialises (stage_arena), and
+// the thread's kept store and arena that the next run of the same scan takes again
+// (stage_lease).
+
+
+
+namespace dimgraph::detail {
+
+template <class T>
+inline constexpr char stage_type_tag = 0;
+
+// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
+// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
+// reuses the k-th of the iteration before when it has the same type (every iteration runs the
+// same ops): no allocation per step. (Assigning to a slot of other extents reallocates it.)
+struct stage_arena {
+  std::vector<std::shared_ptr<const void>> kept;
+  std::vector<std::shared_ptr<void>> slots;
+  std::vector<const char*> slot_types;
+  std::vector<std::size_t> slot_bytes;
+  std::size_t next = 0;
+
+  template <class T>
+  const T& keep(T&& t) {
+    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
+    const auto& r = *p;
+    kept.push_back(std::move(p));
+    return r;
+  }
+  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
+  // temporary on the stack), as a view.
+  template <class E>
+  auto materialise(const E& e) {
+    using t = decltype(eval(e));
+    constexpr std::size_t element = sizeof(typename t::value_type);
+    const std::size_t k = next++;
+    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
+      t& reused = *static_cast<t*>(slots[k].get());
+      reused = e;
+      slot_bytes[k] = reused.size() * element;
+      return std::as_const(reused).view();
+    }
+    auto p = std::make_shared<t>(e);
+    auto v = std::as_const(*p).view();
+    const std::size_t bytes = p->size() * element;
+    if (k < slots.size()) {
+      slots[k] = std::move(p);
+      slot_types[k] = &stage_type_tag<t>;
+      slot_bytes[k] = bytes;
+    } else {
+      slots.push_back(std::move(p));
+      slot_types.push_back(&stage_type_tag<t>);
+      slot_bytes.push_back(bytes);
+    }
+    return v;
+  }
+  // The next iteration (or run): its tensors take the slots again.
+  void reset() {
+    kept.clear();
+    next = 0;
+  }
+  // The bytes of the elements the slots hold.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const std::size_t b : slot_bytes) total += b;
+    return total;
+  }
+  // Frees every slot.
+  void release() {
+    reset();
+    slots.clear();
+    slot_types.clear();
+    slot_bytes.clear();
+  }
+};
+
+// A store and arena per thread and store type, with whether a run has them now.
+template <class Store>
+struct kept_stage {
+  Store store;
+  stage_arena arena;
+  bool busy = false;
+};
+template <class Store>
+kept_stage<Store>& thread_kept_stage() {
+  static thread_local kept_stage<Store> kept;
+  return kept;
+}
+
+// The store and arena of one hoisting run (Store: renew() before a run, finish() after it,
+// bytes() and release()). They are the thread's kept ones, which the last run of the same scan
+// left: its tensors and packed weights are reused (no allocation, no page faults per call), up to
+// DIMGRAPH_CONFIG_SCAN_KEEP_BYTES held after the run. A run that starts while another of the
+// same scan is active on the thread (a body that runs its own scan) takes new ones.
+template <class Store>
+class stage_lease {
+ public:
+  stage_lease() {
+    kept_stage<Store>& kept = thread_kept_stage<Store>();
+    if (DIMGRAPH_CONFIG_SCAN_KEEP_BYTES > 0 && !kept.busy) {
+      kept.busy = true;
+      kept_ = &kept;
+      store_ = &kept.store;
+      arena_ = &kept.arena;
+    } else {
+      own_ = std::make_unique<kept_stage<Store>>();
+      store_ = &own_->store;
+      arena_ = &own_->arena;
+    }
+    store_->renew();
+    arena_->reset();
+  }
+  ~stage_lease() {
+    if (kept_ == nullptr) return;
+    store_->finish();
+    arena_->reset();
+    if (store_->bytes() + arena_->bytes() > std::size_t{DIMGRAPH_CONFIG_SCAN_KEEP_BYTES}) {
+      store_->release();
+      arena_->release();
+    }
+    kept_->busy = false;
+  }
+  stage_lease(const stage_lease&) = delete;
+  stage_lease& operator=(const stage_lease&) = delete;
+
+  Store& store() { return *store_; }
+  stage_arena& arena() { return *arena_; }
+
+ private:
+  kept_stage<Store>* kept_ = nullptr;
+  std::unique_ptr<kept_stage<Store>> own_;
+  Store* store_ = nullptr;
+  stage_arena* arena_ = nullptr;
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/graph/stage_arena.hpp
 // ---- begin dimgraph/graph/trace.hpp
 // dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
 
@@ -15367,55 +15529,6 @@ using plain_node_t = typename plain_node<std::remove_cvref_t<X>>::type;
 // The hoisted values of one scan call and the per-iteration state of the staged run.
 template <class Facts, class Frontier>
 struct stage_store;
-template <class T>
-inline constexpr char stage_type_tag = 0;
-
-// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
-// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
-// reuses the k-th of the iteration before when it has the same type (every iteration runs the
-// same ops): no allocation per step.
-struct stage_arena {
-  std::vector<std::shared_ptr<const void>> kept;
-  std::vector<std::shared_ptr<void>> slots;
-  std::vector<const char*> slot_types;
-  std::size_t next = 0;
-
-  template <class T>
-  const T& keep(T&& t) {
-    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
-    const auto& r = *p;
-    kept.push_back(std::move(p));
-    return r;
-  }
-  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
-  // temporary on the stack), as a view.
-  template <class E>
-  auto materialise(const E& e) {
-    using t = decltype(eval(e));
-    const std::size_t k = next++;
-    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
-      t& reused = *static_cast<t*>(slots[k].get());
-      reused = e;
-      return std::as_const(reused).view();
-    }
-    auto p = std::make_shared<t>(e);
-    auto v = std::as_const(*p).view();
-    if (k < slots.size()) {
-      slots[k] = std::move(p);
-      slot_types[k] = &stage_type_tag<t>;
-    } else {
-      slots.push_back(std::move(p));
-      slot_types.push_back(&stage_type_tag<t>);
-    }
-    return v;
-  }
-  // The next iteration: its tensors take the slots again.
-  void reset() {
-    kept.clear();
-    next = 0;
-  }
-};
-
 template <class Facts, class... Fs>
 struct stage_store<Facts, type_list<Fs...>> {
   using d = typename Facts::dim;
@@ -15430,6 +15543,24 @@ struct stage_store<Facts, type_list<Fs...>> {
   std::array<std::size_t, sizeof...(Fs)> taken{};
   stage_arena tensors;   // what the views read, when a hoisted value was not memory already
   weight_cache weights;  // the loop's constant weights, packed once
+
+  // A new run: no values, tensors to reuse, weights to pack again (see stage_lease).
+  void renew() {
+    finish();
+    weights.renew();
+  }
+  // The end of a run: what it referred to is dropped; the tensors and packs stay.
+  void finish() {
+    std::apply([](auto&... v) { (v.clear(), ...); }, values);
+    taken = {};
+    tensors.reset();
+  }
+  std::size_t bytes() const { return tensors.bytes() + weights.bytes(); }
+  void release() {
+    renew();
+    tensors.release();
+    weights = weight_cache{};
+  }
   template <class N>
   static constexpr std::size_t index = [] {
     std::size_t i = 0, found = 0;
@@ -16385,8 +16516,9 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
          ...);
       }(std::make_index_sequence<slice_count>{});
       if (same_walks) {
-        typename hoisting::store_type store;
-        detail::stage_arena arena;
+        detail::stage_lease<typename hoisting::store_type> lease;
+        auto& store = lease.store();
+        auto& arena = lease.arena();
         // The pass before the loop: the body on the whole sliced inputs.
         {
           // (Its tensors live as long as the store: the hoisted views read them.)

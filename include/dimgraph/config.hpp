@@ -62,6 +62,13 @@
 #define DIMGRAPH_CONFIG_SCAN_HOIST 0
 #endif
 
+// A hoisting scan keeps, on its thread, the tensors of its last run (the hoisted values, the
+// steps' tensors, the packed weights) for its next run, when they take at most this many
+// bytes: no allocation and no page faults per call. 0: every run frees them at its end.
+#ifndef DIMGRAPH_CONFIG_SCAN_KEEP_BYTES
+#define DIMGRAPH_CONFIG_SCAN_KEEP_BYTES (std::size_t{16} << 20)
+#endif
+
 // Force or forbid inlining of a function where the compiler supports it. Attributes only:
 // write them before the declaration of an inline function, template or lambda body
 // (`DIMGRAPH_ALWAYS_INLINE constexpr auto f() {...}`, `[](auto x) DIMGRAPH_ALWAYS_INLINE {...}`).

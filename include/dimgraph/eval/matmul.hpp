@@ -252,6 +252,19 @@ class weight_cache {
     constants_.emplace_back(lo, hi);
   }
   bool empty() const { return constants_.empty(); }
+  // A new run: no constants, and each pack is made again at its first use (its buffer is
+  // reused). Packs the run before did not use are freed.
+  void renew() {
+    constants_.clear();
+    std::erase_if(packs_, [](const pack& e) { return e.stale; });
+    for (auto& e : packs_) e.stale = true;
+  }
+  // The bytes of the packs.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const auto& e : packs_) total += e.bytes;
+    return total;
+  }
   std::size_t constants() const { return constants_.size(); }
   // Whether [lo, hi) lies within a constant.
   bool holds(const char* lo, const char* hi) const {
@@ -273,12 +286,14 @@ class weight_cache {
       if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
           e.ns == bn.stride) {
         T* data = static_cast<T*>(e.data.get());
-        if (!same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        if (e.stale || !same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
+        e.stale = false;
         return data;
       }
     std::shared_ptr<T[]> data(new T[layout.total]);
     gemm_pack_b<T, Isa>(data.get(), op, n, k);
-    packs_.push_back({op.b, tag, k, n, bk.stride, bn.stride, data});
+    packs_.push_back(
+        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
     return data.get();
   }
 
@@ -312,6 +327,8 @@ class weight_cache {
     std::size_t k, n;
     std::ptrdiff_t ks, ns;
     std::shared_ptr<void> data;
+    std::size_t bytes;
+    bool stale;  // made in a run before this one (packed again at its first use)
   };
   std::vector<std::pair<const char*, const char*>> constants_;
   std::vector<pack> packs_;

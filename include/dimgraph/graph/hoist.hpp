@@ -17,6 +17,7 @@
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_run.hpp"
+#include "dimgraph/graph/stage_arena.hpp"
 #include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/graph/trace.hpp"
 
@@ -256,55 +257,6 @@ using plain_node_t = typename plain_node<std::remove_cvref_t<X>>::type;
 // The hoisted values of one scan call and the per-iteration state of the staged run.
 template <class Facts, class Frontier>
 struct stage_store;
-template <class T>
-inline constexpr char stage_type_tag = 0;
-
-// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
-// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
-// reuses the k-th of the iteration before when it has the same type (every iteration runs the
-// same ops): no allocation per step.
-struct stage_arena {
-  std::vector<std::shared_ptr<const void>> kept;
-  std::vector<std::shared_ptr<void>> slots;
-  std::vector<const char*> slot_types;
-  std::size_t next = 0;
-
-  template <class T>
-  const T& keep(T&& t) {
-    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
-    const auto& r = *p;
-    kept.push_back(std::move(p));
-    return r;
-  }
-  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
-  // temporary on the stack), as a view.
-  template <class E>
-  auto materialise(const E& e) {
-    using t = decltype(eval(e));
-    const std::size_t k = next++;
-    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
-      t& reused = *static_cast<t*>(slots[k].get());
-      reused = e;
-      return std::as_const(reused).view();
-    }
-    auto p = std::make_shared<t>(e);
-    auto v = std::as_const(*p).view();
-    if (k < slots.size()) {
-      slots[k] = std::move(p);
-      slot_types[k] = &stage_type_tag<t>;
-    } else {
-      slots.push_back(std::move(p));
-      slot_types.push_back(&stage_type_tag<t>);
-    }
-    return v;
-  }
-  // The next iteration: its tensors take the slots again.
-  void reset() {
-    kept.clear();
-    next = 0;
-  }
-};
-
 template <class Facts, class... Fs>
 struct stage_store<Facts, type_list<Fs...>> {
   using d = typename Facts::dim;
@@ -319,6 +271,24 @@ struct stage_store<Facts, type_list<Fs...>> {
   std::array<std::size_t, sizeof...(Fs)> taken{};
   stage_arena tensors;   // what the views read, when a hoisted value was not memory already
   weight_cache weights;  // the loop's constant weights, packed once
+
+  // A new run: no values, tensors to reuse, weights to pack again (see stage_lease).
+  void renew() {
+    finish();
+    weights.renew();
+  }
+  // The end of a run: what it referred to is dropped; the tensors and packs stay.
+  void finish() {
+    std::apply([](auto&... v) { (v.clear(), ...); }, values);
+    taken = {};
+    tensors.reset();
+  }
+  std::size_t bytes() const { return tensors.bytes() + weights.bytes(); }
+  void release() {
+    renew();
+    tensors.release();
+    weights = weight_cache{};
+  }
   template <class N>
   static constexpr std::size_t index = [] {
     std::size_t i = 0, found = 0;

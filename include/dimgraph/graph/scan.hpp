@@ -410,8 +410,9 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
          ...);
       }(std::make_index_sequence<slice_count>{});
       if (same_walks) {
-        typename hoisting::store_type store;
-        detail::stage_arena arena;
+        detail::stage_lease<typename hoisting::store_type> lease;
+        auto& store = lease.store();
+        auto& arena = lease.arena();
         // The pass before the loop: the body on the whole sliced inputs.
         {
           // (Its tensors live as long as the store: the hoisted views read them.)

@@ -130,3 +130,57 @@ TEST_CASE("weight_cache_scope restores the cache active before it") {
   }
   CHECK(dg::detail::active_weight_cache() == nullptr);
 }
+
+TEST_CASE("weight_cache: a new run packs each weight again, even where no sample falls") {
+  // B [k, n] = [16, 64]: the samples fall on every sixteenth element of p * n + j, not on
+  // (p, j) = (0, 1), which is w(1, 0).
+  const std::size_t m = 8, n = 64, k = 16;
+  w_t w(dg::extent<Cols>(n), dg::extent<Depth>(k));
+  fill_w(w, 9);
+  const a_t a = make_a(m, k, 10);
+  const auto [lo, hi] = dg::detail::memory_span(w);
+  dg::detail::weight_cache cache;
+  {
+    const dg::detail::weight_cache_scope scope(cache);
+    cache.add_constant(lo, hi);
+    const c_t c = dg::dot<Depth>(a, w);
+    CHECK(mismatches(a, w, c) == 0);
+  }
+  const std::size_t packed = cache.bytes();
+  CHECK(packed >= n * k * sizeof(float));
+  w(std::size_t{1}, std::size_t{0}) += 0.75f;
+  cache.renew();
+  CHECK(cache.empty());
+  {
+    const dg::detail::weight_cache_scope scope(cache);
+    cache.add_constant(lo, hi);
+    const c_t c = dg::dot<Depth>(a, w);
+    CHECK(mismatches(a, w, c) == 0);
+  }
+  CHECK(cache.bytes() == packed);  // the same buffer
+}
+
+TEST_CASE("weight_cache: a new run frees the packs the run before did not use") {
+  const std::size_t m = 4, n = 40, k = 24;
+  w_t w(dg::extent<Cols>(n), dg::extent<Depth>(k)), v(dg::extent<Cols>(n), dg::extent<Depth>(k));
+  fill_w(w, 11);
+  fill_w(v, 12);
+  const a_t a = make_a(m, k, 13);
+  const auto [wlo, whi] = dg::detail::memory_span(w);
+  const auto [vlo, vhi] = dg::detail::memory_span(v);
+  dg::detail::weight_cache cache;
+  auto run = [&](bool with_v) {
+    cache.renew();
+    const dg::detail::weight_cache_scope scope(cache);
+    cache.add_constant(wlo, whi);
+    cache.add_constant(vlo, vhi);
+    CHECK(mismatches(a, w, dg::dot<Depth>(a, w)) == 0);
+    if (with_v) CHECK(mismatches(a, v, dg::dot<Depth>(a, v)) == 0);
+  };
+  run(true);
+  const std::size_t both = cache.bytes();
+  run(false);  // v's pack is now unused: still held (this run may be the odd one)
+  CHECK(cache.bytes() == both);
+  run(false);  // unused for a whole run: freed
+  CHECK(cache.bytes() == both / 2);
+}

@@ -282,3 +282,27 @@ TEST_CASE("scan hoist: a tensor the body makes itself is read while the body run
     for (std::size_t j = 0; j < 4; ++j)
       CHECK(last(b, j) == doctest::Approx(h0(b, j) * 0.0625).epsilon(1e-6));
 }
+
+TEST_CASE("scan hoist: runs that follow each other see their own extents, inputs and weights") {
+  // The thread keeps a run's tensors and packed weights for the next run of the same scan: the
+  // next runs here change the batch and the length, then the weights in place (same addresses).
+  weights p;
+  const auto scan = dg::scan<Time, dg::hoist>(rnn_body(p));
+  struct run {
+    std::size_t batch, time;
+  };
+  int round = 0;
+  for (const run r : {run{3, 6}, run{2, 9}, run{32, 4}, run{3, 6}, run{1, 1}, run{3, 6}}) {
+    CAPTURE(round);
+    if (round == 3) {
+      p.r(std::size_t{0}, std::size_t{1}) += 0.25f;
+      p.w(std::size_t{2}, std::size_t{3}) -= 0.5f;
+      p.b(std::size_t{1}) = 0.125f;
+    }
+    const auto x = sequence(r.batch, r.time, 200 + static_cast<std::uint64_t>(round));
+    const auto h0 = dg::uniform<float, Batch, Hid>(9, -1.0f, 1.0f, dg::extent<Batch>(r.batch));
+    const auto [ys, last] = scan(dg::sliced<Time>(x), h0);
+    check_rnn(ys, last, rnn_by_hand(x, h0, p, false));
+    ++round;
+  }
+}
