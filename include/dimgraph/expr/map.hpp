@@ -3,7 +3,6 @@
 
 #include <array>
 #include <cstddef>
-#include <new>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -36,11 +35,13 @@ namespace detail {
 template <std::size_t I, class T>
 struct operand_slot {
   T value;
-  constexpr const std::remove_reference_t<T>& get() const { return value; }
 };
-// A lazy map node held by value is kept as bytes: the node it is in is then a flat object of
-// the compiler's view (a node N ops deep would otherwise be a struct nested N deep, and GCC's
-// points-to analysis walks every field of every such temporary of a chain: quadratic).
+// A lazy map node held by value is the member of an anonymous union: to GCC's points-to
+// analysis the node it is in is then flat (it does not walk into unions), where a node N ops
+// deep would otherwise be a struct nested N deep, every field of every such temporary of a
+// chain walked (quadratic). Still an aggregate, read as a member: no function of its own per
+// node, and the optimiser still sees which leaves are the same (bytes read through
+// std::launder hid it: one more load per leaf).
 template <class T>
 inline constexpr bool opaque_operand_v = !std::is_reference_v<T> && requires {
   typename T::operand_types;
@@ -48,12 +49,9 @@ inline constexpr bool opaque_operand_v = !std::is_reference_v<T> && requires {
 template <std::size_t I, class T>
   requires opaque_operand_v<T>
 struct operand_slot<I, T> {
-  alignas(T) unsigned char bytes[sizeof(T)];
-  template <class A>
-  operand_slot(A&& a) {  // (not explicit: the pack is aggregate-initialised from {arg})
-    ::new (static_cast<void*>(bytes)) T(std::forward<A>(a));
-  }
-  const T& get() const { return *std::launder(reinterpret_cast<const T*>(bytes)); }
+  union {
+    T value;
+  };
 };
 template <class Is, class... Ts>
 struct operand_pack_impl;
@@ -63,7 +61,7 @@ template <class... Ts>
 using operand_pack = operand_pack_impl<std::index_sequence_for<Ts...>, Ts...>;
 template <std::size_t I, class T>
 constexpr const std::remove_reference_t<T>& operand_at(const operand_slot<I, T>& slot) {
-  return slot.get();
+  return slot.value;
 }
 
 // Two operands of `op` disagree on the extent of a dim (cold, out of line, and shared by every
@@ -346,7 +344,7 @@ struct evaluator<map_expr<F, Dims, Ops...>> {
  private:
   template <std::size_t... Ks>
   static void walk_operands(const node& e, walker& w, std::index_sequence<Ks...>) {
-    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).get(), w), ...);
+    (evaluator_of<Ops>::walk(static_cast<const operand_slot<Ks, Ops>&>(e.ops_).value, w), ...);
   }
 };
 
