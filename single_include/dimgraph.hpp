@@ -14363,6 +14363,24 @@ constexpr bool check_scan_body() {
 
 #include <optional>
 
+// ---- begin dimgraph/detail/call.hpp
+// Whether a callable takes some arguments, and what it returns, without <type_traits>'
+// std::is_invocable/std::invoke_result: a mistake inside a user's body or branch is then
+// reported through a few frames of our own, not through five of the standard library's.
+// (Callables only: a pointer to member is not a body.)
+
+
+namespace dimgraph::detail {
+
+template <class F, class... Args>
+concept callable_with =
+    requires(F&& f, Args&&... args) { static_cast<F&&>(f)(static_cast<Args&&>(args)...); };
+
+template <class F, class... Args>
+using call_result_t = decltype(std::declval<F>()(std::declval<Args>()...));
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/detail/call.hpp
 // ---- begin dimgraph/graph/region.hpp
 // Nodes that hold sub-graphs (the branches of if_, the body of scan) and their results.
 
@@ -14461,7 +14479,7 @@ using arg_nodes_t = decltype(arg_nodes_of<Args...>(std::index_sequence_for<Args.
 
 template <class Fn, class... Args>
 inline constexpr bool invocable_on_args_v = []<std::size_t... Is>(std::index_sequence<Is...>) {
-  return std::is_invocable_v<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
+  return dimgraph::detail::callable_with<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
 }(std::index_sequence_for<Args...>{});
 template <class Fn, class... Args>
 using args_result_t = decltype(call_on_args<Args...>(std::declval<const Fn&>()));
@@ -14673,7 +14691,7 @@ struct body_result {
 };
 template <class Body, class... Args>
 struct body_result<true, Body, Args...> {
-  using type = std::invoke_result_t<const Body&, const Args&...>;
+  using type = dimgraph::detail::call_result_t<const Body&, const Args&...>;
 };
 
 // The values a body's result R emits, a std::tuple (none when R is not a dg::step: the checks
@@ -14693,14 +14711,15 @@ template <bool Traced, class Body, class Args, class Is>
 struct body_call;
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const Args&...>;
+  static constexpr bool invocable = requires(const Body& b, const Args&... a) { b(a...); };
   using result = typename body_result<invocable, Body, Args...>::type;
 };
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
   template <class A, std::size_t I>
   using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const symbol_t<Args, Is>&...>;
+  static constexpr bool invocable =
+      requires(const Body& b, const symbol_t<Args, Is>&... a) { b(a...); };
   using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
 };
 
@@ -16293,8 +16312,9 @@ class scan_fn {
   template <std::size_t... Is>
   static auto poisoned_from_body(std::index_sequence<Is...>) {
     using stand_in = detail::invalid_expr;
-    if constexpr (std::is_invocable_v<const Body&, decltype((void(Is), stand_in{}))...>) {
-      using r = std::invoke_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
+    if constexpr (dimgraph::detail::callable_with<const Body&,
+                                                  decltype((void(Is), stand_in{}))...>) {
+      using r = dimgraph::detail::call_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
       if constexpr (detail::is_scan_step_v<r>) {
         return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
           return detail::poisoned_tuple_t<sizeof...(Es) + sizeof...(Cs)>{};
@@ -16830,8 +16850,10 @@ constexpr bool branch_keeps_inputs() {
 template <class Cond, class Then, class... Xs>
 constexpr bool traced_if() {
   if constexpr (symbolic<Cond> || (symbolic<Xs> || ...)) return true;
-  else if constexpr (!std::is_invocable_v<const Then&, const Xs&...>) return false;
-  else return has_symbol_v<std::remove_cvref_t<std::invoke_result_t<const Then&, const Xs&...>>>;
+  else if constexpr (!dimgraph::detail::callable_with<const Then&, const Xs&...>) return false;
+  else
+    return has_symbol_v<
+        std::remove_cvref_t<dimgraph::detail::call_result_t<const Then&, const Xs&...>>>;
 }
 
 }  // namespace detail
@@ -16858,14 +16880,14 @@ class if_fn {
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
       return traced(xs...);
     } else {
-      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
-                                std::is_invocable_v<const Else&, const Xs&...>;
+      constexpr bool callable = dimgraph::detail::callable_with<const Then&, const Xs&...> &&
+                                dimgraph::detail::callable_with<const Else&, const Xs&...>;
       static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
       if constexpr (!callable) {
         return detail::invalid_expr{};
       } else {
-        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
-        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+        using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
+        using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
           return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
@@ -16924,7 +16946,7 @@ class if_fn {
 
   template <class Fn, class... Xs>
   static auto run(const Fn& fn, const Xs&... xs) {
-    using r = std::invoke_result_t<const Fn&, const Xs&...>;
+    using r = dimgraph::detail::call_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
     } else if constexpr (detail::outputs_poisoned(detail::branch_outputs_t<r>{})) {
@@ -16941,11 +16963,11 @@ class if_fn {
   // it can be called on the inputs.
   template <class... Xs>
   static auto poisoned_call() {
-    if constexpr (std::is_invocable_v<const Then&, const Xs&...>) {
-      using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+    if constexpr (dimgraph::detail::callable_with<const Then&, const Xs&...>) {
+      using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
       return detail::poisoned_outputs<then_r, then_r>();
-    } else if constexpr (std::is_invocable_v<const Else&, const Xs&...>) {
-      using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+    } else if constexpr (dimgraph::detail::callable_with<const Else&, const Xs&...>) {
+      using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
       return detail::poisoned_outputs<else_r, else_r>();
     } else {
       return detail::invalid_expr{};

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/call.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/reshape.hpp"
@@ -264,8 +265,10 @@ constexpr bool branch_keeps_inputs() {
 template <class Cond, class Then, class... Xs>
 constexpr bool traced_if() {
   if constexpr (symbolic<Cond> || (symbolic<Xs> || ...)) return true;
-  else if constexpr (!std::is_invocable_v<const Then&, const Xs&...>) return false;
-  else return has_symbol_v<std::remove_cvref_t<std::invoke_result_t<const Then&, const Xs&...>>>;
+  else if constexpr (!dimgraph::detail::callable_with<const Then&, const Xs&...>) return false;
+  else
+    return has_symbol_v<
+        std::remove_cvref_t<dimgraph::detail::call_result_t<const Then&, const Xs&...>>>;
 }
 
 }  // namespace detail
@@ -292,14 +295,14 @@ class if_fn {
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
       return traced(xs...);
     } else {
-      constexpr bool callable = std::is_invocable_v<const Then&, const Xs&...> &&
-                                std::is_invocable_v<const Else&, const Xs&...>;
+      constexpr bool callable = dimgraph::detail::callable_with<const Then&, const Xs&...> &&
+                                dimgraph::detail::callable_with<const Else&, const Xs&...>;
       static_assert(callable, "dimgraph: if_: a branch cannot be called with the inputs");
       if constexpr (!callable) {
         return detail::invalid_expr{};
       } else {
-        using then_r = std::invoke_result_t<const Then&, const Xs&...>;
-        using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+        using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
+        using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
         if constexpr (!detail::branches_match<then_r, else_r>()) {
           return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
@@ -358,7 +361,7 @@ class if_fn {
 
   template <class Fn, class... Xs>
   static auto run(const Fn& fn, const Xs&... xs) {
-    using r = std::invoke_result_t<const Fn&, const Xs&...>;
+    using r = dimgraph::detail::call_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
     } else if constexpr (detail::outputs_poisoned(detail::branch_outputs_t<r>{})) {
@@ -375,11 +378,11 @@ class if_fn {
   // it can be called on the inputs.
   template <class... Xs>
   static auto poisoned_call() {
-    if constexpr (std::is_invocable_v<const Then&, const Xs&...>) {
-      using then_r = std::invoke_result_t<const Then&, const Xs&...>;
+    if constexpr (dimgraph::detail::callable_with<const Then&, const Xs&...>) {
+      using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
       return detail::poisoned_outputs<then_r, then_r>();
-    } else if constexpr (std::is_invocable_v<const Else&, const Xs&...>) {
-      using else_r = std::invoke_result_t<const Else&, const Xs&...>;
+    } else if constexpr (dimgraph::detail::callable_with<const Else&, const Xs&...>) {
+      using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
       return detail::poisoned_outputs<else_r, else_r>();
     } else {
       return detail::invalid_expr{};

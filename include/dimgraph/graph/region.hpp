@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/call.hpp"
 #include "dimgraph/graph/symbol.hpp"
 
 namespace dimgraph {
@@ -103,7 +104,7 @@ using arg_nodes_t = decltype(arg_nodes_of<Args...>(std::index_sequence_for<Args.
 
 template <class Fn, class... Args>
 inline constexpr bool invocable_on_args_v = []<std::size_t... Is>(std::index_sequence<Is...>) {
-  return std::is_invocable_v<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
+  return dimgraph::detail::callable_with<const Fn&, const typename arg_symbol<Args, Is>::type&...>;
 }(std::index_sequence_for<Args...>{});
 template <class Fn, class... Args>
 using args_result_t = decltype(call_on_args<Args...>(std::declval<const Fn&>()));

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/call.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/matmul.hpp"
 #include "dimgraph/graph/hoist.hpp"
@@ -188,8 +189,9 @@ class scan_fn {
   template <std::size_t... Is>
   static auto poisoned_from_body(std::index_sequence<Is...>) {
     using stand_in = detail::invalid_expr;
-    if constexpr (std::is_invocable_v<const Body&, decltype((void(Is), stand_in{}))...>) {
-      using r = std::invoke_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
+    if constexpr (dimgraph::detail::callable_with<const Body&,
+                                                  decltype((void(Is), stand_in{}))...>) {
+      using r = dimgraph::detail::call_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
       if constexpr (detail::is_scan_step_v<r>) {
         return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
           return detail::poisoned_tuple_t<sizeof...(Es) + sizeof...(Cs)>{};

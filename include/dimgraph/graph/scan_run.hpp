@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/call.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/region.hpp"
@@ -189,7 +190,7 @@ struct body_result {
 };
 template <class Body, class... Args>
 struct body_result<true, Body, Args...> {
-  using type = std::invoke_result_t<const Body&, const Args&...>;
+  using type = dimgraph::detail::call_result_t<const Body&, const Args&...>;
 };
 
 // The values a body's result R emits, a std::tuple (none when R is not a dg::step: the checks
@@ -209,14 +210,15 @@ template <bool Traced, class Body, class Args, class Is>
 struct body_call;
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const Args&...>;
+  static constexpr bool invocable = requires(const Body& b, const Args&... a) { b(a...); };
   using result = typename body_result<invocable, Body, Args...>::type;
 };
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
   template <class A, std::size_t I>
   using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
-  static constexpr bool invocable = std::is_invocable_v<const Body&, const symbol_t<Args, Is>&...>;
+  static constexpr bool invocable =
+      requires(const Body& b, const symbol_t<Args, Is>&... a) { b(a...); };
   using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
 };
 

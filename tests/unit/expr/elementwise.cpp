@@ -305,12 +305,15 @@ namespace {
 // ((x0 * s0 + x1) * s1 + x2) ... over Count distinct tensors, each scalar s_k a distinct
 // value held in the kernel's state: more leaves and more pieces of state than a kernel takes
 // one statement at a time (the table and the state then copy them in a loop).
+// (Each node is moved into the next, which then holds it by value: the chain returned holds
+// no reference to a temporary of a call that has returned.)
 template <std::size_t K, std::size_t Count, class E>
-auto long_chain(const std::vector<btf>& xs, const E& e) {
+auto long_chain(const std::vector<btf>& xs, E e) {
   if constexpr (K == Count) {
     return e;
   } else {
-    return long_chain<K + 1, Count>(xs, e * (0.5f + 0.001f * static_cast<float>(K)) + xs[K]);
+    return long_chain<K + 1, Count>(xs,
+                                    std::move(e) * (0.5f + 0.001f * static_cast<float>(K)) + xs[K]);
   }
 }
 }  // namespace
