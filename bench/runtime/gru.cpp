@@ -116,7 +116,7 @@ DIMGRAPH_BENCH_NOINLINE void gru_hand(const float* __restrict x, const float* __
     return v;
   };
   const V one = simd::math::fill<V>(1.0f);
-  const bench::packed_weights packed(p.r.data(), ng * nh);
+  const bench::packed_weights packed(p.r.data(), ng * nh, nt);
   for (std::size_t t = 0; t < nt; ++t) {
     bench::product(h, nh, p.r.data(), nh, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {

@@ -197,7 +197,7 @@ DIMGRAPH_BENCH_NOINLINE void w6_hand_hoisted(const float* __restrict x, const fl
     std::memcpy(&v, p, sizeof(V));
     return v;
   };
-  const bench::packed_weights packed(w, ng * cols);
+  const bench::packed_weights packed(w, ng * cols, nt);
   for (std::size_t t = 0; t < nt; ++t) {
     bench::product(h, nh, w + ni, cols, gates, ng, nb, ng, nh);
     for (std::size_t b = 0; b < nb; ++b) {

@@ -26,13 +26,15 @@ inline void product(const float* a, std::size_t lda, const float* b, std::size_t
   dimgraph::detail::matmul(op, m, n, k);
 }
 
-// While it lives, products whose B is within the `count` floats at w run over a copy of B
-// packed once (what dimgraph's hoisting scan does for the weights its body multiplies by a
-// carry): a hand loop with the same kernels and the same packing.
+// While it lives, products whose B is within the `count` floats at w, in a loop of `steps`
+// iterations, run over a copy of B packed once (what dimgraph's hoisting scan does for the
+// weights its body multiplies by a carry): a hand loop with the same kernels and the same
+// packing.
 class packed_weights {
  public:
-  packed_weights(const float* w, std::size_t count) : scope_(cache_) {
+  packed_weights(const float* w, std::size_t count, std::size_t steps) : scope_(cache_) {
     cache_.add_constant(reinterpret_cast<const char*>(w), reinterpret_cast<const char*>(w + count));
+    cache_.expect_uses(steps);
   }
 
  private:

@@ -234,6 +234,36 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
   }
 }
 
+// Whether gemm_pack copies W-row slivers of T by 16-byte block transposes (float, double).
+template <class T, std::size_t W>
+inline constexpr bool transposes_in_blocks =
+    (std::is_same_v<T, float> || std::is_same_v<T, double>)&&W % (16 / sizeof(T)) == 0;
+
+// The Q x Q block at src (rows `stride` elements apart), transposed to dst (rows `out_stride`
+// apart), Q = 16 / sizeof(T): Q loads, Q log2 Q two-vector shuffles, Q stores.
+template <class T>
+DIMGRAPH_ALWAYS_INLINE inline void transpose_block(const T* src, std::ptrdiff_t stride, T* dst,
+                                                   std::size_t out_stride) {
+  using V = simd::vec<T, 16 / sizeof(T)>;
+  const auto row = [&](std::ptrdiff_t r) { return gemm_load<V>(src + r * stride); };
+  const auto put = [&](std::size_t r, const V& v) { gemm_store_vector(dst + r * out_stride, v); };
+  if constexpr (sizeof(T) == 4) {
+    const V a = row(0), b = row(1), c = row(2), d = row(3);
+    const V ab_lo = __builtin_shufflevector(a, b, 0, 4, 1, 5);
+    const V ab_hi = __builtin_shufflevector(a, b, 2, 6, 3, 7);
+    const V cd_lo = __builtin_shufflevector(c, d, 0, 4, 1, 5);
+    const V cd_hi = __builtin_shufflevector(c, d, 2, 6, 3, 7);
+    put(0, __builtin_shufflevector(ab_lo, cd_lo, 0, 1, 4, 5));
+    put(1, __builtin_shufflevector(ab_lo, cd_lo, 2, 3, 6, 7));
+    put(2, __builtin_shufflevector(ab_hi, cd_hi, 0, 1, 4, 5));
+    put(3, __builtin_shufflevector(ab_hi, cd_hi, 2, 3, 6, 7));
+  } else {
+    const V a = row(0), b = row(1);
+    put(0, __builtin_shufflevector(a, b, 0, 2));
+    put(1, __builtin_shufflevector(a, b, 1, 3));
+  }
+}
+
 // Copies rows [r0, r0 + rows) x depth [p0, p0 + kc) of a matrix into slivers of W rows,
 // each stored depth-major (W values per depth step), padding the last sliver with zeros.
 template <std::size_t W, class T>
@@ -260,6 +290,26 @@ DIMGRAPH_GEMM_KERNEL void gemm_pack(T* out, const T* base, const dim_group& rg, 
       }
     }
     s = full;
+  }
+  if constexpr (transposes_in_blocks<T, W>) {
+    if (kg.unit() && rg.affine) {
+      // Rows contiguous along the depth (A [m, k], or B = W' for W [n, k]): the copy is a
+      // transpose, done in Q x Q blocks in 16-byte vectors (Q rows of Q depth steps in, Q depth
+      // steps of Q rows out); the depth steps past the last whole block one by one.
+      constexpr std::size_t Q = 16 / sizeof(T);
+      const std::size_t full = rows / W * W, blocks = kc / Q * Q;
+      for (; s < full; s += W) {
+        const T* src = base + rg.at(r0 + s) + static_cast<std::ptrdiff_t>(p0);
+        T* o = out + s * kc;
+        for (std::size_t i = 0; i < W; i += Q)
+          for (std::size_t p = 0; p < blocks; p += Q)
+            transpose_block<T>(src + rg.at(i) + static_cast<std::ptrdiff_t>(p), rg.stride,
+                               o + p * W + i, W);
+        for (std::size_t p = blocks; p < kc; ++p)
+          for (std::size_t i = 0; i < W; ++i)
+            o[p * W + i] = src[rg.at(i) + static_cast<std::ptrdiff_t>(p)];
+      }
+    }
   }
   std::array<std::ptrdiff_t, W> roff{};
   for (; s < rows; s += W) {

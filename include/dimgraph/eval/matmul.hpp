@@ -234,6 +234,29 @@ void matmul_with(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
   });
 }
 
+// B [k, n] copied whole with the dim it is contiguous along kept innermost and no gap between
+// rows: [n, k] (k_inner) or [k, n]. What GEMV reads fastest for one row of A, made by copying
+// rows, where gemm_b_layout is a transpose for a B contiguous along k.
+struct gemv_b_layout {
+  std::size_t n, k;
+  bool k_inner;
+  std::size_t total = n * k;
+  std::size_t at(std::size_t p, std::size_t j) const { return k_inner ? j * k + p : p * n + j; }
+  // The copy's groups of B's dims.
+  dim_group k_group() const { return {k, k_inner ? 1 : static_cast<std::ptrdiff_t>(n), true, {}}; }
+  dim_group n_group() const { return {n, k_inner ? static_cast<std::ptrdiff_t>(k) : 1, true, {}}; }
+};
+
+template <class T>
+void gemv_copy_b(T* out, const gemv_b_layout& layout, const matmul_operands<T>& op) {
+  if (layout.k_inner)
+    for (std::size_t j = 0; j < layout.n; ++j)
+      std::memcpy(out + j * layout.k, op.b + op.bn->at(j), layout.k * sizeof(T));
+  else
+    for (std::size_t p = 0; p < layout.k; ++p)
+      std::memcpy(out + p * layout.n, op.b + op.bk->at(p), layout.n * sizeof(T));
+}
+
 // Constant weights packed once. While a scan that hoists runs its loop, the tensors its body
 // multiplies by a carry and did not compute from one (the weights of an RNN cell) are
 // registered here as constant; a product whose B (or A) lies in one is run by the blocked
@@ -266,6 +289,10 @@ class weight_cache {
     return total;
   }
   std::size_t constants() const { return constants_.size(); }
+  // How many products each constant takes part in while the cache is active (a scan's trip
+  // count): whether copying one for a single row of A pays (copied_b).
+  void expect_uses(std::size_t uses) { uses_ = uses; }
+  std::size_t expected_uses() const { return uses_; }
   // Whether [lo, hi) lies within a constant.
   bool holds(const char* lo, const char* hi) const {
     for (const auto& r : constants_)
@@ -275,35 +302,26 @@ class weight_cache {
   // B of op packed for Isa, packed now if it is constant and was not; null if it is not.
   template <class T, class Isa>
   const T* packed_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
-    const dim_group &bk = *op.bk, &bn = *op.bn;
-    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
-    const char* lo = reinterpret_cast<const char*>(op.b);
-    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
-    if (!holds(lo, hi)) return nullptr;
-    const void* tag = &pack_tag<T, Isa>;
-    const gemm_b_layout<T, Isa> layout(n, k);
-    for (auto& e : packs_)
-      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
-          e.ns == bn.stride) {
-        T* data = static_cast<T*>(e.data.get());
-        if (e.stale || !same_samples(data, layout, op, n, k)) gemm_pack_b<T, Isa>(data, op, n, k);
-        e.stale = false;
-        return data;
-      }
-    std::shared_ptr<T[]> data(new T[layout.total]);
-    gemm_pack_b<T, Isa>(data.get(), op, n, k);
-    packs_.push_back(
-        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
-    return data.get();
+    return find_or_make(op, n, k, &pack_tag<T, Isa>, gemm_b_layout<T, Isa>(n, k),
+                        [&](T* out) { gemm_pack_b<T, Isa>(out, op, n, k); });
+  }
+  // B of op copied whole (gemv_b_layout), copied now if it is constant and was not; null if it
+  // is not, or has no contiguous dim.
+  template <class T>
+  const T* copied_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    if (!op.bk->unit() && !op.bn->unit()) return nullptr;
+    const gemv_b_layout layout{n, k, op.bk->unit()};
+    return find_or_make(op, n, k, &copy_tag<T>, layout,
+                        [&](T* out) { gemv_copy_b(out, layout, op); });
   }
 
  private:
   static constexpr std::size_t pack_samples = 64;
   // Whether the packed copy holds B's elements at pack_samples positions spread over it (the
   // first and the last among them).
-  template <class T, class Isa>
-  static bool same_samples(const T* packed, const gemm_b_layout<T, Isa>& layout,
-                           const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+  template <class T, class Layout>
+  static bool same_samples(const T* packed, const Layout& layout, const matmul_operands<T>& op,
+                           std::size_t n, std::size_t k) {
     const std::size_t count = n * k;
     for (std::size_t t = 0; t < pack_samples; ++t) {
       const std::size_t i = std::min(
@@ -319,8 +337,35 @@ class weight_cache {
   }
 
  private:
+  // The copy of B in Layout (tag: which layout), made by make(out) when there is none or it
+  // no longer holds B's elements.
+  template <class T, class Layout, class Make>
+  const T* find_or_make(const matmul_operands<T>& op, std::size_t n, std::size_t k, const void* tag,
+                        const Layout& layout, Make make) {
+    const dim_group &bk = *op.bk, &bn = *op.bn;
+    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
+    const char* lo = reinterpret_cast<const char*>(op.b);
+    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
+    if (!holds(lo, hi)) return nullptr;
+    for (auto& e : packs_)
+      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
+          e.ns == bn.stride) {
+        T* data = static_cast<T*>(e.data.get());
+        if (e.stale || !same_samples(data, layout, op, n, k)) make(data);
+        e.stale = false;
+        return data;
+      }
+    std::shared_ptr<T[]> data(new T[layout.total]);
+    make(data.get());
+    packs_.push_back(
+        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
+    return data.get();
+  }
+
   template <class T, class Isa>
   static constexpr char pack_tag = 0;
+  template <class T>
+  static constexpr char copy_tag = 0;
   struct pack {
     const void* b;
     const void* tag;
@@ -332,6 +377,7 @@ class weight_cache {
   };
   std::vector<std::pair<const char*, const char*>> constants_;
   std::vector<pack> packs_;
+  std::size_t uses_ = 0;
 };
 
 // The weight cache of the scan loop running on this thread (null outside one).
@@ -360,7 +406,23 @@ class weight_cache_scope {
 // took 0.9 of GEMV's time at 2 rows, 0.45 at 4, and 0.25 to 0.4 of gemm_dots' from 4 to 48.)
 inline constexpr std::size_t packed_b_min_rows = 2;
 
-// C = A B by Isa's kernels, over a packed constant B (or A, as C' = B' A') when there is one.
+// For one row of A, GEMV reads a constant B from a copy without gaps (copied_b) when B has
+// gaps and takes part in this many products at least. With AVX-512, B [256, 1024] read from
+// rows 768 apart (an LSTM's W_h, 1 MiB): GEMV took 19 us there and 13 to 14 us over the copy,
+// and the copy 31 us (82 us with B in memory rather than L3; GCC 12 -O2, float).
+inline constexpr std::size_t gemv_copy_min_uses = 8;
+
+// Whether B [k, n] has gaps between its rows along its contiguous dim (or no such dim).
+inline bool has_gaps(const dim_group& bk, const dim_group& bn) {
+  const auto whole = [](const dim_group& inner, const dim_group& outer) {
+    return inner.unit() && outer.affine && outer.stride == static_cast<std::ptrdiff_t>(inner.size);
+  };
+  return !whole(bk, bn) && !whole(bn, bk);
+}
+
+// C = A B by Isa's kernels: over a packed constant B (or A, as C' = B' A') when there is one
+// and two rows of A (or columns of B) or more; for one, over a copy of a constant B (or A)
+// that has gaps, when it is used often enough.
 template <class T, class Isa>
 void matmul_at(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::size_t k) {
   weight_cache* cache = active_weight_cache();
@@ -368,10 +430,20 @@ void matmul_at(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::
     if (m >= packed_b_min_rows)
       if (const T* packed = cache->template packed_b<T, Isa>(op, n, k))
         return matmul_with<T, Isa>(op, m, n, k, packed);
-    if (n >= packed_b_min_rows) {
-      const matmul_operands<T> flipped{op.b, op.bn, op.bk, op.a, op.ak, op.am, op.c, op.cn, op.cm};
+    const matmul_operands<T> flipped{op.b, op.bn, op.bk, op.a, op.ak, op.am, op.c, op.cn, op.cm};
+    if (n >= packed_b_min_rows)
       if (const T* packed = cache->template packed_b<T, Isa>(flipped, m, k))
         return matmul_with<T, Isa>(flipped, n, m, k, packed);
+    if (cache->expected_uses() >= gemv_copy_min_uses && (m == 1 || n == 1)) {
+      const matmul_operands<T>& v = m == 1 ? op : flipped;
+      const std::size_t vn = m == 1 ? n : m;
+      if (has_gaps(*v.bk, *v.bn))
+        if (const T* copy = cache->copied_b(v, vn, k)) {
+          const gemv_b_layout layout{vn, k, v.bk->unit()};
+          const dim_group bk = layout.k_group(), bn = layout.n_group();
+          const matmul_operands<T> over_copy{v.a, v.am, v.ak, copy, &bk, &bn, v.c, v.cm, v.cn};
+          return matmul_with<T, Isa>(over_copy, 1, vn, k, static_cast<const T*>(nullptr));
+        }
     }
   }
   matmul_with<T, Isa>(op, m, n, k, static_cast<const T*>(nullptr));

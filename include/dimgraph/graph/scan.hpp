@@ -437,6 +437,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
           consume(i, r);
           arena.reset();
         };
+        store.weights.expect_uses(n);
         const detail::weight_cache_scope packing(store.weights);
         detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(
             n, staged_once);

@@ -184,3 +184,53 @@ TEST_CASE("weight_cache: a new run frees the packs the run before did not use") 
   run(false);  // unused for a whole run: freed
   CHECK(cache.bytes() == both / 2);
 }
+
+TEST_CASE("weight_cache: one row times a constant with gaps runs over a copy, made again per run") {
+  // W [cols, extra + depth] and its depth part as the weight: rows k + 3 apart. In a loop of
+  // at least gemv_copy_min_uses products, x . W_d for one row x reads a copy without the gaps
+  // (the cache then holds exactly n * k floats); W_d . x' likewise (W_d as A, one column).
+  struct Extra : dg::dim<"extra"> {};
+  using Both = decltype(Extra{} + Depth{});
+  const std::size_t n = 70, k = 37, e = 3;
+  dg::tensor<float, Cols, Both> big(dg::extent<Cols>(n), dg::extent<Both>(e + k));
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = 0; p < e + k; ++p) big(j, p) = value(j * (e + k) + p, 14);
+  const auto [w_e, w_d] = dg::split<Extra, Depth>(big, dg::extent<Extra>(e));
+  const a_t a = make_a(1, k, 15);
+  // x . W_d against sums in double over big's elements.
+  const auto check = [&](const auto& c, const char* what) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double want = 0, scale = 0;
+      for (std::size_t p = 0; p < k; ++p) {
+        const double v = static_cast<double>(a(std::size_t{0}, p)) * big(j, e + p);
+        want += v;
+        scale += std::fabs(v);
+      }
+      CHECK_MESSAGE(std::fabs(static_cast<double>(c(j)) - want) <= 1e-5 * scale + 1e-30,
+                    what << " j=" << j);
+    }
+  };
+  const auto [lo, hi] = dg::detail::memory_span(big);
+  dg::detail::weight_cache cache;
+  for (int run = 0; run < 2; ++run) {
+    cache.renew();
+    cache.expect_uses(dg::detail::gemv_copy_min_uses);
+    const dg::detail::weight_cache_scope scope(cache);
+    cache.add_constant(lo, hi);
+    const c_t c = dg::dot<Depth>(a, w_d);
+    check([&](std::size_t j) { return c(std::size_t{0}, j); }, "x . W");
+    const dg::tensor<float, Cols, Rows> ct = dg::dot<Depth>(w_d, a);
+    check([&](std::size_t j) { return ct(j, std::size_t{0}); }, "W . x");
+    CHECK(cache.bytes() == n * k * sizeof(float));
+    // An element no sample falls on, changed between runs: the next run copies again.
+    big(std::size_t{1}, e) += 0.5f;
+  }
+  // Fewer uses than that: GEMV reads W_d where it is, and nothing is copied.
+  dg::detail::weight_cache few;
+  few.expect_uses(dg::detail::gemv_copy_min_uses - 1);
+  const dg::detail::weight_cache_scope scope(few);
+  few.add_constant(lo, hi);
+  const c_t c = dg::dot<Depth>(a, w_d);
+  check([&](std::size_t j) { return c(std::size_t{0}, j); }, "x . W, few uses");
+  CHECK(few.bytes() == 0);
+}
