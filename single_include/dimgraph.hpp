@@ -3830,8 +3830,8 @@ class heap_storage {
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
     std::uninitialized_default_construct_n(data_, n);
   }
-  heap_storage(const heap_storage& o) : heap_storage(o.size_) {
-    std::copy_n(o.data_, size_, data_);
+  heap_storage(const heap_storage& o) : heap_storage(for_overwrite_t{}, o.size_) {
+    std::uninitialized_copy_n(o.data_, size_, data_);
   }
   // A moved-from storage is empty.
   heap_storage(heap_storage&& o) noexcept
@@ -4447,14 +4447,8 @@ namespace detail {
 struct tensor_internals {
   // A tensor of shape s whose elements are not initialised (the caller writes every one).
   template <class Tensor>
-  static Tensor for_overwrite([[maybe_unused]] const typename Tensor::shape_type& s) {
-    if constexpr (Tensor::is_static) {
-      return Tensor();
-    } else {
-      Tensor t(Tensor::lower_bounds());
-      t.reshape_for_overwrite(s);
-      return t;
-    }
+  static Tensor for_overwrite(const typename Tensor::shape_type& s) {
+    return Tensor(typename Tensor::overwrite_shape{s});
   }
   template <class T, class... Ds>
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
@@ -10676,21 +10670,33 @@ DIMGRAPH_GEMM_KERNEL void gemm_pack(T* out, const T* base, const dim_group& rg, 
   }
 }
 
-// Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C.
-template <class T, std::size_t MR, std::size_t NR>
+// Writes (the first depth block) or adds (the later ones) the valid mr x nr part of a tile to C:
+// in Isa's vectors where C's row is contiguous and the tile's row is whole (scalar code took a
+// sixth of a product's time at GCC -O2, which does not vectorise the loop).
+template <class T, class Isa, std::size_t MR, std::size_t NR>
 DIMGRAPH_GEMM_KERNEL void gemm_store(const matmul_operands<T>& op, const T (&tile)[MR][NR],
                                      std::size_t m0, std::size_t mr, std::size_t n0, std::size_t nr,
                                      bool first) {
+  using V = typename gemm_blocking<T, Isa>::vector;
+  constexpr std::size_t L = sizeof(V) / sizeof(T);
   const bool unit = op.cn->unit();
   const std::ptrdiff_t n_base = op.cn->at(n0);
   for (std::size_t i = 0; i < mr; ++i) {
     T* row = op.c + op.cm->at(m0 + i);
     if (unit) {
       T* r = row + n_base;
-      if (first)
+      if (NR % L == 0 && nr == NR) {
+        DIMGRAPH_UNROLL
+        for (std::size_t j = 0; j < NR; j += L) {
+          V v = gemm_load<V>(&tile[i][j]);
+          if (!first) v += gemm_load<V>(r + j);
+          gemm_store_vector(r + j, v);
+        }
+      } else if (first) {
         for (std::size_t j = 0; j < nr; ++j) r[j] = tile[i][j];
-      else
+      } else {
         for (std::size_t j = 0; j < nr; ++j) r[j] += tile[i][j];
+      }
     } else {
       for (std::size_t j = 0; j < nr; ++j) {
         T& slot = row[op.cn->at(n0 + j)];
@@ -10781,8 +10787,8 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
             gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
-            gemm_store(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr),
-                       pc == 0);
+            gemm_store<T, Isa>(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr,
+                               std::min(NR, nc - jr), pc == 0);
           }
         }
       }
@@ -10952,7 +10958,7 @@ DIMGRAPH_GEMM_KERNEL void gemm_rows(const matmul_operands<T>& op, std::size_t m,
           DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
         }
-        gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
+        gemm_store<T, Isa>(op, tile, i0, mr, j0, NR, pc == 0);
       }
     }
     for (std::size_t j = n / NR * NR; j < n; ++j)
@@ -14729,8 +14735,9 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
 }
 
 // A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
-// static dims their size).
-template <class Out, class Iter, class ExtentOf>
+// static dims their size). Its elements are zeros, or left uninitialised with Overwrite (for
+// a scan that writes every slot along Iter).
+template <class Out, class Iter, bool Overwrite = false, class ExtentOf>
 Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     auto one = [&]<class X>(X*) -> std::size_t {
@@ -14738,7 +14745,9 @@ Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
       else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
       else return extent_of(static_cast<X*>(nullptr));
     };
-    return Out(Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan"));
+    const auto shape = Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan");
+    if constexpr (Overwrite) return tensor_internals::for_overwrite<Out>(shape);
+    else return Out(shape);
   }(static_cast<dims_t<Out>*>(nullptr));
 }
 
@@ -16627,7 +16636,8 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
             if (!out)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(
+              // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter, true>(
                   n, [&]<class X>(X*) { return e.template extent<X>(); }));
             else detail::check_emitted(*out, e, K, i);
             (*out)[at<iter>(slot)] = e;

@@ -62,7 +62,7 @@ DIMGRAPH_GEMM_KERNEL void gemm_rows(const matmul_operands<T>& op, std::size_t m,
           DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NV; ++j) gemm_store_vector(&tile[i][j * L], acc[i][j]);
         }
-        gemm_store(op, tile, i0, mr, j0, NR, pc == 0);
+        gemm_store<T, Isa>(op, tile, i0, mr, j0, NR, pc == 0);
       }
     }
     for (std::size_t j = n / NR * NR; j < n; ++j)

@@ -373,7 +373,8 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
             if (!out)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter>(
+              // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
+              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter, true>(
                   n, [&]<class X>(X*) { return e.template extent<X>(); }));
             else detail::check_emitted(*out, e, K, i);
             (*out)[at<iter>(slot)] = e;

@@ -60,8 +60,8 @@ class heap_storage {
     data_ = static_cast<T*>(std::align(storage_alignment, n * sizeof(T), p, space));
     std::uninitialized_default_construct_n(data_, n);
   }
-  heap_storage(const heap_storage& o) : heap_storage(o.size_) {
-    std::copy_n(o.data_, size_, data_);
+  heap_storage(const heap_storage& o) : heap_storage(for_overwrite_t{}, o.size_) {
+    std::uninitialized_copy_n(o.data_, size_, data_);
   }
   // A moved-from storage is empty.
   heap_storage(heap_storage&& o) noexcept

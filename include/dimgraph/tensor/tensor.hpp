@@ -582,14 +582,8 @@ namespace detail {
 struct tensor_internals {
   // A tensor of shape s whose elements are not initialised (the caller writes every one).
   template <class Tensor>
-  static Tensor for_overwrite([[maybe_unused]] const typename Tensor::shape_type& s) {
-    if constexpr (Tensor::is_static) {
-      return Tensor();
-    } else {
-      Tensor t(Tensor::lower_bounds());
-      t.reshape_for_overwrite(s);
-      return t;
-    }
+  static Tensor for_overwrite(const typename Tensor::shape_type& s) {
+    return Tensor(typename Tensor::overwrite_shape{s});
   }
   template <class T, class... Ds>
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
