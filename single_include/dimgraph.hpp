@@ -4224,6 +4224,15 @@ class tensor_access {
 
 namespace detail {
 struct tensor_internals;
+// A tensor's contents handed to a new tensor without the move's refill of the source (see
+// tensor_internals::relocate); only tensor_internals makes one.
+template <class Tensor>
+class relocation {
+  friend struct tensor_internals;
+  friend Tensor;
+  explicit relocation(Tensor& t) : source(t) {}
+  Tensor& source;
+};
 }  // namespace detail
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
@@ -4268,6 +4277,15 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   tensor(const tensor&) = default;
   tensor& operator=(const tensor&) = default;
+  // (The library's own transfers out of a tensor it destroys next: detail::relocation.)
+  tensor(detail::relocation<tensor> r) noexcept
+    requires(!is_inline)
+      : shape_(r.source.shape_),
+        storage_(std::move(r.source.storage_)),
+        strides_(r.source.strides_) {}
+  tensor(detail::relocation<tensor> r) noexcept
+    requires is_inline
+      : tensor(std::move(r.source)) {}
   tensor(tensor&&) noexcept
     requires is_inline
   = default;
@@ -4454,6 +4472,43 @@ struct tensor_internals {
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
+  }
+  // A relocation of t: a tensor constructed from it takes t's shape and elements and leaves t
+  // without storage (where a move gives a tensor with heap storage new zeroed storage of its
+  // smallest extents: for all-static dims, an allocation and a fill of its whole size). t may
+  // then only be destroyed or assigned a whole tensor: for what the library owns and drops.
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> relocate(tensor<T, Ds...>& t) noexcept {
+    return relocation<tensor<T, Ds...>>(t);
+  }
+  // What a new value takes x's contents from when x is dropped next: a relocation of a tensor,
+  // x moved otherwise.
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>& t) noexcept {
+    return relocate(t);
+  }
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>&& t) noexcept {
+    return relocate(t);
+  }
+  template <class X>
+  static std::remove_reference_t<X>&& hand_over(X&& x) noexcept {
+    return static_cast<std::remove_reference_t<X>&&>(x);
+  }
+  // dst takes src's shape and elements, src is left as after relocate (any other type: moved).
+  template <class X>
+  static void replace(X& dst, X& src) {
+    dst = std::move(src);
+  }
+  template <class T, class... Ds>
+  static void replace(tensor<T, Ds...>& dst, tensor<T, Ds...>& src) noexcept {
+    if constexpr (tensor<T, Ds...>::is_inline) {
+      dst = std::move(src);
+    } else {
+      dst.shape_ = src.shape_;
+      dst.storage_ = std::move(src.storage_);
+      dst.strides_ = src.strides_;
+    }
   }
   // Takes the lengths of s (same extents as t's).
   template <class T, class... Ds>
@@ -14186,6 +14241,14 @@ struct scan_step {
 };
 
 namespace detail {
+// A tuple of the contents of t's elements, t's tensors relocated (t is dropped next).
+template <class... Xs>
+std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return std::tuple<Xs...>(tensor_internals::hand_over(std::get<Is>(t))...);
+  }(std::index_sequence_for<Xs...>{});
+}
+
 // What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
 // the body, while its arguments and locals are alive).
 template <class X>
@@ -14198,6 +14261,12 @@ auto held_value(X&& x) {
 }
 template <class X>
 using held_t = decltype(held_value(std::declval<X>()));
+// The held values of xs (each computed into a temporary, which its element takes over).
+template <class... Xs>
+std::tuple<held_t<Xs>...> held_values(Xs&&... xs) {
+  return std::tuple<held_t<Xs>...>(
+      tensor_internals::hand_over(held_value(std::forward<Xs>(xs)))...);
+}
 }  // namespace detail
 
 // dg::carry(h2, c2): the carried inputs' next values, in the order the carried inputs were
@@ -14205,27 +14274,27 @@ using held_t = decltype(held_value(std::declval<X>()));
 // and carry expressions over its own locals.
 template <class... Xs>
 carry_values<detail::held_t<Xs>...> carry(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
+  return {detail::held_values(std::forward<Xs>(xs)...)};
 }
 // dg::emit(y...): the values this iteration contributes to the stacked outputs (evaluated
 // here, as for carry).
 template <class... Xs>
 emit_values<detail::held_t<Xs>...> emit(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
+  return {detail::held_values(std::forward<Xs>(xs)...)};
 }
 // dg::step(carry(...), emit(...)); either may be left out.
 template <class... Cs, class... Es>
 scan_step<carry_values<Cs...>, emit_values<Es...>> step(carry_values<Cs...> c,
                                                         emit_values<Es...> e) {
-  return {std::move(c), std::move(e)};
+  return {{detail::hand_over_all(c.values)}, {detail::hand_over_all(e.values)}};
 }
 template <class... Cs>
 scan_step<carry_values<Cs...>, emit_values<>> step(carry_values<Cs...> c) {
-  return {std::move(c), {}};
+  return {{detail::hand_over_all(c.values)}, {}};
 }
 template <class... Es>
 scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
-  return {{}, std::move(e)};
+  return {{}, {detail::hand_over_all(e.values)}};
 }
 
 }  // namespace dimgraph
@@ -16635,18 +16704,26 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
           [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
-            if (!out)
+            if (!out) {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter, true>(
-                  n, [&]<class X>(X*) { return e.template extent<X>(); }));
-            else detail::check_emitted(*out, e, K, i);
+              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter, true>(
+                  n, [&]<class X>(X*) { return e.template extent<X>(); });
+              out.emplace(detail::tensor_internals::relocate(fresh));
+            } else {
+              detail::check_emitted(*out, e, K, i);
+            }
             (*out)[at<iter>(slot)] = e;
           };
       (put(std::integral_constant<std::size_t, Ks>{}), ...);
     }(std::make_index_sequence<emit_count>{});
-    // Every next carry is computed (from the old ones) before any is replaced.
-    state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-      return state_t(std::move(std::get<Cs>(r.carries.values))...);
+    // Every next carry is computed (from the old ones) before any is replaced. Values of the
+    // state's own types are their own tensors: each replaces its carry (no refill of what it
+    // leaves, which r drops); others are converted into a new state first.
+    [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r.carries.values)>, state_t>)
+        (detail::tensor_internals::replace(std::get<Cs>(state), std::get<Cs>(r.carries.values)),
+         ...);
+      else state = state_t(std::move(std::get<Cs>(r.carries.values))...);
     }(std::make_index_sequence<carry_count>{});
   };
   auto slices_at = [&](std::size_t i) {
@@ -16712,26 +16789,33 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   if (!done)
     detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
-  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      using out_t = typename Run::template output_t<K>;
+  // No iteration: the extents of the other dims come from the inputs (see dg::scan).
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    [[maybe_unused]] auto empty = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       auto& out = std::get<K>(outs);
-      // No iteration: the extents of the other dims come from the inputs (see dg::scan).
-      if (!out)
-        out.emplace(detail::stacked_output<out_t, iter>(n, [&]<class X>(X*) {
-          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-            return std::apply(
-                [&](const auto&... carries) {
-                  return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
-                },
-                state);
-          }(std::make_index_sequence<slice_count>{});
-        }));
-      return std::move(*out);
+      if (out) return;
+      auto no_rows =
+          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
+            return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+              return std::apply(
+                  [&](const auto&... carries) {
+                    return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                  },
+                  state);
+            }(std::make_index_sequence<slice_count>{});
+          });
+      out.emplace(detail::tensor_internals::relocate(no_rows));
     };
-    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
-                          std::move(state));
+    (empty(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<emit_count>{});
+  // The outputs, then the last carries (both dropped here: handed over, not moved).
+  return [&]<std::size_t... Ks, std::size_t... Cs>(std::index_sequence<Ks...>,
+                                                   std::index_sequence<Cs...>) {
+    using result_t =
+        std::tuple<typename Run::template output_t<Ks>..., std::tuple_element_t<Cs, state_t>...>;
+    return result_t(detail::tensor_internals::hand_over(*std::get<Ks>(outs))...,
+                    detail::tensor_internals::hand_over(std::get<Cs>(state))...);
+  }(std::make_index_sequence<emit_count>{}, std::make_index_sequence<carry_count>{});
 }
 
 }  // namespace dimgraph

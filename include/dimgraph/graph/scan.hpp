@@ -372,18 +372,26 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
           [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
             auto& out = std::get<K>(outs);
             const auto& e = std::get<K>(r.emits.values);
-            if (!out)
+            if (!out) {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              out.emplace(detail::stacked_output<typename Run::template output_t<K>, iter, true>(
-                  n, [&]<class X>(X*) { return e.template extent<X>(); }));
-            else detail::check_emitted(*out, e, K, i);
+              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter, true>(
+                  n, [&]<class X>(X*) { return e.template extent<X>(); });
+              out.emplace(detail::tensor_internals::relocate(fresh));
+            } else {
+              detail::check_emitted(*out, e, K, i);
+            }
             (*out)[at<iter>(slot)] = e;
           };
       (put(std::integral_constant<std::size_t, Ks>{}), ...);
     }(std::make_index_sequence<emit_count>{});
-    // Every next carry is computed (from the old ones) before any is replaced.
-    state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-      return state_t(std::move(std::get<Cs>(r.carries.values))...);
+    // Every next carry is computed (from the old ones) before any is replaced. Values of the
+    // state's own types are their own tensors: each replaces its carry (no refill of what it
+    // leaves, which r drops); others are converted into a new state first.
+    [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r.carries.values)>, state_t>)
+        (detail::tensor_internals::replace(std::get<Cs>(state), std::get<Cs>(r.carries.values)),
+         ...);
+      else state = state_t(std::move(std::get<Cs>(r.carries.values))...);
     }(std::make_index_sequence<carry_count>{});
   };
   auto slices_at = [&](std::size_t i) {
@@ -449,26 +457,33 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   if (!done)
     detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
-  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      using out_t = typename Run::template output_t<K>;
+  // No iteration: the extents of the other dims come from the inputs (see dg::scan).
+  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    [[maybe_unused]] auto empty = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       auto& out = std::get<K>(outs);
-      // No iteration: the extents of the other dims come from the inputs (see dg::scan).
-      if (!out)
-        out.emplace(detail::stacked_output<out_t, iter>(n, [&]<class X>(X*) {
-          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-            return std::apply(
-                [&](const auto&... carries) {
-                  return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
-                },
-                state);
-          }(std::make_index_sequence<slice_count>{});
-        }));
-      return std::move(*out);
+      if (out) return;
+      auto no_rows =
+          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
+            return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+              return std::apply(
+                  [&](const auto&... carries) {
+                    return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                  },
+                  state);
+            }(std::make_index_sequence<slice_count>{});
+          });
+      out.emplace(detail::tensor_internals::relocate(no_rows));
     };
-    return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
-                          std::move(state));
+    (empty(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<emit_count>{});
+  // The outputs, then the last carries (both dropped here: handed over, not moved).
+  return [&]<std::size_t... Ks, std::size_t... Cs>(std::index_sequence<Ks...>,
+                                                   std::index_sequence<Cs...>) {
+    using result_t =
+        std::tuple<typename Run::template output_t<Ks>..., std::tuple_element_t<Cs, state_t>...>;
+    return result_t(detail::tensor_internals::hand_over(*std::get<Ks>(outs))...,
+                    detail::tensor_internals::hand_over(std::get<Cs>(state))...);
+  }(std::make_index_sequence<emit_count>{}, std::make_index_sequence<carry_count>{});
 }
 
 }  // namespace dimgraph

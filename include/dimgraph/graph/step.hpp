@@ -111,6 +111,14 @@ struct scan_step {
 };
 
 namespace detail {
+// A tuple of the contents of t's elements, t's tensors relocated (t is dropped next).
+template <class... Xs>
+std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
+  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return std::tuple<Xs...>(tensor_internals::hand_over(std::get<Is>(t))...);
+  }(std::index_sequence_for<Xs...>{});
+}
+
 // What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
 // the body, while its arguments and locals are alive).
 template <class X>
@@ -123,6 +131,12 @@ auto held_value(X&& x) {
 }
 template <class X>
 using held_t = decltype(held_value(std::declval<X>()));
+// The held values of xs (each computed into a temporary, which its element takes over).
+template <class... Xs>
+std::tuple<held_t<Xs>...> held_values(Xs&&... xs) {
+  return std::tuple<held_t<Xs>...>(
+      tensor_internals::hand_over(held_value(std::forward<Xs>(xs)))...);
+}
 }  // namespace detail
 
 // dg::carry(h2, c2): the carried inputs' next values, in the order the carried inputs were
@@ -130,27 +144,27 @@ using held_t = decltype(held_value(std::declval<X>()));
 // and carry expressions over its own locals.
 template <class... Xs>
 carry_values<detail::held_t<Xs>...> carry(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
+  return {detail::held_values(std::forward<Xs>(xs)...)};
 }
 // dg::emit(y...): the values this iteration contributes to the stacked outputs (evaluated
 // here, as for carry).
 template <class... Xs>
 emit_values<detail::held_t<Xs>...> emit(Xs&&... xs) {
-  return {{detail::held_value(std::forward<Xs>(xs))...}};
+  return {detail::held_values(std::forward<Xs>(xs)...)};
 }
 // dg::step(carry(...), emit(...)); either may be left out.
 template <class... Cs, class... Es>
 scan_step<carry_values<Cs...>, emit_values<Es...>> step(carry_values<Cs...> c,
                                                         emit_values<Es...> e) {
-  return {std::move(c), std::move(e)};
+  return {{detail::hand_over_all(c.values)}, {detail::hand_over_all(e.values)}};
 }
 template <class... Cs>
 scan_step<carry_values<Cs...>, emit_values<>> step(carry_values<Cs...> c) {
-  return {std::move(c), {}};
+  return {{detail::hand_over_all(c.values)}, {}};
 }
 template <class... Es>
 scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
-  return {{}, std::move(e)};
+  return {{}, {detail::hand_over_all(e.values)}};
 }
 
 }  // namespace dimgraph

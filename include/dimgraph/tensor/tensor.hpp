@@ -359,6 +359,15 @@ class tensor_access {
 
 namespace detail {
 struct tensor_internals;
+// A tensor's contents handed to a new tensor without the move's refill of the source (see
+// tensor_internals::relocate); only tensor_internals makes one.
+template <class Tensor>
+class relocation {
+  friend struct tensor_internals;
+  friend Tensor;
+  explicit relocation(Tensor& t) : source(t) {}
+  Tensor& source;
+};
 }  // namespace detail
 
 // An owning tensor: row-major in the listed dim order (the last dim contiguous),
@@ -403,6 +412,15 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
 
   tensor(const tensor&) = default;
   tensor& operator=(const tensor&) = default;
+  // (The library's own transfers out of a tensor it destroys next: detail::relocation.)
+  tensor(detail::relocation<tensor> r) noexcept
+    requires(!is_inline)
+      : shape_(r.source.shape_),
+        storage_(std::move(r.source.storage_)),
+        strides_(r.source.strides_) {}
+  tensor(detail::relocation<tensor> r) noexcept
+    requires is_inline
+      : tensor(std::move(r.source)) {}
   tensor(tensor&&) noexcept
     requires is_inline
   = default;
@@ -589,6 +607,43 @@ struct tensor_internals {
   static void reshape_for_overwrite(tensor<T, Ds...>& t,
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
+  }
+  // A relocation of t: a tensor constructed from it takes t's shape and elements and leaves t
+  // without storage (where a move gives a tensor with heap storage new zeroed storage of its
+  // smallest extents: for all-static dims, an allocation and a fill of its whole size). t may
+  // then only be destroyed or assigned a whole tensor: for what the library owns and drops.
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> relocate(tensor<T, Ds...>& t) noexcept {
+    return relocation<tensor<T, Ds...>>(t);
+  }
+  // What a new value takes x's contents from when x is dropped next: a relocation of a tensor,
+  // x moved otherwise.
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>& t) noexcept {
+    return relocate(t);
+  }
+  template <class T, class... Ds>
+  static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>&& t) noexcept {
+    return relocate(t);
+  }
+  template <class X>
+  static std::remove_reference_t<X>&& hand_over(X&& x) noexcept {
+    return static_cast<std::remove_reference_t<X>&&>(x);
+  }
+  // dst takes src's shape and elements, src is left as after relocate (any other type: moved).
+  template <class X>
+  static void replace(X& dst, X& src) {
+    dst = std::move(src);
+  }
+  template <class T, class... Ds>
+  static void replace(tensor<T, Ds...>& dst, tensor<T, Ds...>& src) noexcept {
+    if constexpr (tensor<T, Ds...>::is_inline) {
+      dst = std::move(src);
+    } else {
+      dst.shape_ = src.shape_;
+      dst.storage_ = std::move(src.storage_);
+      dst.strides_ = src.strides_;
+    }
   }
   // Takes the lengths of s (same extents as t's).
   template <class T, class... Ds>

@@ -360,3 +360,47 @@ TEST_CASE(
       "iteration 0 emitted extent 2 (every iteration must emit the same extents)",
       dg::shape_error);
 }
+
+TEST_CASE("scan: carries and emits with heap-held static dims are handed on, not refilled") {
+  // [R96, C64] floats are 24 KiB, above the inline limit: the tensors keep their elements on
+  // the heap and a move gives the moved-from one new zeroed storage. The scan hands each step's
+  // values on instead (tensor_internals::relocate), with the same results as a plain loop.
+  struct R96 : dg::dim<"r96", 96> {};
+  struct C64 : dg::dim<"c64", 64> {};
+  using big = dg::tensor<float, R96, C64>;
+  static_assert(!big::is_inline);
+  const std::size_t n = 5;
+  const auto x = dg::uniform<float, Time, R96, C64>(3, -1.0f, 1.0f, dg::extent<Time>(n));
+  const big h0 = dg::full<float, R96, C64>(0.25f);
+  auto [ys, last] = dg::scan<Time>([](const auto& x_t, const auto& h) {
+    big next = h * 0.5f + x_t;
+    return dg::step(dg::carry(std::move(next)), dg::emit(h - x_t));
+  })(dg::sliced<Time>(x), h0);
+  std::size_t bad = 0;
+  for (std::size_t r = 0; r < 96; ++r)
+    for (std::size_t c = 0; c < 64; ++c) {
+      float h = 0.25f;
+      for (std::size_t t = 0; t < n; ++t) {
+        bad += ys(t, r, c) != h - x(t, r, c);
+        h = h * 0.5f + x(t, r, c);
+      }
+      bad += last(r, c) != h;
+    }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("tensor_internals::relocate: the new tensor takes the elements, the old one is dropped") {
+  struct R96 : dg::dim<"r96", 96> {};
+  struct C64 : dg::dim<"c64", 64> {};
+  using big = dg::tensor<float, R96, C64>;
+  big a = dg::full<float, R96, C64>(1.5f);
+  const float* memory = a.data();
+  const big b(dg::detail::tensor_internals::relocate(a));
+  CHECK(b.data() == memory);
+  CHECK(b(95, 63) == 1.5f);
+  CHECK(a.data() == nullptr);  // no storage: destroyed next, without a refill
+  big c = dg::full<float, R96, C64>(2.0f);
+  dg::detail::tensor_internals::replace(a, c);  // a takes c's elements
+  CHECK(a(0, 0) == 2.0f);
+  CHECK(c.data() == nullptr);
+}
