@@ -184,21 +184,19 @@ inline constexpr bool mistake_v = false;
 
 namespace detail {
 
-// The type a check names: a complete one when it holds, the mistake when not.
-struct no_mistake {};
-template <bool Ok, fixed_string Message, class... Involved>
-struct checked {
-  using type = no_mistake;
-};
-template <fixed_string Message, class... Involved>
-struct checked<false, Message, Involved...> {
-  using type = mistake<Message, Involved...>;
-};
-
 // (A variable, not a function: its use is a constant expression, so a check may stand in a
 // constexpr function evaluated at compile time and still give one error.)
 template <fixed_string Message, class... Involved>
 inline constexpr bool reported = sizeof(mistake<Message, Involved...>) != 0;
+
+// For DIMGRAPH_REQUIRE_DECL: a complete class, whose body names the mistake when Ok is false.
+// (Named here, not where the check is written: GCC adds a note for each macro it is written in.)
+template <bool Ok, fixed_string Message, class... Involved>
+struct reported_unless {};
+template <fixed_string Message, class... Involved>
+struct reported_unless<false, Message, Involved...> {
+  static_assert(sizeof(mistake<Message, Involved...>) != 0);
+};
 
 // Role<Ds...> for a dim_list<Ds...> (or any L<Ds...>).
 template <template <class...> class Role, class L>
@@ -270,14 +268,13 @@ using operand_role_t =
   if constexpr (!(ok)) static_cast<void>(::dimgraph::detail::reported<message, __VA_ARGS__>)
 #endif
 
-// DIMGRAPH_REQUIRE as a declaration, for a class body (or any scope): the same one error, at
-// the cost of instantiating `checked` when ok holds too.
+// DIMGRAPH_REQUIRE as a declaration, for a class body (or any scope): the same one error.
 #if defined(__clang__)
 #define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
   static_assert((ok) || ::dimgraph::mistake_v<__VA_ARGS__>, message)
 #else
 #define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
-  static_assert(sizeof(typename ::dimgraph::detail::checked<(ok), message, __VA_ARGS__>::type) != 0)
+  static_assert(sizeof(::dimgraph::detail::reported_unless<(ok), message, __VA_ARGS__>) != 0)
 #endif
 // ---- end dimgraph/detail/require.hpp
 
@@ -454,6 +451,16 @@ constexpr dim_kind default_kind(interval size) {
   return size.is_static() ? dim_kind::feature : dim_kind::spatial;
 }
 
+// The check of a tag's size, in a class of its own: Clang drops a class whose body holds a
+// failed check as a base, and a tag derived from it would then be no dim at every later use.
+template <fixed_string Name, interval Bounds>
+struct dim_size_check {
+  DIMGRAPH_REQUIRE_DECL(!Bounds.is_empty(),
+                        "dimgraph: dim: the size interval is empty (lo > hi) or the size is "
+                        "negative",
+                        operand<Name>);
+};
+
 }  // namespace detail
 
 // A dimension tag. Declare one as a struct so the struct is the identity:
@@ -469,10 +476,7 @@ struct dim : dim_tag_base {
   static constexpr std::string_view name = Name.view();
   static constexpr interval bounds = detail::size_to_interval(Size);
   static constexpr dim_kind kind = Kind;
-  DIMGRAPH_REQUIRE_DECL(!bounds.is_empty(),
-                        "dimgraph: dim: the size interval is empty (lo > hi) or the size is "
-                        "negative",
-                        operand<Name>);
+  static_assert(sizeof(detail::dim_size_check<Name, bounds>) != 0);
   static constexpr auto size_argument = Size;
 };
 
@@ -3641,11 +3645,17 @@ concept assign_source = assign_source_v<std::remove_cvref_t<E>>;
 // leaves it const) and E an assign_source. The tensor layer calls it; eval/assign.hpp defines
 // it, once for every kind of expression, as a specialisation for every assign_source. Without
 // that header the call finds this primary template, which says what to include.
-template <class Dst, class E>
-struct assign_hook {
-  static_assert(sizeof(E) == 0,
+// (The message is one class's, void for every Dst and E, so that a translation unit gets it
+// once however many expressions it evaluates: the mistake is one missing include.)
+template <class Void>
+struct assign_header_missing {
+  static_assert(!std::is_void_v<Void>,
                 "dimgraph: assign: evaluating an expression needs <dimgraph/eval/assign.hpp> (or "
                 "<dimgraph.hpp>)");
+};
+template <class Dst, class E>
+struct assign_hook {
+  static_assert(sizeof(assign_header_missing<std::conditional_t<true, void, E>>) != 0);
   // dst = e: a tensor takes e's extents, a view must have them already.
   static void assign(Dst& dst, const E& e);
   // A tensor under construction (no shape yet, elements uninitialised) made from e.
@@ -3689,12 +3699,14 @@ constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
 
 namespace dimgraph::detail {
 
-// One innermost list of a nested initializer list: exactly N elements of T, so that a list of
-// another length is a compile error (and the conversions are checked for narrowing).
-template <class T, std::size_t N, class = std::make_index_sequence<N>>
+// One innermost list of a nested initializer list: exactly as many elements of T as the size N
+// of the last dim Last, so that a list of another length is a compile error (and the
+// conversions are checked for narrowing).
+template <class T, class Last, std::size_t N = bounds_v<Last>.lo,
+          class = std::make_index_sequence<N>>
 class init_row;
-template <class T, std::size_t N, std::size_t... I>
-class init_row<T, N, std::index_sequence<I...>> {
+template <class T, class Last, std::size_t N, std::size_t... I>
+class init_row<T, Last, N, std::index_sequence<I...>> {
   template <std::size_t>
   using element_t = T;
 
@@ -3703,9 +3715,10 @@ class init_row<T, N, std::index_sequence<I...>> {
   template <class... Us>
     requires(sizeof...(Us) != N && (std::convertible_to<Us, T> && ...))
   init_row(Us...) {  // NOLINT
-    static_assert(sizeof...(Us) == N,
-                  "dimgraph: tensor: an innermost initializer list must have as many elements "
-                  "as the last dim's size");
+    DIMGRAPH_REQUIRE(sizeof...(Us) == N,
+                     "dimgraph: tensor: an innermost initializer list must have as many elements "
+                     "as the last dim's size",
+                     ::dimgraph::has<Last>);
   }
   const T* begin() const { return elements_.data(); }
   static constexpr std::size_t size() { return N; }
@@ -3719,34 +3732,34 @@ class init_row<T, N, std::index_sequence<I...>> {
 // time, so that a large static dim never makes the compiler build a huge constructor).
 inline constexpr std::size_t max_checked_row = 64;
 
-// The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
-// lists outside, init_row<T, Last> innermost (a plain list when Last > max_checked_row; rank
-// 1: a plain list of elements).
-template <class T, std::size_t R, std::size_t Last>
+// The nested initializer list of a static tensor of rank R whose last dim is Last (void for
+// rank 0): plain lists outside, init_row<T, Last> innermost (a plain list when Last's size is
+// above max_checked_row; rank 1: a plain list of elements).
+template <class T, std::size_t R, class Last>
 struct nested_init {
   using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
 };
-template <class T, std::size_t Last, bool Checked = (Last <= max_checked_row)>
+template <class T, class Last, bool Checked = (bounds_v<Last>.lo <= max_checked_row)>
 struct innermost_list {
   using type = init_row<T, Last>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct innermost_list<T, Last, false> {
   using type = std::initializer_list<T>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 2, Last> {
   using type = std::initializer_list<typename innermost_list<T, Last>::type>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 1, Last> {
   using type = std::initializer_list<T>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 0, Last> {
   struct type {};  // (rank 0 has no initializer list)
 };
-template <class T, std::size_t R, std::size_t Last>
+template <class T, std::size_t R, class Last>
 using nested_init_t = typename nested_init<T, R, Last>::type;
 
 // Checks the lengths of a nested initializer list against ext from level `level` on. Error:
@@ -3938,13 +3951,17 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   return extents_check::ok;
 }
 
-// The smallest size of the last of Ds... (0 for no dims).
+// The last of Ds... (void for no dims).
 template <class... Ds>
-constexpr std::size_t last_bound_lo() {
-  std::size_t n = 0;
-  ((n = bounds_v<Ds>.lo), ...);
-  return n;
-}
+struct last_dim {
+  using type = void;
+};
+template <class D>
+struct last_dim<D> {
+  using type = D;
+};
+template <class D, class E, class... Ds>
+struct last_dim<D, E, Ds...> : last_dim<E, Ds...> {};
 
 // What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
 // dims (dg::lengths<D>(lens)).
@@ -4339,7 +4356,7 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
   // not the last dim's size (compile time); another list whose length is not its dim's size
   // (shape_error naming the dim, the length and the shape).
-  tensor(detail::nested_init_t<T, rank, detail::last_bound_lo<Ds...>()> list)  // NOLINT
+  tensor(detail::nested_init_t<T, rank, typename detail::last_dim<Ds...>::type> list)  // NOLINT
     requires(is_static && rank > 0)
   {
     detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);
@@ -16379,6 +16396,23 @@ struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
 template <class X>
 using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
 
+// Whether a step R carries or emits a symbol.
+template <class R>
+inline constexpr bool yields_symbols_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool yields_symbols_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
+    (symbolic<Cs> || ...) || (symbolic<Es> || ...);
+
+// A scan over inputs of the types Xs is traced when an input is a symbol, or the body, called
+// eagerly, yields one (it captured a value of the traced function). (A concept: its parts are
+// checked in order, only as far as needed, and the body is called first where the scan is
+// called, so a mistake inside it is reported through the scan's one frame.)
+template <class D, class Body, class... Xs>
+concept traced_scan =
+    (traced_scan_input_v<std::remove_cvref_t<Xs>> || ...) ||
+    (callable_with<const Body&, const typename scan_arg_type<scan_stand_in_t<Xs>>::type&...> &&
+     yields_symbols_v<typename scan_run<D, Body, false, scan_stand_in_t<Xs>...>::result>);
+
 // The node an input of a traced scan contributes: its operand's.
 template <class X>
 auto scan_input_node(const X& x) {
@@ -16465,7 +16499,7 @@ class scan_fn {
                   check == check_t::other_dim || check == check_t::not_input) {
       return poisoned_from_body(std::make_index_sequence<sizeof...(Xs)>{});
     } else {
-      constexpr bool traced = is_traced<Xs...>();
+      constexpr bool traced = detail::traced_scan<D, Body, Xs...>;
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
       if constexpr (check != check_t::ok) return poisoned_results<run>();
       else if constexpr (!valid<run>()) return poisoned_results<run>();
@@ -16475,25 +16509,6 @@ class scan_fn {
   }
 
  private:
-  // Traced when an input is a symbol, or the body yields symbols (it captured a value of the
-  // traced function).
-  template <class... Xs>
-  static constexpr bool is_traced() {
-    if constexpr ((detail::traced_scan_input_v<std::remove_cvref_t<Xs>> || ...)) {
-      return true;
-    } else {
-      using eager = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
-      if constexpr (!eager::invocable || !detail::is_scan_step_v<typename eager::result>) {
-        return false;
-      } else {
-        using r = typename eager::result;
-        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
-          return ((symbolic<Cs> || ...) || (symbolic<Es> || ...));
-        }(static_cast<r*>(nullptr));
-      }
-    }
-  }
-
   // The compile-time checks of a run (inputs checked already), each reported once.
   template <class Run>
   static constexpr bool valid() {
@@ -19537,9 +19552,9 @@ concept encoder_layer_struct = requires(const P& p) {
 
 template <class Heads, class Time, encoder_options O, class X, class P, class M>
 auto encode(const X& x, const P& p, const M& mask, double eps) {
+  constexpr attention_options attention{.causal = O.causal};
   const auto attend_to = [&](const auto& y) {
-    return attend_struct<Heads, Time, attention_options{.causal = O.causal}, false>(
-        y, y, y, p.self_attn, mask);
+    return attend_struct<Heads, Time, attention, false>(y, y, y, p.self_attn, mask);
   };
   const auto feed = [&](const auto& y) {
     return nn::feed_forward<O.activation>(y, p.linear1.weight, p.linear1.bias, p.linear2.weight,
@@ -19551,10 +19566,13 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
   const auto norm2 = [&](const auto& y) {
     return nn::layer_norm(y, p.norm2.weight, p.norm2.bias, eps);
   };
-  // (Checked one block after the other: one message per mistake.)
+  // (Checked one block after the other: one message per mistake. The attention is called here
+  // itself, not through attend_to, so that its mistakes are reported through one frame fewer.)
   if constexpr (dimgraph::detail::any_poisoned<X, M>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
+  } else if constexpr (dimgraph::detail::poisoned<
+                           decltype(attend_struct<Heads, Time, attention, false>(
+                               x, x, x, p.self_attn, mask))>) {
     return dimgraph::detail::invalid_expr{};
   } else if constexpr (dimgraph::detail::poisoned<decltype(feed(x))> ||
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::multi_head_attention: the number of heads does not divide the projections' inner dim
 // errors: 1
 // names: Heads Inner
-// lines: 12
+// lines: 11
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

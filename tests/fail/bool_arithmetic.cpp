@@ -1,7 +1,7 @@
 // expect: dimgraph: mul: arithmetic on two bool operands makes no sense; use a logical op or dg::cast
 // errors: 1
 // names: Time
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

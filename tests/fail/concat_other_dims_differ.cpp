@@ -1,7 +1,7 @@
 // expect: dimgraph: concat: the operands' other dims differ
 // errors: 1
 // names: Feature Extra Time Hidden
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: dot: an operand does not have a contracted dim
 // errors: 1
 // names: Hidden Batch Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::conv1d: the weight must have exactly three dims [out, in, kernel], one of them the kernel dim
 // errors: 1
 // names: Kernel Out In Other
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

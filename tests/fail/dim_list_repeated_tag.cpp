@@ -1,7 +1,7 @@
 // expect: dimgraph: dim_list: a tag appears more than once
 // errors: 1
 // names: Time Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::embedding: the indices must be a tensor of dg::index<Vocab>
 // errors: 1
 // names: Time Vocab Embed
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::feed_forward: W2 lacks W1's hidden dim
 // errors: 1
 // names: Model Hidden Other
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

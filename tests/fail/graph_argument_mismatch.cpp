@@ -1,7 +1,7 @@
 // expect: dimgraph: graph: an argument's element type or dims differ from its input's
 // errors: 1
 // names: Time Hidden Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: gru_cell: h must have exactly one dim that x lacks (the hidden dim)
 // errors: 1
 // names: Input Layer Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

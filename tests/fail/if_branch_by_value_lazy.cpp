@@ -1,7 +1,7 @@
 // expect: dimgraph: if_: a branch takes an input by value and returns a lazy expression
 // errors: 1
 // names: Rows Cols
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: add: arithmetic on dg::index<D> makes no sense; dg::cast it first
 // errors: 1
 // names: Time
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // expect: dimgraph: dim: the size interval is empty (lo > hi) or the size is negative
+// errors: 1
 // names: beam
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::layer_norm: the weight must have exactly the normalized dims
 // errors: 1
 // names: Feature Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: linear: x and W share more than one dim, so the feature dim is ambiguous
 // errors: 1
 // names: Feature Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: lstm_cell: a parameter struct must hold W, R and b; W, R, b_ih and b_hh; or the fused W and b
 // errors: 1
 // names: Input Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 #include <boost/hana/define_struct.hpp>

@@ -1,7 +1,7 @@
 // expect: dimgraph: lstm_cell: b_hh must have the one dim c<4> * hidden
 // errors: 1
 // names: Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: lstm_cell: the fused W must have the dims [c<4> * hidden, input + hidden]
 // errors: 1
 // names: Input Hidden
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

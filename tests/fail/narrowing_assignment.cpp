@@ -1,7 +1,7 @@
 // expect: dimgraph: assign: the expression's element type would narrow to the destination's; use dg::cast<T>
 // errors: 1
 // names: Time
-// lines: 12
+// lines: 10
 #include <dimgraph.hpp>
 
 #include <cstdint>

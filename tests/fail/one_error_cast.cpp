@@ -1,7 +1,7 @@
 // expect: dimgraph: add: neither operand's dims contain the other's (an implicit outer broadcast); use dg::broadcast_to<...> or dg::outer
 // errors: 1
 // names: Batch Feature Hidden
-// lines: 12
+// lines: 8
 // A cast of the result of the mistake says nothing more.
 #include <dimgraph.hpp>
 

@@ -1,6 +1,6 @@
 // expect: dimgraph: sub: neither operand's dims contain the other's (an implicit outer broadcast); use dg::broadcast_to<...> or dg::outer
 // errors: 1
-// lines: 12
+// lines: 11
 // names: Batch Feature Hidden
 // A mistake inside one branch of if_: the comparison of the branches, the result and the
 // structured binding of its outputs say nothing more.

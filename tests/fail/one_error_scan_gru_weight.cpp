@@ -1,6 +1,7 @@
 // expect: dimgraph: gru_cell: W must have the dims [c<3> * hidden, input]
 // errors: 1
 // names: Input Hidden
+// lines: 11
 // A wrong weight inside a scan body: the layers after it, the step, the scan and the
 // structured binding of its results say nothing more.
 #include <dimgraph.hpp>

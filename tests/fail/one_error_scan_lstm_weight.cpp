@@ -1,6 +1,7 @@
 // expect: dimgraph: lstm_cell: R must have the dims [c<4> * hidden, hidden]
 // errors: 1
 // names: Hidden Input
+// lines: 11
 // A wrong weight inside a scan body: the binding of the cell's state, the ops after it, the
 // step, the scan and the structured binding of its results say nothing more.
 #include <dimgraph.hpp>

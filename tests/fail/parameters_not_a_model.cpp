@@ -1,7 +1,7 @@
 // expect: dimgraph: parameters: the model must be a dg::tensor, a std::array of models or a Boost.Hana struct
 // errors: 1
 // names: Weights
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 #include <string>

@@ -1,7 +1,7 @@
 // expect: dimgraph: permute: the tensor is a temporary and the view would dangle
 // errors: 1
 // names: Feature Time
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: concat: the concatenated dims are ragged over different batch dims
 // errors: 1
 // names: Time Step Batch Beam
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

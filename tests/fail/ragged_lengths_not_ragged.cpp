@@ -1,7 +1,7 @@
 // expect: dimgraph: tensor: lengths are given for a dim that is not ragged
 // errors: 1
 // names: Batch Time Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

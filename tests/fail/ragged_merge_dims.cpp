@@ -1,7 +1,7 @@
 // expect: dimgraph: merge_dims: a ragged dim merges only as the major dim with a static one
 // errors: 1
 // names: Time Beam Batch Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

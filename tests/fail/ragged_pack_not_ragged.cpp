@@ -1,7 +1,7 @@
 // expect: dimgraph: pack: the dim is not ragged
 // errors: 1
 // names: Plain Batch
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: over a ragged dim, a sliced input walked backwards needs the dim's batch dim
 // errors: 1
 // names: Time Batch
-// lines: 12
+// lines: 11
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

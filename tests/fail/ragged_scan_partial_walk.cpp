@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: over a ragged dim, a sliced input walks the whole dim one position at a time
 // errors: 1
 // names: Time
-// lines: 12
+// lines: 11
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

@@ -1,7 +1,7 @@
 // expect: dimgraph: slice: the dim is the batch dim of a ragged dim
 // errors: 1
 // names: Batch Time Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

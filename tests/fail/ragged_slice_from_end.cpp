@@ -1,7 +1,7 @@
 // expect: dimgraph: slice: a slice of a ragged dim must start from the front
 // errors: 1
 // names: Time Batch Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: unpack: the offsets must be an integer tensor over dg::offsets_dim_t<D> alone
 // errors: 1
 // names: Time Batch
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

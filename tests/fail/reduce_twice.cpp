@@ -1,7 +1,7 @@
 // expect: dimgraph: max: a dim is reduced twice
 // errors: 1
 // names: Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

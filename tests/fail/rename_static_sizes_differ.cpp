@@ -1,7 +1,7 @@
 // expect: dimgraph: rename: the dims have different static sizes
 // errors: 1
 // names: Feature Hidden
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

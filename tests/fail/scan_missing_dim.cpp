@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: the sliced input has no such dim
 // errors: 1
 // names: Hidden Time Feature
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: the slicing's start is past its end in the direction of its stride
 // errors: 1
 // names: Time
-// lines: 12
+// lines: 11
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: softmax: the tensor has no such dim
 // errors: 1
 // names: Hidden Time Feature
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

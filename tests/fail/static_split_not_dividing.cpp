@@ -1,7 +1,7 @@
 // expect: dimgraph: split: the divisor's size does not divide the dim's size
 // errors: 1
 // names: KeyTotal Heads
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

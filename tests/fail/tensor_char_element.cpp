@@ -1,7 +1,7 @@
 // expect: dimgraph: tensor: the element type must be bool, an 8-64-bit integer, float, double or dg::index<D>
 // errors: 1
 // names: Feat char
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 // expect: dimgraph: tensor: an extent is given for a dim the tensor does not have
 // errors: 1
 // names: Time Beam
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

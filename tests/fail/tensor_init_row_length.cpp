@@ -1,6 +1,7 @@
 // expect: dimgraph: tensor: an innermost initializer list must have as many elements as the last dim's size
 // errors: 1
-// lines: 12
+// names: Col
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

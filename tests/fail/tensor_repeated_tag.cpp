@@ -1,7 +1,7 @@
 // expect: dimgraph: tensor: a dim appears more than once
 // errors: 1
 // names: Row Col
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

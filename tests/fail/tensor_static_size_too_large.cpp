@@ -1,6 +1,7 @@
 // expect: dimgraph: shape: the static dims have more elements than a tensor can address
 // errors: 1
 // names: Rows Cols
+// lines: 12
 #include <dimgraph.hpp>
 
 #include <cstddef>

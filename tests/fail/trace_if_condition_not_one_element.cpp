@@ -1,7 +1,7 @@
 // expect: dimgraph: if_: the condition must have one element
 // errors: 1
 // names: C
-// lines: 12
+// lines: 11
 // A traced condition whose dims cannot all have extent 1 is rejected at compile time.
 #include <dimgraph.hpp>
 

@@ -1,7 +1,7 @@
 // expect: dimgraph: zeros: a non-static dim has no extent
 // errors: 1
 // names: Time Feat
-// lines: 12
+// lines: 8
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -34,21 +34,19 @@ inline constexpr bool mistake_v = false;
 
 namespace detail {
 
-// The type a check names: a complete one when it holds, the mistake when not.
-struct no_mistake {};
-template <bool Ok, fixed_string Message, class... Involved>
-struct checked {
-  using type = no_mistake;
-};
-template <fixed_string Message, class... Involved>
-struct checked<false, Message, Involved...> {
-  using type = mistake<Message, Involved...>;
-};
-
 // (A variable, not a function: its use is a constant expression, so a check may stand in a
 // constexpr function evaluated at compile time and still give one error.)
 template <fixed_string Message, class... Involved>
 inline constexpr bool reported = sizeof(mistake<Message, Involved...>) != 0;
+
+// For DIMGRAPH_REQUIRE_DECL: a complete class, whose body names the mistake when Ok is false.
+// (Named here, not where the check is written: GCC adds a note for each macro it is written in.)
+template <bool Ok, fixed_string Message, class... Involved>
+struct reported_unless {};
+template <fixed_string Message, class... Involved>
+struct reported_unless<false, Message, Involved...> {
+  static_assert(sizeof(mistake<Message, Involved...>) != 0);
+};
 
 // Role<Ds...> for a dim_list<Ds...> (or any L<Ds...>).
 template <template <class...> class Role, class L>
@@ -120,12 +118,11 @@ using operand_role_t =
   if constexpr (!(ok)) static_cast<void>(::dimgraph::detail::reported<message, __VA_ARGS__>)
 #endif
 
-// DIMGRAPH_REQUIRE as a declaration, for a class body (or any scope): the same one error, at
-// the cost of instantiating `checked` when ok holds too.
+// DIMGRAPH_REQUIRE as a declaration, for a class body (or any scope): the same one error.
 #if defined(__clang__)
 #define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
   static_assert((ok) || ::dimgraph::mistake_v<__VA_ARGS__>, message)
 #else
 #define DIMGRAPH_REQUIRE_DECL(ok, message, ...) \
-  static_assert(sizeof(typename ::dimgraph::detail::checked<(ok), message, __VA_ARGS__>::type) != 0)
+  static_assert(sizeof(::dimgraph::detail::reported_unless<(ok), message, __VA_ARGS__>) != 0)
 #endif

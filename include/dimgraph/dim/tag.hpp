@@ -57,6 +57,16 @@ constexpr dim_kind default_kind(interval size) {
   return size.is_static() ? dim_kind::feature : dim_kind::spatial;
 }
 
+// The check of a tag's size, in a class of its own: Clang drops a class whose body holds a
+// failed check as a base, and a tag derived from it would then be no dim at every later use.
+template <fixed_string Name, interval Bounds>
+struct dim_size_check {
+  DIMGRAPH_REQUIRE_DECL(!Bounds.is_empty(),
+                        "dimgraph: dim: the size interval is empty (lo > hi) or the size is "
+                        "negative",
+                        operand<Name>);
+};
+
 }  // namespace detail
 
 // A dimension tag. Declare one as a struct so the struct is the identity:
@@ -72,10 +82,7 @@ struct dim : dim_tag_base {
   static constexpr std::string_view name = Name.view();
   static constexpr interval bounds = detail::size_to_interval(Size);
   static constexpr dim_kind kind = Kind;
-  DIMGRAPH_REQUIRE_DECL(!bounds.is_empty(),
-                        "dimgraph: dim: the size interval is empty (lo > hi) or the size is "
-                        "negative",
-                        operand<Name>);
+  static_assert(sizeof(detail::dim_size_check<Name, bounds>) != 0);
   static constexpr auto size_argument = Size;
 };
 

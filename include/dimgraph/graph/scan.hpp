@@ -47,6 +47,23 @@ struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
 template <class X>
 using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
 
+// Whether a step R carries or emits a symbol.
+template <class R>
+inline constexpr bool yields_symbols_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool yields_symbols_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
+    (symbolic<Cs> || ...) || (symbolic<Es> || ...);
+
+// A scan over inputs of the types Xs is traced when an input is a symbol, or the body, called
+// eagerly, yields one (it captured a value of the traced function). (A concept: its parts are
+// checked in order, only as far as needed, and the body is called first where the scan is
+// called, so a mistake inside it is reported through the scan's one frame.)
+template <class D, class Body, class... Xs>
+concept traced_scan =
+    (traced_scan_input_v<std::remove_cvref_t<Xs>> || ...) ||
+    (callable_with<const Body&, const typename scan_arg_type<scan_stand_in_t<Xs>>::type&...> &&
+     yields_symbols_v<typename scan_run<D, Body, false, scan_stand_in_t<Xs>...>::result>);
+
 // The node an input of a traced scan contributes: its operand's.
 template <class X>
 auto scan_input_node(const X& x) {
@@ -133,7 +150,7 @@ class scan_fn {
                   check == check_t::other_dim || check == check_t::not_input) {
       return poisoned_from_body(std::make_index_sequence<sizeof...(Xs)>{});
     } else {
-      constexpr bool traced = is_traced<Xs...>();
+      constexpr bool traced = detail::traced_scan<D, Body, Xs...>;
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
       if constexpr (check != check_t::ok) return poisoned_results<run>();
       else if constexpr (!valid<run>()) return poisoned_results<run>();
@@ -143,25 +160,6 @@ class scan_fn {
   }
 
  private:
-  // Traced when an input is a symbol, or the body yields symbols (it captured a value of the
-  // traced function).
-  template <class... Xs>
-  static constexpr bool is_traced() {
-    if constexpr ((detail::traced_scan_input_v<std::remove_cvref_t<Xs>> || ...)) {
-      return true;
-    } else {
-      using eager = detail::scan_run<D, Body, false, detail::scan_stand_in_t<Xs>...>;
-      if constexpr (!eager::invocable || !detail::is_scan_step_v<typename eager::result>) {
-        return false;
-      } else {
-        using r = typename eager::result;
-        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
-          return ((symbolic<Cs> || ...) || (symbolic<Es> || ...));
-        }(static_cast<r*>(nullptr));
-      }
-    }
-  }
-
   // The compile-time checks of a run (inputs checked already), each reported once.
   template <class Run>
   static constexpr bool valid() {

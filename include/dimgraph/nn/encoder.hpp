@@ -69,9 +69,9 @@ concept encoder_layer_struct = requires(const P& p) {
 
 template <class Heads, class Time, encoder_options O, class X, class P, class M>
 auto encode(const X& x, const P& p, const M& mask, double eps) {
+  constexpr attention_options attention{.causal = O.causal};
   const auto attend_to = [&](const auto& y) {
-    return attend_struct<Heads, Time, attention_options{.causal = O.causal}, false>(
-        y, y, y, p.self_attn, mask);
+    return attend_struct<Heads, Time, attention, false>(y, y, y, p.self_attn, mask);
   };
   const auto feed = [&](const auto& y) {
     return nn::feed_forward<O.activation>(y, p.linear1.weight, p.linear1.bias, p.linear2.weight,
@@ -83,10 +83,13 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
   const auto norm2 = [&](const auto& y) {
     return nn::layer_norm(y, p.norm2.weight, p.norm2.bias, eps);
   };
-  // (Checked one block after the other: one message per mistake.)
+  // (Checked one block after the other: one message per mistake. The attention is called here
+  // itself, not through attend_to, so that its mistakes are reported through one frame fewer.)
   if constexpr (dimgraph::detail::any_poisoned<X, M>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (dimgraph::detail::poisoned<decltype(attend_to(x))>) {
+  } else if constexpr (dimgraph::detail::poisoned<
+                           decltype(attend_struct<Heads, Time, attention, false>(
+                               x, x, x, p.self_attn, mask))>) {
     return dimgraph::detail::invalid_expr{};
   } else if constexpr (dimgraph::detail::poisoned<decltype(feed(x))> ||
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||

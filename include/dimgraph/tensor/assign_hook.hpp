@@ -18,11 +18,17 @@ concept assign_source = assign_source_v<std::remove_cvref_t<E>>;
 // leaves it const) and E an assign_source. The tensor layer calls it; eval/assign.hpp defines
 // it, once for every kind of expression, as a specialisation for every assign_source. Without
 // that header the call finds this primary template, which says what to include.
-template <class Dst, class E>
-struct assign_hook {
-  static_assert(sizeof(E) == 0,
+// (The message is one class's, void for every Dst and E, so that a translation unit gets it
+// once however many expressions it evaluates: the mistake is one missing include.)
+template <class Void>
+struct assign_header_missing {
+  static_assert(!std::is_void_v<Void>,
                 "dimgraph: assign: evaluating an expression needs <dimgraph/eval/assign.hpp> (or "
                 "<dimgraph.hpp>)");
+};
+template <class Dst, class E>
+struct assign_hook {
+  static_assert(sizeof(assign_header_missing<std::conditional_t<true, void, E>>) != 0);
   // dst = e: a tensor takes e's extents, a view must have them already.
   static void assign(Dst& dst, const E& e);
   // A tensor under construction (no shape yet, elements uninitialised) made from e.

@@ -9,18 +9,21 @@
 #include <string>
 #include <utility>
 
+#include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/shape/error.hpp"
 #include "dimgraph/shape/shape.hpp"
 
 namespace dimgraph::detail {
 
-// One innermost list of a nested initializer list: exactly N elements of T, so that a list of
-// another length is a compile error (and the conversions are checked for narrowing).
-template <class T, std::size_t N, class = std::make_index_sequence<N>>
+// One innermost list of a nested initializer list: exactly as many elements of T as the size N
+// of the last dim Last, so that a list of another length is a compile error (and the
+// conversions are checked for narrowing).
+template <class T, class Last, std::size_t N = bounds_v<Last>.lo,
+          class = std::make_index_sequence<N>>
 class init_row;
-template <class T, std::size_t N, std::size_t... I>
-class init_row<T, N, std::index_sequence<I...>> {
+template <class T, class Last, std::size_t N, std::size_t... I>
+class init_row<T, Last, N, std::index_sequence<I...>> {
   template <std::size_t>
   using element_t = T;
 
@@ -29,9 +32,10 @@ class init_row<T, N, std::index_sequence<I...>> {
   template <class... Us>
     requires(sizeof...(Us) != N && (std::convertible_to<Us, T> && ...))
   init_row(Us...) {  // NOLINT
-    static_assert(sizeof...(Us) == N,
-                  "dimgraph: tensor: an innermost initializer list must have as many elements "
-                  "as the last dim's size");
+    DIMGRAPH_REQUIRE(sizeof...(Us) == N,
+                     "dimgraph: tensor: an innermost initializer list must have as many elements "
+                     "as the last dim's size",
+                     ::dimgraph::has<Last>);
   }
   const T* begin() const { return elements_.data(); }
   static constexpr std::size_t size() { return N; }
@@ -45,34 +49,34 @@ class init_row<T, N, std::index_sequence<I...>> {
 // time, so that a large static dim never makes the compiler build a huge constructor).
 inline constexpr std::size_t max_checked_row = 64;
 
-// The nested initializer list of a static tensor of rank R whose last dim has size Last: plain
-// lists outside, init_row<T, Last> innermost (a plain list when Last > max_checked_row; rank
-// 1: a plain list of elements).
-template <class T, std::size_t R, std::size_t Last>
+// The nested initializer list of a static tensor of rank R whose last dim is Last (void for
+// rank 0): plain lists outside, init_row<T, Last> innermost (a plain list when Last's size is
+// above max_checked_row; rank 1: a plain list of elements).
+template <class T, std::size_t R, class Last>
 struct nested_init {
   using type = std::initializer_list<typename nested_init<T, R - 1, Last>::type>;
 };
-template <class T, std::size_t Last, bool Checked = (Last <= max_checked_row)>
+template <class T, class Last, bool Checked = (bounds_v<Last>.lo <= max_checked_row)>
 struct innermost_list {
   using type = init_row<T, Last>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct innermost_list<T, Last, false> {
   using type = std::initializer_list<T>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 2, Last> {
   using type = std::initializer_list<typename innermost_list<T, Last>::type>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 1, Last> {
   using type = std::initializer_list<T>;
 };
-template <class T, std::size_t Last>
+template <class T, class Last>
 struct nested_init<T, 0, Last> {
   struct type {};  // (rank 0 has no initializer list)
 };
-template <class T, std::size_t R, std::size_t Last>
+template <class T, std::size_t R, class Last>
 using nested_init_t = typename nested_init<T, R, Last>::type;
 
 // Checks the lengths of a nested initializer list against ext from level `level` on. Error:

@@ -73,13 +73,17 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   return extents_check::ok;
 }
 
-// The smallest size of the last of Ds... (0 for no dims).
+// The last of Ds... (void for no dims).
 template <class... Ds>
-constexpr std::size_t last_bound_lo() {
-  std::size_t n = 0;
-  ((n = bounds_v<Ds>.lo), ...);
-  return n;
-}
+struct last_dim {
+  using type = void;
+};
+template <class D>
+struct last_dim<D> {
+  using type = D;
+};
+template <class D, class E, class... Ds>
+struct last_dim<D, E, Ds...> : last_dim<E, Ds...> {};
 
 // What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
 // dims (dg::lengths<D>(lens)).
@@ -474,7 +478,7 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
   // not the last dim's size (compile time); another list whose length is not its dim's size
   // (shape_error naming the dim, the length and the shape).
-  tensor(detail::nested_init_t<T, rank, detail::last_bound_lo<Ds...>()> list)  // NOLINT
+  tensor(detail::nested_init_t<T, rank, typename detail::last_dim<Ds...>::type> list)  // NOLINT
     requires(is_static && rank > 0)
   {
     detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);

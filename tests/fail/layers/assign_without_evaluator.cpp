@@ -1,8 +1,10 @@
 // expect: dimgraph: assign: evaluating an expression needs <dimgraph/eval/assign.hpp> (or <dimgraph.hpp>)
+// errors: 1
+// lines: 10
 // With the tensor and expression headers alone, x + x is built but cannot be evaluated: the
 // compiler says which header defines the assignment (the control includes it).
-#include <dimgraph/expr/ops.hpp>
 #include <dimgraph/tensor/tensor.hpp>
+#include <dimgraph/expr/ops.hpp>
 #ifndef DIMGRAPH_FAIL
 #include <dimgraph/eval/assign.hpp>
 #endif
