@@ -11076,17 +11076,9 @@ DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m,
           for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
         }
       }
-      // (The lanes summed with constant indices: indexed by the run-time bounds below, the
-      // partial sums were an array in memory, zeroed by GCC before each tile.)
-      T sums[MR][NR];
-      DIMGRAPH_UNROLL
-      for (std::size_t i = 0; i < MR; ++i) {
-        DIMGRAPH_UNROLL
-        for (std::size_t j = 0; j < NR; ++j) sums[i][j] = gemm_lane_sum<T>(acc[i][j]);
-      }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-          T sum = sums[i][j];
+          T sum = gemm_lane_sum<T>(acc[i][j]);
           for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
           op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
         }
