@@ -15332,13 +15332,17 @@ template <class Store>
 class stage_lease {
  public:
   stage_lease() {
-    kept_stage<Store>& kept = thread_kept_stage<Store>();
-    if (DIMGRAPH_CONFIG_SCAN_KEEP_BYTES > 0 && !kept.busy) {
-      kept.busy = true;
-      kept_ = &kept;
-      store_ = &kept.store;
-      arena_ = &kept.arena;
-    } else {
+    // (With nothing kept, no thread's kept pair is made at all.)
+    if constexpr (DIMGRAPH_CONFIG_SCAN_KEEP_BYTES > 0) {
+      kept_stage<Store>& kept = thread_kept_stage<Store>();
+      if (!kept.busy) {
+        kept.busy = true;
+        kept_ = &kept;
+        store_ = &kept.store;
+        arena_ = &kept.arena;
+      }
+    }
+    if (kept_ == nullptr) {
       own_ = std::make_unique<kept_stage<Store>>();
       store_ = &own_->store;
       arena_ = &own_->arena;
