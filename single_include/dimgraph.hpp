@@ -7100,8 +7100,8 @@ struct operand_slot {
 // analysis the node it is in is then flat (it does not walk into unions), where a node N ops
 // deep would otherwise be a struct nested N deep, every field of every such temporary of a
 // chain walked (quadratic). Still an aggregate, read as a member: no function of its own per
-// node, and the optimiser still sees which leaves are the same (bytes read through
-// std::launder hid it: one more load per leaf).
+// node, and the optimiser still sees which leaves are the same (a node read from bytes through
+// std::launder would hide that, at one more load per leaf).
 template <class T>
 inline constexpr bool opaque_operand_v = !std::is_reference_v<T> && requires {
   typename T::operand_types;
