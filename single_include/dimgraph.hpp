@@ -14038,6 +14038,9 @@ struct stand_in<symbol<N>> {
 };
 template <class X>
 using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;
+// An operand's stand-in, for decltype of the op on tensors (declared only).
+template <class X>
+stand_in_t<X> stand_in_of(const X&);
 
 // The node an operand becomes: a symbol's own node, a captured constant, or a scalar.
 template <class X>
@@ -14112,30 +14115,31 @@ template <class... Xs>
 concept symbolic_operands =
     (symbolic<Xs> || ...) && ((symbolic<Xs> || expression<Xs> || scalar<Xs>)&&...);
 
-// The symbol of Op applied to xs: the result type is the one `eager` (the public op on
-// tensors) gives on tensors of the operands' types, so shape rules and compile-time
-// errors are the eager op's, checked once.
-// `attributes` describes the run-time arguments `eager` captured.
-template <class Op, class Eager, class... Xs>
+// The symbol of Op applied to xs, of the type R the public op gives on tensors of the
+// operands' types. The op on symbols computes R itself, as decltype of the public op on the
+// operands' stand-ins (stand_in_of): shape rules and compile-time errors are the eager op's,
+// checked once and reported from the op the user called. `eager` is the public op as a
+// callable, which a scan that hoists runs (staged_apply); `attributes` describes the run-time
+// arguments it captured.
+template <class Op, class R, class Eager, class... Xs>
 auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
-  using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
   if constexpr ((is_staged_v<std::remove_cvref_t<Xs>> || ...)) {
     return staged_apply<Op>(std::move(eager), std::forward<Xs>(xs)...);
-  } else if constexpr (poisoned<result>) {
+  } else if constexpr (poisoned<R>) {
     return invalid_expr{};
-  } else if constexpr (is_tuple_v<result>) {
+  } else if constexpr (is_tuple_v<R>) {
     // An op with several results (split): one node per result, told apart by "part=i".
     return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, result>>(
+      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, R>>(
           attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
-    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
   } else {
-    return symbol_of<Op, result>(std::move(attributes), xs...);
+    return symbol_of<Op, R>(std::move(attributes), xs...);
   }
 }
-template <class Op, class Eager, class... Xs>
+template <class Op, class R, class Eager, class... Xs>
 auto symbolic_apply(Eager eager, Xs&&... xs) {
-  return symbolic_apply_with<Op>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
+  return symbolic_apply_with<Op, R>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
 }
 
 }  // namespace detail
@@ -14143,7 +14147,8 @@ auto symbolic_apply(Eager eager, Xs&&... xs) {
 template <class Node>
 template <class D>
 auto symbol<Node>::operator[](at_arg<D> a) const {
-  return detail::symbolic_apply_with<op_tag<"at", D>>(
+  using result = decltype(detail::stand_in_of(*this)[a]);
+  return detail::symbolic_apply_with<op_tag<"at", D>, result>(
       "index=" + std::to_string(a.value), [a](auto&& y) { return y[a]; }, *this);
 }
 
@@ -14314,8 +14319,8 @@ scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
 
 
 // Each check names what is wrong in its message and shows the types involved as template
-// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
-// tensor<double, hidden>>). The scan then stops (one message per mistake).
+// arguments of the mistake it reports (e.g. operand<"initial", Hidden>, operand<"next", Other>,
+// float, float). The scan then stops (one message per mistake).
 
 namespace dimgraph {
 namespace detail {
@@ -14472,20 +14477,14 @@ template <class... Cs, class... Es>
 inline constexpr bool step_poisoned_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
     any_poisoned<Cs..., Es...>;
 
-// Carry I keeps the type of its initial value: the same element type and the same dims
-// (in any order).
-template <std::size_t Index, class Initial, class Next>
+// A carry's next value keeps the type of its initial value: the same element type and the
+// same dims (in any order).
+template <class Initial, class Next>
 constexpr bool carry_keeps_type() {
-  constexpr bool same = [] {
-    if constexpr (expression<Next> || symbolic<Next>)
-      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
-             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
-    else return false;
-  }();
-  DIMGRAPH_REQUIRE(same, "dimgraph: scan: a carry changes type",
-                   detail::operand_role_t<"initial", Initial>, detail::operand_role_t<"next", Next>,
-                   detail::element_of_t<Initial>, detail::element_of_t<Next>);
-  return same;
+  if constexpr (expression<Next> || symbolic<Next>)
+    return std::is_same_v<value_t<Initial>, value_t<Next>> &&
+           list_same_set_v<dims_t<Initial>, dims_t<Next>>;
+  else return false;
 }
 
 template <std::size_t Index, class Iter, class Emitted>
@@ -14519,53 +14518,61 @@ constexpr bool ragged_value_has_rows() {
 }
 
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
-// with one carry per carried input, each of its input's type, and emitted expressions
-// without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
-// carry and emitted value has Batch. (A poisoned result, or a step carrying or emitting a
+// with one carry per carried input. (A poisoned result, or a step carrying or emitting a
 // poisoned value, was reported in the body: nothing more to say.)
-template <class Iter, class Carried, class R, class Batch = void>
-constexpr bool check_scan_body() {
+template <class Carried, class R>
+constexpr bool check_scan_step() {
   if constexpr ((poisoned<R>)) {
     return false;
   } else if constexpr (!is_scan_step_v<R>) {
     static_assert(is_scan_step_v<R>,
                   "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
     return false;
+  } else if constexpr (std::tuple_size_v<decltype(std::declval<R>().carries.values)> !=
+                       Carried::size) {
+    static_assert(std::tuple_size_v<decltype(std::declval<R>().carries.values)> == Carried::size,
+                  "dimgraph: scan: the body carries a different number of values than there "
+                  "are carried inputs");
+    return false;
   } else {
-    using nexts = decltype(std::declval<R>().carries.values);
-    using emits = decltype(std::declval<R>().emits.values);
-    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
-      static_assert(std::tuple_size_v<nexts> == Carried::size,
-                    "dimgraph: scan: the body carries a different number of values than there "
-                    "are carried inputs");
-      return false;
-    } else if constexpr (step_poisoned_v<R>) {
-      return false;
-    } else {
-      constexpr auto carries = std::make_index_sequence<Carried::size>{};
-      constexpr auto emitted = std::make_index_sequence<std::tuple_size_v<emits>>{};
-      constexpr bool typed = []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                                      std::index_sequence<Ks...>) {
-        const bool c = (carry_keeps_type<Is, at_t<Is, Carried>,
-                                         carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
-                        ...);
-        const bool e = (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
-        return c && e;
-      }(carries, emitted);
-      if constexpr (!typed || std::is_void_v<Batch>) {
-        return typed;
-      } else {
-        return []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                        std::index_sequence<Ks...>) {
-          const bool c = (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...);
-          const bool e =
-              (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
-                                     true>() &&
-               ...);
-          return c && e;
-        }(carries, emitted);
-      }
-    }
+    return !step_poisoned_v<R>;
+  }
+}
+
+// The values of a step R that passed check_scan_step (Is: its carries, Ks: its emitted
+// values): each carry of its carried input's type (the first that is not is reported), and
+// emitted expressions without the iteration dim Iter. Over a ragged dim (Batch, its batch
+// dim, not void): every carry and emitted value has Batch. (Called by the scan's call
+// operator itself, so that a mistake here is reported one frame from the scan's call.)
+template <class Iter, class Carried, class R, class Batch, std::size_t... Is, std::size_t... Ks>
+constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence<Ks...>) {
+  using nexts = decltype(std::declval<R>().carries.values);
+  using emits = decltype(std::declval<R>().emits.values);
+  constexpr std::size_t changed = [] {
+    const bool keeps[] = {
+        carry_keeps_type<at_t<Is, Carried>, carry_type_t<std::tuple_element_t<Is, nexts>>>()...,
+        false};
+    std::size_t i = 0;
+    while (keeps[i]) ++i;
+    return i;
+  }();
+  if constexpr (changed != Carried::size) {
+    using initial = at_t<changed, Carried>;
+    using next = carry_type_t<std::tuple_element_t<changed, nexts>>;
+    DIMGRAPH_REQUIRE(changed == Carried::size, "dimgraph: scan: a carry changes type",
+                     detail::operand_role_t<"initial", initial>,
+                     detail::operand_role_t<"next", next>, detail::element_of_t<initial>,
+                     detail::element_of_t<next>);
+    return false;
+  } else if constexpr (!(emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...)) {
+    return false;
+  } else if constexpr (std::is_void_v<Batch>) {
+    return true;
+  } else {
+    return (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...) &&
+           (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+                                  true>() &&
+            ...);
   }
 }
 
@@ -15026,8 +15033,10 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 
 
 
-// (The eager form of each op forwards its operands: run on values, as a scan that hoists does,
-// the expression it returns holds rvalues by value.)
+// Each op's result type is decltype of the public op on its operands' stand-ins, in the op
+// itself (see symbolic_apply_with); its eager form, which a scan that hoists runs, is the same
+// call in a lambda. (The eager form forwards its operands: run on values, as a scan that
+// hoists does, the expression it returns holds rvalues by value.)
 #define DIMGRAPH_FWD(x) static_cast<decltype(x)&&>(x)
 
 namespace dimgraph {
@@ -15037,7 +15046,8 @@ namespace dimgraph {
   template <class A, class B>                                                      \
     requires detail::symbolic_operands<A, B>                                       \
   auto DECL(A&& a, B&& b) {                                                        \
-    return detail::symbolic_apply<op_tag<NAME>>(                                   \
+    using result = decltype(DECL(detail::stand_in_of(a), detail::stand_in_of(b))); \
+    return detail::symbolic_apply<op_tag<NAME>, result>(                           \
         [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
         std::forward<A>(a), std::forward<B>(b));                                   \
   }
@@ -15060,11 +15070,12 @@ DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
 #undef DIMGRAPH_SYMBOLIC_BINARY
 
 // Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                                     \
-  template <symbolic X>                                                                         \
-  auto DECL(const X& x) {                                                                       \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, \
-                                                x);                                             \
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                 \
+  template <symbolic X>                                     \
+  auto DECL(const X& x) {                                   \
+    using result = decltype(DECL(detail::stand_in_of(x)));  \
+    return detail::symbolic_apply<op_tag<NAME>, result>(    \
+        [](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, x); \
   }
 DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
 DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
@@ -15088,7 +15099,9 @@ DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
 template <class C, class A, class B>
   requires detail::symbolic_operands<C, A, B>
 auto where(C&& c, A&& a, B&& b) {
-  return detail::symbolic_apply<op_tag<"where">>(
+  using result =
+      decltype(where(detail::stand_in_of(c), detail::stand_in_of(a), detail::stand_in_of(b)));
+  return detail::symbolic_apply<op_tag<"where">, result>(
       [](auto&& x, auto&& y, auto&& z) {
         return where(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y), DIMGRAPH_FWD(z));
       },
@@ -15098,7 +15111,8 @@ auto where(C&& c, A&& a, B&& b) {
 // cast<T>(x).
 template <class T, symbolic X>
 auto cast(const X& x) {
-  return detail::symbolic_apply<op_tag<"cast", T>>(
+  using result = decltype(cast<T>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"cast", T>, result>(
       [](auto&& y) { return cast<T>(DIMGRAPH_FWD(y)); }, x);
 }
 
@@ -15106,7 +15120,8 @@ auto cast(const X& x) {
 #define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                \
   template <PARAMS, symbolic X>                                   \
   auto NAME(const X& x) {                                         \
-    return detail::symbolic_apply<op_tag<#NAME, ARGS>>(           \
+    using result = decltype(NAME<ARGS>(detail::stand_in_of(x)));  \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>, result>(   \
         [](auto&& y) { return NAME<ARGS>(DIMGRAPH_FWD(y)); }, x); \
   }
 #define DIMGRAPH_PACK class... Rs
@@ -15131,7 +15146,8 @@ DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
 template <class... Ks, class A, class B>
   requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
 auto dot(A&& a, B&& b) {
-  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
+  using result = decltype(dot<Ks...>(detail::stand_in_of(a), detail::stand_in_of(b)));
+  return detail::symbolic_apply<op_tag<"dot", Ks...>, result>(
       [](auto&& x, auto&& y) { return dot<Ks...>(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); },
       std::forward<A>(a), std::forward<B>(b));
 }
@@ -15140,24 +15156,28 @@ auto dot(A&& a, B&& b) {
 // (merge_dims, concat, pad, gather, one_hot) alike become one node each.
 template <dimension Old, dimension New, symbolic X>
 auto rename(X&& x) {
-  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
+  using result = decltype(rename<Old, New>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"rename", Old, New>, result>(
       [](auto&& y) { return rename<Old, New>(DIMGRAPH_FWD(y)); }, x);
 }
 template <class... Ps, symbolic X>
 auto permute(X&& x) {
-  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
+  using result = decltype(permute<Ps...>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"permute", Ps...>, result>(
       [](auto&& y) { return permute<Ps...>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, dimension B, symbolic X>
 auto merge_dims(X&& x) {
-  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
+  using result = decltype(merge_dims<A, B>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"merge_dims", A, B>, result>(
       [](auto&& y) { return merge_dims<A, B>(DIMGRAPH_FWD(y)); }, x);
 }
 // (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
 // eager overload's, so only a more specialised parameter type wins overload resolution.)
 template <dimension... Parts, class N, class... Es>
 auto split(const symbol<N>& x, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"split", Parts...>>(
+  using result = decltype(split<Parts...>(detail::stand_in_of(x), e...));
+  return detail::symbolic_apply<op_tag<"split", Parts...>, result>(
       [e...](auto&& y) { return split<Parts...>(DIMGRAPH_FWD(y), e...); }, x);
 }
 template <dimension... Parts, class N, class... Es>
@@ -15166,7 +15186,8 @@ auto split(symbol<N>&& x, extent_arg<Es>... e) {
 }
 template <dimension A, dimension B, symbolic X, class... Es>
 auto split_dims(X&& x, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
+  using result = decltype(split_dims<A, B>(detail::stand_in_of(x), e...));
+  return detail::symbolic_apply<op_tag<"split_dims", A, B>, result>(
       [e...](auto&& y) { return split_dims<A, B>(DIMGRAPH_FWD(y), e...); }, x);
 }
 
@@ -15183,13 +15204,15 @@ inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t
 template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
           symbolic X>
 auto slice(X&& x) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+  using result = decltype(slice<A, Start, End, Stride>(detail::stand_in_of(x)));
+  return detail::symbolic_apply_with<op_tag<"slice", A>, result>(
       detail::slice_text(Start, End, Stride),
       [](auto&& y) { return slice<A, Start, End, Stride>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, symbolic X>
 auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+  using result = decltype(slice<A>(detail::stand_in_of(x), start, end, stride));
+  return detail::symbolic_apply_with<op_tag<"slice", A>, result>(
       detail::slice_text(start, end, stride),
       [=](auto&& y) { return slice<A>(DIMGRAPH_FWD(y), start, end, stride); }, x);
 }
@@ -15201,7 +15224,8 @@ struct pad_value<symbol<N>> {
 }  // namespace detail
 template <dimension A, std::size_t Before, std::size_t After, symbolic X>
 auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
-  return detail::symbolic_apply_with<op_tag<"pad", A>>(
+  using result = decltype(pad<A, Before, After>(detail::stand_in_of(x), value));
+  return detail::symbolic_apply_with<op_tag<"pad", A>, result>(
       "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
           ", value=" + detail::element_text(value),
       [value](auto&& y) { return pad<A, Before, After>(DIMGRAPH_FWD(y), value); }, x);
@@ -15209,18 +15233,21 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 template <class... As, class... Xs>
   requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
 auto concat(along_arg<As, Xs>... parts) {
-  return detail::symbolic_apply<op_tag<"concat", As...>>(
+  using result = decltype(concat(along<As>(detail::stand_in_of(parts.operand))...));
+  return detail::symbolic_apply<op_tag<"concat", As...>, result>(
       [](auto&&... ys) { return concat(along<As>(DIMGRAPH_FWD(ys))...); }, parts.operand...);
 }
 template <class Table, class Idx>
   requires detail::symbolic_operands<Table, Idx>
 auto gather(const Table& table, const Idx& idx) {
-  return detail::symbolic_apply<op_tag<"gather">>(
+  using result = decltype(gather(detail::stand_in_of(table), detail::stand_in_of(idx)));
+  return detail::symbolic_apply<op_tag<"gather">, result>(
       [](auto&& t, auto&& i) { return gather(DIMGRAPH_FWD(t), DIMGRAPH_FWD(i)); }, table, idx);
 }
 template <class T = float, symbolic Idx, class... Es>
 auto one_hot(const Idx& idx, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"one_hot", T>>(
+  using result = decltype(one_hot<T>(detail::stand_in_of(idx), e...));
+  return detail::symbolic_apply<op_tag<"one_hot", T>, result>(
       [e...](auto&& i) { return one_hot<T>(DIMGRAPH_FWD(i), e...); }, idx);
 }
 
@@ -16499,13 +16526,20 @@ class scan_fn {
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
       if constexpr (check != check_t::ok) return poisoned_results<run>();
       else if constexpr (!valid<run>()) return poisoned_results<run>();
+      else if constexpr (!detail::check_scan_values<typename run::iter, typename run::carried,
+                                                    typename run::result,
+                                                    typename run::ragged_batch>(
+                             std::make_index_sequence<run::carried::size>{},
+                             std::make_index_sequence<std::tuple_size_v<typename run::emitted>>{}))
+        return poisoned_results<run>();
       else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
       else return execute<run>(std::forward_as_tuple(xs...));
     }
   }
 
  private:
-  // The compile-time checks of a run (inputs checked already), each reported once.
+  // The compile-time checks of a run up to the form of the step its body returns (inputs
+  // checked already; the step's values are checked by the caller), each reported once.
   template <class Run>
   static constexpr bool valid() {
     constexpr slicing s = Run::first::slicing_value;
@@ -16521,8 +16555,7 @@ class scan_fn {
                     "and carries, in the order of the inputs");
       return false;
     } else {
-      return detail::check_scan_body<typename Run::iter, typename Run::carried,
-                                     typename Run::result, typename Run::ragged_batch>();
+      return detail::check_scan_step<typename Run::carried, typename Run::result>();
     }
   }
 
@@ -16881,40 +16914,31 @@ using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
 template <class R>
 using tensor_of_output_t = tensor_type_of_t<R>;
 
-// Output Index of both branches: expressions with the same element type and dim set (the
-// types appear in the diagnostic as template arguments).
-template <std::size_t Index, class Then, class Else>
-constexpr bool branch_outputs_match() {
-  if constexpr (!expression<Then> || !expression<Else>) {
-    static_assert(sizeof(Then) == 0,
-                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
-                  "or std::pair of them)");
-    return false;
-  } else {
-    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
-    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
-    using then_role = detail::operand_role_t<"then", Then>;
-    using else_role = detail::operand_role_t<"else", Else>;
-    DIMGRAPH_REQUIRE(same_type, "dimgraph: if_: branches return different element types", then_role,
-                     else_role, value_t<Then>, value_t<Else>);
-    DIMGRAPH_REQUIRE(!same_type || same_dims, "dimgraph: if_: branches return different dims",
-                     then_role, else_role);
-    return same_type && same_dims;
-  }
+// Why what the branches return does not match (checked in this order; output by output, the
+// first output that does not match is the one reported).
+enum class branches_check { ok, poisoned, output_counts, not_tensor, element_types, dims };
+
+// Output k of both branches (its tensor types, or what a branch returned that is not an
+// expression or symbol).
+template <class Then, class Else>
+constexpr branches_check check_output() {
+  using check = branches_check;
+  if constexpr (!expression<Then> || !expression<Else>) return check::not_tensor;
+  else if constexpr (!std::is_same_v<value_t<Then>, value_t<Else>>) return check::element_types;
+  else if constexpr (!list_same_set_v<dims_t<Then>, dims_t<Else>>) return check::dims;
+  else return check::ok;
 }
 
-// Both branches' outputs (type_lists) match one by one.
+// The first output at which the branches' outputs (type_lists of one length) do not match, or
+// their number.
 template <class... Ts, class... Es>
-constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
-  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
-    static_assert(sizeof...(Ts) == sizeof...(Es),
-                  "dimgraph: if_: branches return different numbers of outputs");
-    return false;
-  } else {
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
-    }(std::index_sequence_for<Ts...>{});
-  }
+constexpr std::size_t first_mismatch(type_list<Ts...>, type_list<Es...>) {
+  const bool match[] = {
+      (check_output<tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() == branches_check::ok)...,
+      false};
+  std::size_t k = 0;
+  while (match[k]) ++k;
+  return k;
 }
 
 // Whether a branch's outputs (a type_list) hold the stand-in for a mistake made in it.
@@ -16923,14 +16947,51 @@ constexpr bool outputs_poisoned(type_list<Rs...>) {
   return any_poisoned<Rs...>;
 }
 
-// What the branches return (then_r, else_r) matches, or was reported (a poisoned output was
-// reported where it was made).
+// What the branches return (ThenR, ElseR) matches: as many outputs, output k of both
+// expressions of the same element type and dim set. (A poisoned output was reported where it
+// was made.)
 template <class ThenR, class ElseR>
-constexpr bool branches_match() {
-  if constexpr (outputs_poisoned(branch_outputs_t<ThenR>{}) ||
-                outputs_poisoned(branch_outputs_t<ElseR>{}))
-    return false;
-  else return check_branches(branch_outputs_t<ThenR>{}, branch_outputs_t<ElseR>{});
+constexpr branches_check check_branches() {
+  using ts = branch_outputs_t<ThenR>;
+  using es = branch_outputs_t<ElseR>;
+  if constexpr (outputs_poisoned(ts{}) || outputs_poisoned(es{})) {
+    return branches_check::poisoned;
+  } else if constexpr (ts::size != es::size) {
+    return branches_check::output_counts;
+  } else {
+    constexpr std::size_t k = first_mismatch(ts{}, es{});
+    if constexpr (k == ts::size) return branches_check::ok;
+    else return check_output<tensor_of_output_t<at_t<k, ts>>, tensor_of_output_t<at_t<k, es>>>();
+  }
+}
+
+// The report of check_branches, called where if_ is called (a check that holds instantiates
+// nothing): the error line shows the output's dims in both branches (and its element types).
+template <branches_check Check, class ThenR, class ElseR>
+void report_branches() {
+  using check = branches_check;
+  using ts = branch_outputs_t<ThenR>;
+  using es = branch_outputs_t<ElseR>;
+  if constexpr (Check == check::output_counts) {
+    static_assert(ts::size == es::size,
+                  "dimgraph: if_: branches return different numbers of outputs");
+  } else if constexpr (Check == check::not_tensor || Check == check::element_types ||
+                       Check == check::dims) {
+    constexpr std::size_t k = first_mismatch(ts{}, es{});
+    using then_t = tensor_of_output_t<at_t<k, ts>>;
+    using else_t = tensor_of_output_t<at_t<k, es>>;
+    using then_role = detail::operand_role_t<"then", then_t>;
+    using else_role = detail::operand_role_t<"else", else_t>;
+    if constexpr (Check == check::not_tensor)
+      static_assert(sizeof(then_t) == 0,
+                    "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
+                    "or std::pair of them)");
+    DIMGRAPH_REQUIRE(Check != check::element_types,
+                     "dimgraph: if_: branches return different element types", then_role, else_role,
+                     value_t<then_t>, value_t<else_t>);
+    DIMGRAPH_REQUIRE(Check != check::dims, "dimgraph: if_: branches return different dims",
+                     then_role, else_role);
+  }
 }
 
 // What if_ gives after a reported mistake in or about its branches: one stand-in per output
@@ -17115,7 +17176,28 @@ class if_fn {
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
       else return run(else_, xs...);
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
-      return traced(xs...);
+      // Traced: the branches are checked as eagerly, on what they return traced on arguments
+      // of the inputs' types.
+      constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
+      static_assert(operands,
+                    "dimgraph: if_: a traced input must be a symbol, a tensor or an "
+                    "expression");
+      constexpr bool callable =
+          operands && detail::invocable_on_args_v<Then, detail::tensor_type_of_t<Xs>...> &&
+          detail::invocable_on_args_v<Else, detail::tensor_type_of_t<Xs>...>;
+      static_assert(!operands || callable,
+                    "dimgraph: if_: a branch cannot be called with the inputs");
+      if constexpr (!callable) {
+        return detail::invalid_expr{};
+      } else {
+        using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
+        using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
+        constexpr detail::branches_check check = detail::check_branches<then_r, else_r>();
+        detail::report_branches<check, then_r, else_r>();
+        if constexpr (check != detail::branches_check::ok)
+          return detail::poisoned_outputs<then_r, else_r>();
+        else return traced<then_r, else_r>(xs...);
+      }
     } else {
       constexpr bool callable = dimgraph::detail::callable_with<const Then&, const Xs&...> &&
                                 dimgraph::detail::callable_with<const Else&, const Xs&...>;
@@ -17125,7 +17207,9 @@ class if_fn {
       } else {
         using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
         using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
-        if constexpr (!detail::branches_match<then_r, else_r>()) {
+        constexpr detail::branches_check check = detail::check_branches<then_r, else_r>();
+        detail::report_branches<check, then_r, else_r>();
+        if constexpr (check != detail::branches_check::ok) {
           return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
                              !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
@@ -17140,44 +17224,24 @@ class if_fn {
   }
 
  private:
-  // Traced: one "if" node over the condition and the inputs, holding both branches traced
-  // on arguments of the inputs' types; its results are the then-branch's output types. The
-  // checks are the eager ones, on what the branches return traced.
-  template <class... Xs>
+  // Traced, the branches checked (they return ThenR and ElseR): one "if" node over the
+  // condition and the inputs, holding both branches traced on arguments of the inputs' types;
+  // its results are the then-branch's output types.
+  template <class ThenR, class ElseR, class... Xs>
   auto traced(const Xs&... xs) const {
-    constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
-    static_assert(operands,
-                  "dimgraph: if_: a traced input must be a symbol, a tensor or an "
-                  "expression");
-    constexpr bool callable = operands &&
-                              detail::invocable_on_args_v<Then, detail::tensor_type_of_t<Xs>...> &&
-                              detail::invocable_on_args_v<Else, detail::tensor_type_of_t<Xs>...>;
-    static_assert(!operands || callable,
-                  "dimgraph: if_: a branch cannot be called with the inputs");
-    if constexpr (!callable) {
-      return detail::invalid_expr{};
+    auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
+    auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
+    if constexpr (detail::poisoned<decltype(then_body)> || detail::poisoned<decltype(else_body)>) {
+      return detail::poisoned_outputs<ThenR, ElseR>();
     } else {
-      using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
-      using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
-      if constexpr (!detail::branches_match<then_r, else_r>()) {
-        return detail::poisoned_outputs<then_r, else_r>();
-      } else {
-        auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
-        auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
-        if constexpr (detail::poisoned<decltype(then_body)> ||
-                      detail::poisoned<decltype(else_body)>) {
-          return detail::poisoned_outputs<then_r, else_r>();
-        } else {
-          using results = typename detail::tuple_of<
-              detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
-          using region = region_node<op_tag<"if">, results,
-                                     std::tuple<decltype(then_body), decltype(else_body)>,
-                                     detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
-          return detail::region_results<detail::branch_outputs<then_r>::several>(
-              region{{detail::node_of(cond_), detail::node_of(xs)...},
-                     {std::move(then_body), std::move(else_body)}});
-        }
-      }
+      using results = typename detail::tuple_of<
+          detail::tensors_of_outputs_t<detail::branch_outputs_t<ThenR>>>::type;
+      using region =
+          region_node<op_tag<"if">, results, std::tuple<decltype(then_body), decltype(else_body)>,
+                      detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
+      return detail::region_results<detail::branch_outputs<ThenR>::several>(
+          region{{detail::node_of(cond_), detail::node_of(xs)...},
+                 {std::move(then_body), std::move(else_body)}});
     }
   }
 
@@ -17236,10 +17300,11 @@ class if_fn {
 // std::tuple as above). With a compile-time cond, the chosen branch's nodes themselves. A
 // traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
-// outputs, an output's element type or its dims (the message names the output index and
-// both types as template arguments); a branch that takes an input by value and returns a
-// lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
-// time): a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// outputs, an output's element type or its dims (the first output that differs: the error
+// line names its dims in both branches, and its element types; the instantiation context both
+// branches' result types); a branch that takes an input by value and returns a lazy
+// expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run time):
+// a tensor cond without exactly one element (shape_error). After a mistake in a branch
 // or the cond (reported where it was made) or one of these, the result is the stand-in of a
 // reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>
@@ -19201,7 +19266,8 @@ decltype(auto) as_keys(X&& x) {
 template <class Time, class Key, class S>
 auto causal_allowed(const S& scores) {
   if constexpr (symbolic<S>) {
-    return dimgraph::detail::symbolic_apply<op_tag<"causal_mask", Time, Key>>(
+    using result = decltype(causal_allowed<Time, Key>(dimgraph::detail::stand_in_of(scores)));
+    return dimgraph::detail::symbolic_apply<op_tag<"causal_mask", Time, Key>, result>(
         [](const auto& s) { return causal_allowed<Time, Key>(s); }, scores);
   } else {
     const std::size_t n_query = scores.template extent<Time>();
@@ -19292,36 +19358,45 @@ struct packed_projection {
   }
 };
 
-// multi_head_attention on the packed weights (in_proj_weight, in_proj_bias).
-template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
-          class W, class B, class Wo, class Bo, class M>
+// The checks of multi_head_attention on the packed weights W, B (in_proj_weight,
+// in_proj_bias): check_packed, then check_attention on their thirds. Made, and reported
+// (report_attention), where the layer is called. (After a mistake reported before: ok, and
+// attend_packed gives the stand-in.)
+template <class Heads, class Time, class Q, class K, class V, class W, class B, class Wo, class Bo,
+          class M>
+constexpr attention_check check_packed_attention() {
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+    return attention_check::ok;
+  } else if constexpr (constexpr attention_check packed = check_packed<Q, W, B>();
+                       packed != attention_check::ok) {
+    return packed;
+  } else {
+    using p = packed_projection<Q, W, B>;
+    using P = std::remove_cvref_t<decltype(p::template part<0>(std::declval<const W&>()))>;
+    using PB = std::remove_cvref_t<decltype(p::template part<0>(std::declval<const B&>()))>;
+    return check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
+  }
+}
+
+// multi_head_attention on the packed weights (in_proj_weight, in_proj_bias), checked
+// (check_packed_attention gave Check).
+template <class Heads, class Time, attention_options O, bool NeedWeights, attention_check Check,
+          class Q, class K, class V, class W, class B, class Wo, class Bo, class M>
 auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, const B& b_in,
                    const Wo& wo, const Bo& bo, const M& mask) {
-  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+  if constexpr (Check != attention_check::ok ||
+                dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    constexpr attention_check packed = check_packed<Q, W, B>();
-    report_attention<packed, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
-    if constexpr (packed != attention_check::ok) {
-      return poisoned_attention<NeedWeights>();
-    } else {
-      using p = packed_projection<Q, W, B>;
-      const auto wq = p::template part<0>(w_in);
-      const auto wk = p::template part<1>(w_in);
-      const auto wv = p::template part<2>(w_in);
-      const auto bq = p::template part<0>(b_in);
-      const auto bk = p::template part<1>(b_in);
-      const auto bv = p::template part<2>(b_in);
-      using P = std::remove_cvref_t<decltype(wq)>;
-      using PB = std::remove_cvref_t<decltype(bq)>;
-      constexpr auto check =
-          check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
-      report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
-      if constexpr (check == attention_check::ok)
-        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
-                                                   bo, mask);
-      else return poisoned_attention<NeedWeights>();
-    }
+    using p = packed_projection<Q, W, B>;
+    const auto wq = p::template part<0>(w_in);
+    const auto wk = p::template part<1>(w_in);
+    const auto wv = p::template part<2>(w_in);
+    const auto bq = p::template part<0>(b_in);
+    const auto bk = p::template part<1>(b_in);
+    const auto bv = p::template part<2>(b_in);
+    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                               mask);
   }
 }
 
@@ -19336,44 +19411,67 @@ constexpr attention_check check_separate_bias() {
   else return check::ok;
 }
 
-// multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
-// and the packed bias.
-template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
-          class Wq, class Wk, class Wv, class B, class Wo, class Bo, class M>
-auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
-                     const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
+// The checks of multi_head_attention on separate projections Wq, Wk, Wv with the packed bias B
+// (check_separate_bias, then check_attention on the bias's thirds), as check_packed_attention.
+template <class Heads, class Time, class Q, class K, class V, class Wq, class Wk, class Wv, class B,
+          class Wo, class Bo, class M>
+constexpr attention_check check_separate_attention() {
   if constexpr (dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
-    return poisoned_attention<NeedWeights>();
+    return attention_check::ok;
+  } else if constexpr (constexpr attention_check bias = check_separate_bias<Q, Wq, B>();
+                       bias != attention_check::ok) {
+    return bias;
   } else {
-    constexpr attention_check bias = check_separate_bias<Q, Wq, B>();
-    report_attention<bias, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
-    if constexpr (bias != attention_check::ok) {
-      return poisoned_attention<NeedWeights>();
-    } else {
-      const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
-      const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
-      const auto bv = packed_projection<Q, B, B>::template part<2>(b_in);
-      using PB = std::remove_cvref_t<decltype(bq)>;
-      constexpr auto all =
-          check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
-      report_attention<all, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
-      if constexpr (all == attention_check::ok)
-        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
-                                                   bo, mask);
-      else return poisoned_attention<NeedWeights>();
-    }
+    using PB = std::remove_cvref_t<decltype(packed_projection<Q, B, B>::template part<0>(
+        std::declval<const B&>()))>;
+    return check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
   }
 }
 
+// multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
+// and the packed bias, checked (check_separate_attention gave Check).
+template <class Heads, class Time, attention_options O, bool NeedWeights, attention_check Check,
+          class Q, class K, class V, class Wq, class Wk, class Wv, class B, class Wo, class Bo,
+          class M>
+auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
+                     const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
+  if constexpr (Check != attention_check::ok ||
+                dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else {
+    using p = packed_projection<Q, B, B>;
+    const auto bq = p::template part<0>(b_in);
+    const auto bk = p::template part<1>(b_in);
+    const auto bv = p::template part<2>(b_in);
+    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                               mask);
+  }
+}
+
+// multi_head_attention with the weights as one struct P: checked and reported here, then run
+// on its packed or separate weights.
 template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
           class P, class M>
 auto attend_struct(const Q& query, const K& key, const V& value, const P& p, const M& mask) {
+  using wo = std::remove_cvref_t<decltype(p.out_proj.weight)>;
+  using bo = std::remove_cvref_t<decltype(p.out_proj.bias)>;
+  using b = std::remove_cvref_t<decltype(p.in_proj_bias)>;
   if constexpr (packed_attention_struct<P>) {
-    return attend_packed<Heads, Time, O, NeedWeights>(query, key, value, p.in_proj_weight,
-                                                      p.in_proj_bias, p.out_proj.weight,
-                                                      p.out_proj.bias, mask);
+    using w = std::remove_cvref_t<decltype(p.in_proj_weight)>;
+    constexpr attention_check check =
+        check_packed_attention<Heads, Time, Q, K, V, w, b, wo, bo, M>();
+    report_attention<check, true, Heads, Time, Q, K, V, w, w, w, b, wo, bo, M>();
+    return attend_packed<Heads, Time, O, NeedWeights, check>(query, key, value, p.in_proj_weight,
+                                                             p.in_proj_bias, p.out_proj.weight,
+                                                             p.out_proj.bias, mask);
   } else {
-    return attend_separate<Heads, Time, O, NeedWeights>(
+    using wq = std::remove_cvref_t<decltype(p.q_proj_weight)>;
+    using wk = std::remove_cvref_t<decltype(p.k_proj_weight)>;
+    using wv = std::remove_cvref_t<decltype(p.v_proj_weight)>;
+    constexpr attention_check check =
+        check_separate_attention<Heads, Time, Q, K, V, wq, wk, wv, b, wo, bo, M>();
+    report_attention<check, false, Heads, Time, Q, K, V, wq, wk, wv, b, wo, bo, M>();
+    return attend_separate<Heads, Time, O, NeedWeights, check>(
         query, key, value, p.q_proj_weight, p.k_proj_weight, p.v_proj_weight, p.in_proj_bias,
         p.out_proj.weight, p.out_proj.bias, mask);
   }
@@ -19414,9 +19512,12 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
                           const B& in_proj_bias, const Wo& out_proj_weight,
                           const Bo& out_proj_bias) {
-  return detail::attend_packed<Heads, Time, O, false>(query, key, value, in_proj_weight,
-                                                      in_proj_bias, out_proj_weight, out_proj_bias,
-                                                      detail::no_mask{});
+  using no_mask = detail::no_mask;
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, no_mask>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, no_mask>();
+  return detail::attend_packed<Heads, Time, O, false, check>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, no_mask{});
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
@@ -19424,7 +19525,10 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
                           const B& in_proj_bias, const Wo& out_proj_weight, const Bo& out_proj_bias,
                           const M& mask) {
-  return detail::attend_packed<Heads, Time, O, false>(
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, M>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+  return detail::attend_packed<Heads, Time, O, false, check>(
       query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
 }
 
@@ -19456,9 +19560,12 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value,
                                        const W& in_proj_weight, const B& in_proj_bias,
                                        const Wo& out_proj_weight, const Bo& out_proj_bias) {
-  return detail::attend_packed<Heads, Time, O, true>(query, key, value, in_proj_weight,
-                                                     in_proj_bias, out_proj_weight, out_proj_bias,
-                                                     detail::no_mask{});
+  using no_mask = detail::no_mask;
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, no_mask>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, no_mask>();
+  return detail::attend_packed<Heads, Time, O, true, check>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, no_mask{});
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
@@ -19467,7 +19574,10 @@ auto multi_head_attention_with_weights(const Q& query, const K& key, const V& va
                                        const W& in_proj_weight, const B& in_proj_bias,
                                        const Wo& out_proj_weight, const Bo& out_proj_bias,
                                        const M& mask) {
-  return detail::attend_packed<Heads, Time, O, true>(
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, M>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+  return detail::attend_packed<Heads, Time, O, true, check>(
       query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},

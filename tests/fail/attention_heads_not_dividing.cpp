@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::multi_head_attention: the number of heads does not divide the projections' inner dim
 // errors: 1
 // names: Heads Inner
-// lines: 11
+// lines: 10
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

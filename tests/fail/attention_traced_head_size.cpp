@@ -1,6 +1,7 @@
 // expect: dimgraph: nn::multi_head_attention: traced, the head size (the projections' inner dim over the heads) must be static
 // errors: 1
 // names: Heads Inner
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: nn::multi_head_attention: the query has no dim Time
 // errors: 1
 // names: Frames Time Model
-// lines: 12
+// lines: 11
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

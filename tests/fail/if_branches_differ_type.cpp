@@ -1,7 +1,7 @@
 // expect: dimgraph: if_: branches return different element types
 // errors: 1
 // names: A B
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: over a ragged dim, every carry needs the dim's batch dim
 // errors: 1
 // names: Batch F
-// lines: 12
+// lines: 10
 #include <dimgraph.hpp>
 namespace dg = dimgraph;
 struct Batch : dg::dim<"batch", dg::interval{}, dg::dim_kind::batch> {};

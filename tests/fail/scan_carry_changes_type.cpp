@@ -1,7 +1,7 @@
 // expect: dimgraph: scan: a carry changes type
 // errors: 1
 // names: Feature
-// lines: 12
+// lines: 9
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,6 +1,7 @@
 // expect: dimgraph: if_: branches return different element types
 // errors: 1
 // names: A
+// lines: 12
 // A traced if_ (on a boolean input) is checked as the eager one is.
 #include <dimgraph.hpp>
 

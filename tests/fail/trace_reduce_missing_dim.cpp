@@ -1,6 +1,7 @@
 // expect: dimgraph: sum: the tensor has no such dim
 // errors: 1
 // names: Hidden Time Feature
+// lines: 12
 #include <dimgraph.hpp>
 
 namespace dg = dimgraph;

@@ -1,6 +1,7 @@
 // expect: dimgraph: scan: a carry changes type
 // errors: 1
 // names: F G
+// lines: 12
 // A traced scan (on symbols) is checked as the eager one is.
 #include <dimgraph.hpp>
 

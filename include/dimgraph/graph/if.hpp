@@ -59,40 +59,31 @@ using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
 template <class R>
 using tensor_of_output_t = tensor_type_of_t<R>;
 
-// Output Index of both branches: expressions with the same element type and dim set (the
-// types appear in the diagnostic as template arguments).
-template <std::size_t Index, class Then, class Else>
-constexpr bool branch_outputs_match() {
-  if constexpr (!expression<Then> || !expression<Else>) {
-    static_assert(sizeof(Then) == 0,
-                  "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
-                  "or std::pair of them)");
-    return false;
-  } else {
-    constexpr bool same_type = std::is_same_v<value_t<Then>, value_t<Else>>;
-    constexpr bool same_dims = list_same_set_v<dims_t<Then>, dims_t<Else>>;
-    using then_role = detail::operand_role_t<"then", Then>;
-    using else_role = detail::operand_role_t<"else", Else>;
-    DIMGRAPH_REQUIRE(same_type, "dimgraph: if_: branches return different element types", then_role,
-                     else_role, value_t<Then>, value_t<Else>);
-    DIMGRAPH_REQUIRE(!same_type || same_dims, "dimgraph: if_: branches return different dims",
-                     then_role, else_role);
-    return same_type && same_dims;
-  }
+// Why what the branches return does not match (checked in this order; output by output, the
+// first output that does not match is the one reported).
+enum class branches_check { ok, poisoned, output_counts, not_tensor, element_types, dims };
+
+// Output k of both branches (its tensor types, or what a branch returned that is not an
+// expression or symbol).
+template <class Then, class Else>
+constexpr branches_check check_output() {
+  using check = branches_check;
+  if constexpr (!expression<Then> || !expression<Else>) return check::not_tensor;
+  else if constexpr (!std::is_same_v<value_t<Then>, value_t<Else>>) return check::element_types;
+  else if constexpr (!list_same_set_v<dims_t<Then>, dims_t<Else>>) return check::dims;
+  else return check::ok;
 }
 
-// Both branches' outputs (type_lists) match one by one.
+// The first output at which the branches' outputs (type_lists of one length) do not match, or
+// their number.
 template <class... Ts, class... Es>
-constexpr bool check_branches(type_list<Ts...>, type_list<Es...>) {
-  if constexpr (sizeof...(Ts) != sizeof...(Es)) {
-    static_assert(sizeof...(Ts) == sizeof...(Es),
-                  "dimgraph: if_: branches return different numbers of outputs");
-    return false;
-  } else {
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      return (branch_outputs_match<Is, tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() && ...);
-    }(std::index_sequence_for<Ts...>{});
-  }
+constexpr std::size_t first_mismatch(type_list<Ts...>, type_list<Es...>) {
+  const bool match[] = {
+      (check_output<tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() == branches_check::ok)...,
+      false};
+  std::size_t k = 0;
+  while (match[k]) ++k;
+  return k;
 }
 
 // Whether a branch's outputs (a type_list) hold the stand-in for a mistake made in it.
@@ -101,14 +92,51 @@ constexpr bool outputs_poisoned(type_list<Rs...>) {
   return any_poisoned<Rs...>;
 }
 
-// What the branches return (then_r, else_r) matches, or was reported (a poisoned output was
-// reported where it was made).
+// What the branches return (ThenR, ElseR) matches: as many outputs, output k of both
+// expressions of the same element type and dim set. (A poisoned output was reported where it
+// was made.)
 template <class ThenR, class ElseR>
-constexpr bool branches_match() {
-  if constexpr (outputs_poisoned(branch_outputs_t<ThenR>{}) ||
-                outputs_poisoned(branch_outputs_t<ElseR>{}))
-    return false;
-  else return check_branches(branch_outputs_t<ThenR>{}, branch_outputs_t<ElseR>{});
+constexpr branches_check check_branches() {
+  using ts = branch_outputs_t<ThenR>;
+  using es = branch_outputs_t<ElseR>;
+  if constexpr (outputs_poisoned(ts{}) || outputs_poisoned(es{})) {
+    return branches_check::poisoned;
+  } else if constexpr (ts::size != es::size) {
+    return branches_check::output_counts;
+  } else {
+    constexpr std::size_t k = first_mismatch(ts{}, es{});
+    if constexpr (k == ts::size) return branches_check::ok;
+    else return check_output<tensor_of_output_t<at_t<k, ts>>, tensor_of_output_t<at_t<k, es>>>();
+  }
+}
+
+// The report of check_branches, called where if_ is called (a check that holds instantiates
+// nothing): the error line shows the output's dims in both branches (and its element types).
+template <branches_check Check, class ThenR, class ElseR>
+void report_branches() {
+  using check = branches_check;
+  using ts = branch_outputs_t<ThenR>;
+  using es = branch_outputs_t<ElseR>;
+  if constexpr (Check == check::output_counts) {
+    static_assert(ts::size == es::size,
+                  "dimgraph: if_: branches return different numbers of outputs");
+  } else if constexpr (Check == check::not_tensor || Check == check::element_types ||
+                       Check == check::dims) {
+    constexpr std::size_t k = first_mismatch(ts{}, es{});
+    using then_t = tensor_of_output_t<at_t<k, ts>>;
+    using else_t = tensor_of_output_t<at_t<k, es>>;
+    using then_role = detail::operand_role_t<"then", then_t>;
+    using else_role = detail::operand_role_t<"else", else_t>;
+    if constexpr (Check == check::not_tensor)
+      static_assert(sizeof(then_t) == 0,
+                    "dimgraph: if_: a branch must return tensors or expressions (or a std::tuple "
+                    "or std::pair of them)");
+    DIMGRAPH_REQUIRE(Check != check::element_types,
+                     "dimgraph: if_: branches return different element types", then_role, else_role,
+                     value_t<then_t>, value_t<else_t>);
+    DIMGRAPH_REQUIRE(Check != check::dims, "dimgraph: if_: branches return different dims",
+                     then_role, else_role);
+  }
 }
 
 // What if_ gives after a reported mistake in or about its branches: one stand-in per output
@@ -293,7 +321,28 @@ class if_fn {
       if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
       else return run(else_, xs...);
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
-      return traced(xs...);
+      // Traced: the branches are checked as eagerly, on what they return traced on arguments
+      // of the inputs' types.
+      constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
+      static_assert(operands,
+                    "dimgraph: if_: a traced input must be a symbol, a tensor or an "
+                    "expression");
+      constexpr bool callable =
+          operands && detail::invocable_on_args_v<Then, detail::tensor_type_of_t<Xs>...> &&
+          detail::invocable_on_args_v<Else, detail::tensor_type_of_t<Xs>...>;
+      static_assert(!operands || callable,
+                    "dimgraph: if_: a branch cannot be called with the inputs");
+      if constexpr (!callable) {
+        return detail::invalid_expr{};
+      } else {
+        using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
+        using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
+        constexpr detail::branches_check check = detail::check_branches<then_r, else_r>();
+        detail::report_branches<check, then_r, else_r>();
+        if constexpr (check != detail::branches_check::ok)
+          return detail::poisoned_outputs<then_r, else_r>();
+        else return traced<then_r, else_r>(xs...);
+      }
     } else {
       constexpr bool callable = dimgraph::detail::callable_with<const Then&, const Xs&...> &&
                                 dimgraph::detail::callable_with<const Else&, const Xs&...>;
@@ -303,7 +352,9 @@ class if_fn {
       } else {
         using then_r = dimgraph::detail::call_result_t<const Then&, const Xs&...>;
         using else_r = dimgraph::detail::call_result_t<const Else&, const Xs&...>;
-        if constexpr (!detail::branches_match<then_r, else_r>()) {
+        constexpr detail::branches_check check = detail::check_branches<then_r, else_r>();
+        detail::report_branches<check, then_r, else_r>();
+        if constexpr (check != detail::branches_check::ok) {
           return detail::poisoned_outputs<then_r, else_r>();
         } else if constexpr (!detail::branch_keeps_inputs<Then, then_r, Xs...>() ||
                              !detail::branch_keeps_inputs<Else, else_r, Xs...>()) {
@@ -318,44 +369,24 @@ class if_fn {
   }
 
  private:
-  // Traced: one "if" node over the condition and the inputs, holding both branches traced
-  // on arguments of the inputs' types; its results are the then-branch's output types. The
-  // checks are the eager ones, on what the branches return traced.
-  template <class... Xs>
+  // Traced, the branches checked (they return ThenR and ElseR): one "if" node over the
+  // condition and the inputs, holding both branches traced on arguments of the inputs' types;
+  // its results are the then-branch's output types.
+  template <class ThenR, class ElseR, class... Xs>
   auto traced(const Xs&... xs) const {
-    constexpr bool operands = ((symbolic<Xs> || expression<Xs>)&&...);
-    static_assert(operands,
-                  "dimgraph: if_: a traced input must be a symbol, a tensor or an "
-                  "expression");
-    constexpr bool callable = operands &&
-                              detail::invocable_on_args_v<Then, detail::tensor_type_of_t<Xs>...> &&
-                              detail::invocable_on_args_v<Else, detail::tensor_type_of_t<Xs>...>;
-    static_assert(!operands || callable,
-                  "dimgraph: if_: a branch cannot be called with the inputs");
-    if constexpr (!callable) {
-      return detail::invalid_expr{};
+    auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
+    auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
+    if constexpr (detail::poisoned<decltype(then_body)> || detail::poisoned<decltype(else_body)>) {
+      return detail::poisoned_outputs<ThenR, ElseR>();
     } else {
-      using then_r = detail::args_result_t<Then, detail::tensor_type_of_t<Xs>...>;
-      using else_r = detail::args_result_t<Else, detail::tensor_type_of_t<Xs>...>;
-      if constexpr (!detail::branches_match<then_r, else_r>()) {
-        return detail::poisoned_outputs<then_r, else_r>();
-      } else {
-        auto then_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(then_, "then");
-        auto else_body = detail::trace_body<detail::tensor_type_of_t<Xs>...>(else_, "else");
-        if constexpr (detail::poisoned<decltype(then_body)> ||
-                      detail::poisoned<decltype(else_body)>) {
-          return detail::poisoned_outputs<then_r, else_r>();
-        } else {
-          using results = typename detail::tuple_of<
-              detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>>::type;
-          using region = region_node<op_tag<"if">, results,
-                                     std::tuple<decltype(then_body), decltype(else_body)>,
-                                     detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
-          return detail::region_results<detail::branch_outputs<then_r>::several>(
-              region{{detail::node_of(cond_), detail::node_of(xs)...},
-                     {std::move(then_body), std::move(else_body)}});
-        }
-      }
+      using results = typename detail::tuple_of<
+          detail::tensors_of_outputs_t<detail::branch_outputs_t<ThenR>>>::type;
+      using region =
+          region_node<op_tag<"if">, results, std::tuple<decltype(then_body), decltype(else_body)>,
+                      detail::node_of_t<Cond>, detail::node_of_t<Xs>...>;
+      return detail::region_results<detail::branch_outputs<ThenR>::several>(
+          region{{detail::node_of(cond_), detail::node_of(xs)...},
+                 {std::move(then_body), std::move(else_body)}});
     }
   }
 
@@ -414,10 +445,11 @@ class if_fn {
 // std::tuple as above). With a compile-time cond, the chosen branch's nodes themselves. A
 // traced cond must be a bool whose dims can all have extent 1.
 // Errors (compile time): a cond of another type; branches that differ in the number of
-// outputs, an output's element type or its dims (the message names the output index and
-// both types as template arguments); a branch that takes an input by value and returns a
-// lazy expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run
-// time): a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// outputs, an output's element type or its dims (the first output that differs: the error
+// line names its dims in both branches, and its element types; the instantiation context both
+// branches' result types); a branch that takes an input by value and returns a lazy
+// expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run time):
+// a tensor cond without exactly one element (shape_error). After a mistake in a branch
 // or the cond (reported where it was made) or one of these, the result is the stand-in of a
 // reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>

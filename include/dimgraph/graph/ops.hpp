@@ -16,8 +16,10 @@
 #include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/tensor/print.hpp"
 
-// (The eager form of each op forwards its operands: run on values, as a scan that hoists does,
-// the expression it returns holds rvalues by value.)
+// Each op's result type is decltype of the public op on its operands' stand-ins, in the op
+// itself (see symbolic_apply_with); its eager form, which a scan that hoists runs, is the same
+// call in a lambda. (The eager form forwards its operands: run on values, as a scan that
+// hoists does, the expression it returns holds rvalues by value.)
 #define DIMGRAPH_FWD(x) static_cast<decltype(x)&&>(x)
 
 namespace dimgraph {
@@ -27,7 +29,8 @@ namespace dimgraph {
   template <class A, class B>                                                      \
     requires detail::symbolic_operands<A, B>                                       \
   auto DECL(A&& a, B&& b) {                                                        \
-    return detail::symbolic_apply<op_tag<NAME>>(                                   \
+    using result = decltype(DECL(detail::stand_in_of(a), detail::stand_in_of(b))); \
+    return detail::symbolic_apply<op_tag<NAME>, result>(                           \
         [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
         std::forward<A>(a), std::forward<B>(b));                                   \
   }
@@ -50,11 +53,12 @@ DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
 #undef DIMGRAPH_SYMBOLIC_BINARY
 
 // Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                                                     \
-  template <symbolic X>                                                                         \
-  auto DECL(const X& x) {                                                                       \
-    return detail::symbolic_apply<op_tag<NAME>>([](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, \
-                                                x);                                             \
+#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                 \
+  template <symbolic X>                                     \
+  auto DECL(const X& x) {                                   \
+    using result = decltype(DECL(detail::stand_in_of(x)));  \
+    return detail::symbolic_apply<op_tag<NAME>, result>(    \
+        [](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, x); \
   }
 DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
 DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
@@ -78,7 +82,9 @@ DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
 template <class C, class A, class B>
   requires detail::symbolic_operands<C, A, B>
 auto where(C&& c, A&& a, B&& b) {
-  return detail::symbolic_apply<op_tag<"where">>(
+  using result =
+      decltype(where(detail::stand_in_of(c), detail::stand_in_of(a), detail::stand_in_of(b)));
+  return detail::symbolic_apply<op_tag<"where">, result>(
       [](auto&& x, auto&& y, auto&& z) {
         return where(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y), DIMGRAPH_FWD(z));
       },
@@ -88,7 +94,8 @@ auto where(C&& c, A&& a, B&& b) {
 // cast<T>(x).
 template <class T, symbolic X>
 auto cast(const X& x) {
-  return detail::symbolic_apply<op_tag<"cast", T>>(
+  using result = decltype(cast<T>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"cast", T>, result>(
       [](auto&& y) { return cast<T>(DIMGRAPH_FWD(y)); }, x);
 }
 
@@ -96,7 +103,8 @@ auto cast(const X& x) {
 #define DIMGRAPH_SYMBOLIC_OVER(NAME, PARAMS, ARGS)                \
   template <PARAMS, symbolic X>                                   \
   auto NAME(const X& x) {                                         \
-    return detail::symbolic_apply<op_tag<#NAME, ARGS>>(           \
+    using result = decltype(NAME<ARGS>(detail::stand_in_of(x)));  \
+    return detail::symbolic_apply<op_tag<#NAME, ARGS>, result>(   \
         [](auto&& y) { return NAME<ARGS>(DIMGRAPH_FWD(y)); }, x); \
   }
 #define DIMGRAPH_PACK class... Rs
@@ -121,7 +129,8 @@ DIMGRAPH_SYMBOLIC_OVER(argmin, DIMGRAPH_ONE, D)
 template <class... Ks, class A, class B>
   requires detail::symbolic_operands<A, B> && (!scalar<A>) && (!scalar<B>)
 auto dot(A&& a, B&& b) {
-  return detail::symbolic_apply<op_tag<"dot", Ks...>>(
+  using result = decltype(dot<Ks...>(detail::stand_in_of(a), detail::stand_in_of(b)));
+  return detail::symbolic_apply<op_tag<"dot", Ks...>, result>(
       [](auto&& x, auto&& y) { return dot<Ks...>(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); },
       std::forward<A>(a), std::forward<B>(b));
 }
@@ -130,24 +139,28 @@ auto dot(A&& a, B&& b) {
 // (merge_dims, concat, pad, gather, one_hot) alike become one node each.
 template <dimension Old, dimension New, symbolic X>
 auto rename(X&& x) {
-  return detail::symbolic_apply<op_tag<"rename", Old, New>>(
+  using result = decltype(rename<Old, New>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"rename", Old, New>, result>(
       [](auto&& y) { return rename<Old, New>(DIMGRAPH_FWD(y)); }, x);
 }
 template <class... Ps, symbolic X>
 auto permute(X&& x) {
-  return detail::symbolic_apply<op_tag<"permute", Ps...>>(
+  using result = decltype(permute<Ps...>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"permute", Ps...>, result>(
       [](auto&& y) { return permute<Ps...>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, dimension B, symbolic X>
 auto merge_dims(X&& x) {
-  return detail::symbolic_apply<op_tag<"merge_dims", A, B>>(
+  using result = decltype(merge_dims<A, B>(detail::stand_in_of(x)));
+  return detail::symbolic_apply<op_tag<"merge_dims", A, B>, result>(
       [](auto&& y) { return merge_dims<A, B>(DIMGRAPH_FWD(y)); }, x);
 }
 // (By symbol<N> rather than a constrained X: constraints on the Parts pack never subsume the
 // eager overload's, so only a more specialised parameter type wins overload resolution.)
 template <dimension... Parts, class N, class... Es>
 auto split(const symbol<N>& x, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"split", Parts...>>(
+  using result = decltype(split<Parts...>(detail::stand_in_of(x), e...));
+  return detail::symbolic_apply<op_tag<"split", Parts...>, result>(
       [e...](auto&& y) { return split<Parts...>(DIMGRAPH_FWD(y), e...); }, x);
 }
 template <dimension... Parts, class N, class... Es>
@@ -156,7 +169,8 @@ auto split(symbol<N>&& x, extent_arg<Es>... e) {
 }
 template <dimension A, dimension B, symbolic X, class... Es>
 auto split_dims(X&& x, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"split_dims", A, B>>(
+  using result = decltype(split_dims<A, B>(detail::stand_in_of(x), e...));
+  return detail::symbolic_apply<op_tag<"split_dims", A, B>, result>(
       [e...](auto&& y) { return split_dims<A, B>(DIMGRAPH_FWD(y), e...); }, x);
 }
 
@@ -173,13 +187,15 @@ inline std::string slice_text(slice_index start, slice_index end, std::ptrdiff_t
 template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
           symbolic X>
 auto slice(X&& x) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+  using result = decltype(slice<A, Start, End, Stride>(detail::stand_in_of(x)));
+  return detail::symbolic_apply_with<op_tag<"slice", A>, result>(
       detail::slice_text(Start, End, Stride),
       [](auto&& y) { return slice<A, Start, End, Stride>(DIMGRAPH_FWD(y)); }, x);
 }
 template <dimension A, symbolic X>
 auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
-  return detail::symbolic_apply_with<op_tag<"slice", A>>(
+  using result = decltype(slice<A>(detail::stand_in_of(x), start, end, stride));
+  return detail::symbolic_apply_with<op_tag<"slice", A>, result>(
       detail::slice_text(start, end, stride),
       [=](auto&& y) { return slice<A>(DIMGRAPH_FWD(y), start, end, stride); }, x);
 }
@@ -191,7 +207,8 @@ struct pad_value<symbol<N>> {
 }  // namespace detail
 template <dimension A, std::size_t Before, std::size_t After, symbolic X>
 auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value = {}) {
-  return detail::symbolic_apply_with<op_tag<"pad", A>>(
+  using result = decltype(pad<A, Before, After>(detail::stand_in_of(x), value));
+  return detail::symbolic_apply_with<op_tag<"pad", A>, result>(
       "before=" + std::to_string(Before) + ", after=" + std::to_string(After) +
           ", value=" + detail::element_text(value),
       [value](auto&& y) { return pad<A, Before, After>(DIMGRAPH_FWD(y), value); }, x);
@@ -199,18 +216,21 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 template <class... As, class... Xs>
   requires(sizeof...(Xs) > 0 && (symbolic<Xs> || ...))
 auto concat(along_arg<As, Xs>... parts) {
-  return detail::symbolic_apply<op_tag<"concat", As...>>(
+  using result = decltype(concat(along<As>(detail::stand_in_of(parts.operand))...));
+  return detail::symbolic_apply<op_tag<"concat", As...>, result>(
       [](auto&&... ys) { return concat(along<As>(DIMGRAPH_FWD(ys))...); }, parts.operand...);
 }
 template <class Table, class Idx>
   requires detail::symbolic_operands<Table, Idx>
 auto gather(const Table& table, const Idx& idx) {
-  return detail::symbolic_apply<op_tag<"gather">>(
+  using result = decltype(gather(detail::stand_in_of(table), detail::stand_in_of(idx)));
+  return detail::symbolic_apply<op_tag<"gather">, result>(
       [](auto&& t, auto&& i) { return gather(DIMGRAPH_FWD(t), DIMGRAPH_FWD(i)); }, table, idx);
 }
 template <class T = float, symbolic Idx, class... Es>
 auto one_hot(const Idx& idx, extent_arg<Es>... e) {
-  return detail::symbolic_apply<op_tag<"one_hot", T>>(
+  using result = decltype(one_hot<T>(detail::stand_in_of(idx), e...));
+  return detail::symbolic_apply<op_tag<"one_hot", T>, result>(
       [e...](auto&& i) { return one_hot<T>(DIMGRAPH_FWD(i), e...); }, idx);
 }
 

@@ -154,13 +154,20 @@ class scan_fn {
       using run = detail::scan_run<D, Body, traced, detail::scan_stand_in_t<Xs>...>;
       if constexpr (check != check_t::ok) return poisoned_results<run>();
       else if constexpr (!valid<run>()) return poisoned_results<run>();
+      else if constexpr (!detail::check_scan_values<typename run::iter, typename run::carried,
+                                                    typename run::result,
+                                                    typename run::ragged_batch>(
+                             std::make_index_sequence<run::carried::size>{},
+                             std::make_index_sequence<std::tuple_size_v<typename run::emitted>>{}))
+        return poisoned_results<run>();
       else if constexpr (traced) return trace<run, std::remove_cvref_t<Xs>...>(xs...);
       else return execute<run>(std::forward_as_tuple(xs...));
     }
   }
 
  private:
-  // The compile-time checks of a run (inputs checked already), each reported once.
+  // The compile-time checks of a run up to the form of the step its body returns (inputs
+  // checked already; the step's values are checked by the caller), each reported once.
   template <class Run>
   static constexpr bool valid() {
     constexpr slicing s = Run::first::slicing_value;
@@ -176,8 +183,7 @@ class scan_fn {
                     "and carries, in the order of the inputs");
       return false;
     } else {
-      return detail::check_scan_body<typename Run::iter, typename Run::carried,
-                                     typename Run::result, typename Run::ragged_batch>();
+      return detail::check_scan_step<typename Run::carried, typename Run::result>();
     }
   }
 

@@ -13,8 +13,8 @@
 #include "dimgraph/graph/step.hpp"
 
 // Each check names what is wrong in its message and shows the types involved as template
-// arguments of the function that fails (e.g. carry_keeps_type<1, tensor<float, hidden>,
-// tensor<double, hidden>>). The scan then stops (one message per mistake).
+// arguments of the mistake it reports (e.g. operand<"initial", Hidden>, operand<"next", Other>,
+// float, float). The scan then stops (one message per mistake).
 
 namespace dimgraph {
 namespace detail {
@@ -171,20 +171,14 @@ template <class... Cs, class... Es>
 inline constexpr bool step_poisoned_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
     any_poisoned<Cs..., Es...>;
 
-// Carry I keeps the type of its initial value: the same element type and the same dims
-// (in any order).
-template <std::size_t Index, class Initial, class Next>
+// A carry's next value keeps the type of its initial value: the same element type and the
+// same dims (in any order).
+template <class Initial, class Next>
 constexpr bool carry_keeps_type() {
-  constexpr bool same = [] {
-    if constexpr (expression<Next> || symbolic<Next>)
-      return std::is_same_v<value_t<Initial>, value_t<Next>> &&
-             list_same_set_v<dims_t<Initial>, dims_t<Next>>;
-    else return false;
-  }();
-  DIMGRAPH_REQUIRE(same, "dimgraph: scan: a carry changes type",
-                   detail::operand_role_t<"initial", Initial>, detail::operand_role_t<"next", Next>,
-                   detail::element_of_t<Initial>, detail::element_of_t<Next>);
-  return same;
+  if constexpr (expression<Next> || symbolic<Next>)
+    return std::is_same_v<value_t<Initial>, value_t<Next>> &&
+           list_same_set_v<dims_t<Initial>, dims_t<Next>>;
+  else return false;
 }
 
 template <std::size_t Index, class Iter, class Emitted>
@@ -218,53 +212,61 @@ constexpr bool ragged_value_has_rows() {
 }
 
 // What the body returned (R) against the carried inputs' types (a type_list): a scan_step
-// with one carry per carried input, each of its input's type, and emitted expressions
-// without the iteration dim Iter. Over a ragged dim (Batch, its batch dim, not void): every
-// carry and emitted value has Batch. (A poisoned result, or a step carrying or emitting a
+// with one carry per carried input. (A poisoned result, or a step carrying or emitting a
 // poisoned value, was reported in the body: nothing more to say.)
-template <class Iter, class Carried, class R, class Batch = void>
-constexpr bool check_scan_body() {
+template <class Carried, class R>
+constexpr bool check_scan_step() {
   if constexpr ((poisoned<R>)) {
     return false;
   } else if constexpr (!is_scan_step_v<R>) {
     static_assert(is_scan_step_v<R>,
                   "dimgraph: scan: the body must return dg::step(dg::carry(...), dg::emit(...))");
     return false;
+  } else if constexpr (std::tuple_size_v<decltype(std::declval<R>().carries.values)> !=
+                       Carried::size) {
+    static_assert(std::tuple_size_v<decltype(std::declval<R>().carries.values)> == Carried::size,
+                  "dimgraph: scan: the body carries a different number of values than there "
+                  "are carried inputs");
+    return false;
   } else {
-    using nexts = decltype(std::declval<R>().carries.values);
-    using emits = decltype(std::declval<R>().emits.values);
-    if constexpr (std::tuple_size_v<nexts> != Carried::size) {
-      static_assert(std::tuple_size_v<nexts> == Carried::size,
-                    "dimgraph: scan: the body carries a different number of values than there "
-                    "are carried inputs");
-      return false;
-    } else if constexpr (step_poisoned_v<R>) {
-      return false;
-    } else {
-      constexpr auto carries = std::make_index_sequence<Carried::size>{};
-      constexpr auto emitted = std::make_index_sequence<std::tuple_size_v<emits>>{};
-      constexpr bool typed = []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                                      std::index_sequence<Ks...>) {
-        const bool c = (carry_keeps_type<Is, at_t<Is, Carried>,
-                                         carry_type_t<std::tuple_element_t<Is, nexts>>>() &&
-                        ...);
-        const bool e = (emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...);
-        return c && e;
-      }(carries, emitted);
-      if constexpr (!typed || std::is_void_v<Batch>) {
-        return typed;
-      } else {
-        return []<std::size_t... Is, std::size_t... Ks>(std::index_sequence<Is...>,
-                                                        std::index_sequence<Ks...>) {
-          const bool c = (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...);
-          const bool e =
-              (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
-                                     true>() &&
-               ...);
-          return c && e;
-        }(carries, emitted);
-      }
-    }
+    return !step_poisoned_v<R>;
+  }
+}
+
+// The values of a step R that passed check_scan_step (Is: its carries, Ks: its emitted
+// values): each carry of its carried input's type (the first that is not is reported), and
+// emitted expressions without the iteration dim Iter. Over a ragged dim (Batch, its batch
+// dim, not void): every carry and emitted value has Batch. (Called by the scan's call
+// operator itself, so that a mistake here is reported one frame from the scan's call.)
+template <class Iter, class Carried, class R, class Batch, std::size_t... Is, std::size_t... Ks>
+constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence<Ks...>) {
+  using nexts = decltype(std::declval<R>().carries.values);
+  using emits = decltype(std::declval<R>().emits.values);
+  constexpr std::size_t changed = [] {
+    const bool keeps[] = {
+        carry_keeps_type<at_t<Is, Carried>, carry_type_t<std::tuple_element_t<Is, nexts>>>()...,
+        false};
+    std::size_t i = 0;
+    while (keeps[i]) ++i;
+    return i;
+  }();
+  if constexpr (changed != Carried::size) {
+    using initial = at_t<changed, Carried>;
+    using next = carry_type_t<std::tuple_element_t<changed, nexts>>;
+    DIMGRAPH_REQUIRE(changed == Carried::size, "dimgraph: scan: a carry changes type",
+                     detail::operand_role_t<"initial", initial>,
+                     detail::operand_role_t<"next", next>, detail::element_of_t<initial>,
+                     detail::element_of_t<next>);
+    return false;
+  } else if constexpr (!(emitted_value_fits<Ks, Iter, std::tuple_element_t<Ks, emits>>() && ...)) {
+    return false;
+  } else if constexpr (std::is_void_v<Batch>) {
+    return true;
+  } else {
+    return (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...) &&
+           (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+                                  true>() &&
+            ...);
   }
 }
 

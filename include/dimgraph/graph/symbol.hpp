@@ -129,6 +129,9 @@ struct stand_in<symbol<N>> {
 };
 template <class X>
 using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;
+// An operand's stand-in, for decltype of the op on tensors (declared only).
+template <class X>
+stand_in_t<X> stand_in_of(const X&);
 
 // The node an operand becomes: a symbol's own node, a captured constant, or a scalar.
 template <class X>
@@ -203,30 +206,31 @@ template <class... Xs>
 concept symbolic_operands =
     (symbolic<Xs> || ...) && ((symbolic<Xs> || expression<Xs> || scalar<Xs>)&&...);
 
-// The symbol of Op applied to xs: the result type is the one `eager` (the public op on
-// tensors) gives on tensors of the operands' types, so shape rules and compile-time
-// errors are the eager op's, checked once.
-// `attributes` describes the run-time arguments `eager` captured.
-template <class Op, class Eager, class... Xs>
+// The symbol of Op applied to xs, of the type R the public op gives on tensors of the
+// operands' types. The op on symbols computes R itself, as decltype of the public op on the
+// operands' stand-ins (stand_in_of): shape rules and compile-time errors are the eager op's,
+// checked once and reported from the op the user called. `eager` is the public op as a
+// callable, which a scan that hoists runs (staged_apply); `attributes` describes the run-time
+// arguments it captured.
+template <class Op, class R, class Eager, class... Xs>
 auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
-  using result = decltype(std::declval<Eager>()(std::declval<stand_in_t<Xs>>()...));
   if constexpr ((is_staged_v<std::remove_cvref_t<Xs>> || ...)) {
     return staged_apply<Op>(std::move(eager), std::forward<Xs>(xs)...);
-  } else if constexpr (poisoned<result>) {
+  } else if constexpr (poisoned<R>) {
     return invalid_expr{};
-  } else if constexpr (is_tuple_v<result>) {
+  } else if constexpr (is_tuple_v<R>) {
     // An op with several results (split): one node per result, told apart by "part=i".
     return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, result>>(
+      return std::tuple{symbol_of<Op, std::tuple_element_t<Is, R>>(
           attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
-    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+    }(std::make_index_sequence<std::tuple_size_v<R>>{});
   } else {
-    return symbol_of<Op, result>(std::move(attributes), xs...);
+    return symbol_of<Op, R>(std::move(attributes), xs...);
   }
 }
-template <class Op, class Eager, class... Xs>
+template <class Op, class R, class Eager, class... Xs>
 auto symbolic_apply(Eager eager, Xs&&... xs) {
-  return symbolic_apply_with<Op>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
+  return symbolic_apply_with<Op, R>(std::string(), std::move(eager), std::forward<Xs>(xs)...);
 }
 
 }  // namespace detail
@@ -234,7 +238,8 @@ auto symbolic_apply(Eager eager, Xs&&... xs) {
 template <class Node>
 template <class D>
 auto symbol<Node>::operator[](at_arg<D> a) const {
-  return detail::symbolic_apply_with<op_tag<"at", D>>(
+  using result = decltype(detail::stand_in_of(*this)[a]);
+  return detail::symbolic_apply_with<op_tag<"at", D>, result>(
       "index=" + std::to_string(a.value), [a](auto&& y) { return y[a]; }, *this);
 }
 

@@ -40,7 +40,8 @@ decltype(auto) as_keys(X&& x) {
 template <class Time, class Key, class S>
 auto causal_allowed(const S& scores) {
   if constexpr (symbolic<S>) {
-    return dimgraph::detail::symbolic_apply<op_tag<"causal_mask", Time, Key>>(
+    using result = decltype(causal_allowed<Time, Key>(dimgraph::detail::stand_in_of(scores)));
+    return dimgraph::detail::symbolic_apply<op_tag<"causal_mask", Time, Key>, result>(
         [](const auto& s) { return causal_allowed<Time, Key>(s); }, scores);
   } else {
     const std::size_t n_query = scores.template extent<Time>();
@@ -131,36 +132,45 @@ struct packed_projection {
   }
 };
 
-// multi_head_attention on the packed weights (in_proj_weight, in_proj_bias).
-template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
-          class W, class B, class Wo, class Bo, class M>
+// The checks of multi_head_attention on the packed weights W, B (in_proj_weight,
+// in_proj_bias): check_packed, then check_attention on their thirds. Made, and reported
+// (report_attention), where the layer is called. (After a mistake reported before: ok, and
+// attend_packed gives the stand-in.)
+template <class Heads, class Time, class Q, class K, class V, class W, class B, class Wo, class Bo,
+          class M>
+constexpr attention_check check_packed_attention() {
+  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+    return attention_check::ok;
+  } else if constexpr (constexpr attention_check packed = check_packed<Q, W, B>();
+                       packed != attention_check::ok) {
+    return packed;
+  } else {
+    using p = packed_projection<Q, W, B>;
+    using P = std::remove_cvref_t<decltype(p::template part<0>(std::declval<const W&>()))>;
+    using PB = std::remove_cvref_t<decltype(p::template part<0>(std::declval<const B&>()))>;
+    return check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
+  }
+}
+
+// multi_head_attention on the packed weights (in_proj_weight, in_proj_bias), checked
+// (check_packed_attention gave Check).
+template <class Heads, class Time, attention_options O, bool NeedWeights, attention_check Check,
+          class Q, class K, class V, class W, class B, class Wo, class Bo, class M>
 auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, const B& b_in,
                    const Wo& wo, const Bo& bo, const M& mask) {
-  if constexpr (dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
+  if constexpr (Check != attention_check::ok ||
+                dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    constexpr attention_check packed = check_packed<Q, W, B>();
-    report_attention<packed, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
-    if constexpr (packed != attention_check::ok) {
-      return poisoned_attention<NeedWeights>();
-    } else {
-      using p = packed_projection<Q, W, B>;
-      const auto wq = p::template part<0>(w_in);
-      const auto wk = p::template part<1>(w_in);
-      const auto wv = p::template part<2>(w_in);
-      const auto bq = p::template part<0>(b_in);
-      const auto bk = p::template part<1>(b_in);
-      const auto bv = p::template part<2>(b_in);
-      using P = std::remove_cvref_t<decltype(wq)>;
-      using PB = std::remove_cvref_t<decltype(bq)>;
-      constexpr auto check =
-          check_attention<Heads, Time, Q, K, V, P, P, P, PB, PB, PB, Wo, Bo, M>();
-      report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
-      if constexpr (check == attention_check::ok)
-        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
-                                                   bo, mask);
-      else return poisoned_attention<NeedWeights>();
-    }
+    using p = packed_projection<Q, W, B>;
+    const auto wq = p::template part<0>(w_in);
+    const auto wk = p::template part<1>(w_in);
+    const auto wv = p::template part<2>(w_in);
+    const auto bq = p::template part<0>(b_in);
+    const auto bk = p::template part<1>(b_in);
+    const auto bv = p::template part<2>(b_in);
+    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                               mask);
   }
 }
 
@@ -175,44 +185,67 @@ constexpr attention_check check_separate_bias() {
   else return check::ok;
 }
 
-// multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
-// and the packed bias.
-template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
-          class Wq, class Wk, class Wv, class B, class Wo, class Bo, class M>
-auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
-                     const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
+// The checks of multi_head_attention on separate projections Wq, Wk, Wv with the packed bias B
+// (check_separate_bias, then check_attention on the bias's thirds), as check_packed_attention.
+template <class Heads, class Time, class Q, class K, class V, class Wq, class Wk, class Wv, class B,
+          class Wo, class Bo, class M>
+constexpr attention_check check_separate_attention() {
   if constexpr (dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
-    return poisoned_attention<NeedWeights>();
+    return attention_check::ok;
+  } else if constexpr (constexpr attention_check bias = check_separate_bias<Q, Wq, B>();
+                       bias != attention_check::ok) {
+    return bias;
   } else {
-    constexpr attention_check bias = check_separate_bias<Q, Wq, B>();
-    report_attention<bias, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
-    if constexpr (bias != attention_check::ok) {
-      return poisoned_attention<NeedWeights>();
-    } else {
-      const auto bq = packed_projection<Q, B, B>::template part<0>(b_in);
-      const auto bk = packed_projection<Q, B, B>::template part<1>(b_in);
-      const auto bv = packed_projection<Q, B, B>::template part<2>(b_in);
-      using PB = std::remove_cvref_t<decltype(bq)>;
-      constexpr auto all =
-          check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
-      report_attention<all, false, Heads, Time, Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>();
-      if constexpr (all == attention_check::ok)
-        return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo,
-                                                   bo, mask);
-      else return poisoned_attention<NeedWeights>();
-    }
+    using PB = std::remove_cvref_t<decltype(packed_projection<Q, B, B>::template part<0>(
+        std::declval<const B&>()))>;
+    return check_attention<Heads, Time, Q, K, V, Wq, Wk, Wv, PB, PB, PB, Wo, Bo, M>();
   }
 }
 
+// multi_head_attention on separate projections (q_proj_weight, k_proj_weight, v_proj_weight)
+// and the packed bias, checked (check_separate_attention gave Check).
+template <class Heads, class Time, attention_options O, bool NeedWeights, attention_check Check,
+          class Q, class K, class V, class Wq, class Wk, class Wv, class B, class Wo, class Bo,
+          class M>
+auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq, const Wk& wk,
+                     const Wv& wv, const B& b_in, const Wo& wo, const Bo& bo, const M& mask) {
+  if constexpr (Check != attention_check::ok ||
+                dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
+    return poisoned_attention<NeedWeights>();
+  } else {
+    using p = packed_projection<Q, B, B>;
+    const auto bq = p::template part<0>(b_in);
+    const auto bk = p::template part<1>(b_in);
+    const auto bv = p::template part<2>(b_in);
+    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                               mask);
+  }
+}
+
+// multi_head_attention with the weights as one struct P: checked and reported here, then run
+// on its packed or separate weights.
 template <class Heads, class Time, attention_options O, bool NeedWeights, class Q, class K, class V,
           class P, class M>
 auto attend_struct(const Q& query, const K& key, const V& value, const P& p, const M& mask) {
+  using wo = std::remove_cvref_t<decltype(p.out_proj.weight)>;
+  using bo = std::remove_cvref_t<decltype(p.out_proj.bias)>;
+  using b = std::remove_cvref_t<decltype(p.in_proj_bias)>;
   if constexpr (packed_attention_struct<P>) {
-    return attend_packed<Heads, Time, O, NeedWeights>(query, key, value, p.in_proj_weight,
-                                                      p.in_proj_bias, p.out_proj.weight,
-                                                      p.out_proj.bias, mask);
+    using w = std::remove_cvref_t<decltype(p.in_proj_weight)>;
+    constexpr attention_check check =
+        check_packed_attention<Heads, Time, Q, K, V, w, b, wo, bo, M>();
+    report_attention<check, true, Heads, Time, Q, K, V, w, w, w, b, wo, bo, M>();
+    return attend_packed<Heads, Time, O, NeedWeights, check>(query, key, value, p.in_proj_weight,
+                                                             p.in_proj_bias, p.out_proj.weight,
+                                                             p.out_proj.bias, mask);
   } else {
-    return attend_separate<Heads, Time, O, NeedWeights>(
+    using wq = std::remove_cvref_t<decltype(p.q_proj_weight)>;
+    using wk = std::remove_cvref_t<decltype(p.k_proj_weight)>;
+    using wv = std::remove_cvref_t<decltype(p.v_proj_weight)>;
+    constexpr attention_check check =
+        check_separate_attention<Heads, Time, Q, K, V, wq, wk, wv, b, wo, bo, M>();
+    report_attention<check, false, Heads, Time, Q, K, V, wq, wk, wv, b, wo, bo, M>();
+    return attend_separate<Heads, Time, O, NeedWeights, check>(
         query, key, value, p.q_proj_weight, p.k_proj_weight, p.v_proj_weight, p.in_proj_bias,
         p.out_proj.weight, p.out_proj.bias, mask);
   }
@@ -253,9 +286,12 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
                           const B& in_proj_bias, const Wo& out_proj_weight,
                           const Bo& out_proj_bias) {
-  return detail::attend_packed<Heads, Time, O, false>(query, key, value, in_proj_weight,
-                                                      in_proj_bias, out_proj_weight, out_proj_bias,
-                                                      detail::no_mask{});
+  using no_mask = detail::no_mask;
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, no_mask>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, no_mask>();
+  return detail::attend_packed<Heads, Time, O, false, check>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, no_mask{});
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
@@ -263,7 +299,10 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention(const Q& query, const K& key, const V& value, const W& in_proj_weight,
                           const B& in_proj_bias, const Wo& out_proj_weight, const Bo& out_proj_bias,
                           const M& mask) {
-  return detail::attend_packed<Heads, Time, O, false>(
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, M>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+  return detail::attend_packed<Heads, Time, O, false, check>(
       query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
 }
 
@@ -295,9 +334,12 @@ template <dimension Heads, dimension Time, attention_options O = attention_optio
 auto multi_head_attention_with_weights(const Q& query, const K& key, const V& value,
                                        const W& in_proj_weight, const B& in_proj_bias,
                                        const Wo& out_proj_weight, const Bo& out_proj_bias) {
-  return detail::attend_packed<Heads, Time, O, true>(query, key, value, in_proj_weight,
-                                                     in_proj_bias, out_proj_weight, out_proj_bias,
-                                                     detail::no_mask{});
+  using no_mask = detail::no_mask;
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, no_mask>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, no_mask>();
+  return detail::attend_packed<Heads, Time, O, true, check>(
+      query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, no_mask{});
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
@@ -306,7 +348,10 @@ auto multi_head_attention_with_weights(const Q& query, const K& key, const V& va
                                        const W& in_proj_weight, const B& in_proj_bias,
                                        const Wo& out_proj_weight, const Bo& out_proj_bias,
                                        const M& mask) {
-  return detail::attend_packed<Heads, Time, O, true>(
+  constexpr detail::attention_check check =
+      detail::check_packed_attention<Heads, Time, Q, K, V, W, B, Wo, Bo, M>();
+  detail::report_attention<check, true, Heads, Time, Q, K, V, W, W, W, B, Wo, Bo, M>();
+  return detail::attend_packed<Heads, Time, O, true, check>(
       query, key, value, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, mask);
 }
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
