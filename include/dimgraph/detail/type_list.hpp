@@ -51,6 +51,19 @@ template <class List>
 using back_t = at_t<List::size - 1, List>;
 template <class List>
 using pop_front_t = slice_t<1, List::size, List>;
+// The last element of any list L<Ts...> (type_list, dim_list, ...); void for an empty one.
+template <class List>
+struct last_or_void;
+template <template <class...> class L, class... Ts>
+struct last_or_void<L<Ts...>> {
+  using type = at_t<sizeof...(Ts) - 1, type_list<Ts...>>;
+};
+template <template <class...> class L>
+struct last_or_void<L<>> {
+  using type = void;
+};
+template <class List>
+using last_or_void_t = typename last_or_void<List>::type;
 template <class List>
 using pop_back_t = slice_t<0, List::size - 1, List>;
 

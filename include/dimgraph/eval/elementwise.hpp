@@ -31,18 +31,6 @@ DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
   return b;
 }
 
-// The innermost (last) dim of a dim list; void for rank 0.
-template <class Dims>
-struct inner_dim {
-  using type = back_t<types_of_t<Dims>>;
-};
-template <>
-struct inner_dim<dim_list<>> {
-  using type = void;
-};
-template <class Dims>
-using inner_dim_t = typename inner_dim<Dims>::type;
-
 // The lanes of a kernel writing Out: the widest lane type fills one register.
 template <class Ev, class Out>
 inline constexpr std::size_t kernel_lanes_v =
@@ -130,7 +118,7 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using kernel = program_kernel<typename ev::program>;
   using out_dims = typename Dst::dims;
   using out_t = typename Dst::value_type;
-  using inner = inner_dim_t<out_dims>;
+  using inner = last_or_void_t<out_dims>;  // (void for rank 0)
   using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L = kernel_lanes_v<ev, out_t>;

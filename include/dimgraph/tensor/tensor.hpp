@@ -73,18 +73,6 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   return extents_check::ok;
 }
 
-// The last of Ds... (void for no dims).
-template <class... Ds>
-struct last_dim {
-  using type = void;
-};
-template <class D>
-struct last_dim<D> {
-  using type = D;
-};
-template <class D, class E, class... Ds>
-struct last_dim<D, E, Ds...> : last_dim<E, Ds...> {};
-
 // What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
 // dims (dg::lengths<D>(lens)).
 template <class A>
@@ -478,7 +466,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
   // not the last dim's size (compile time); another list whose length is not its dim's size
   // (shape_error naming the dim, the length and the shape).
-  tensor(detail::nested_init_t<T, rank, typename detail::last_dim<Ds...>::type> list)  // NOLINT
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  tensor(detail::nested_init_t<T, rank, detail::last_or_void_t<detail::type_list<Ds...>>> list)
     requires(is_static && rank > 0)
   {
     detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);
