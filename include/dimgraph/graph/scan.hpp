@@ -380,7 +380,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
               auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter, true>(
                   n, [&]<class X>(X*) { return e.template extent<X>(); });
-              out.emplace(detail::tensor_internals::relocate(fresh));
+              out.emplace(detail::tensor_internals::hand_over(fresh));
             } else {
               detail::check_emitted(*out, e, K, i);
             }
@@ -467,7 +467,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
       auto& out = std::get<K>(outs);
       if (out) return;
       auto no_rows =
-          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
+          detail::stacked_output<typename Run::template output_t<K>, iter, true>(n, [&]<class X>(X*) {
             return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
               return std::apply(
                   [&](const auto&... carries) {

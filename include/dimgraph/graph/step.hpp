@@ -111,7 +111,7 @@ struct scan_step {
 };
 
 namespace detail {
-// A tuple of the contents of t's elements, t's tensors relocated (t is dropped next).
+// A tuple of the contents of t's elements, handed over (t is dropped next).
 template <class... Xs>
 std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
   return [&]<std::size_t... Is>(std::index_sequence<Is...>) {

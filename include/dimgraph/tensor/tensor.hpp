@@ -352,7 +352,7 @@ class tensor_access {
 namespace detail {
 struct tensor_internals;
 // A tensor's contents handed to a new tensor without the move's refill of the source (see
-// tensor_internals::relocate); only tensor_internals makes one.
+// tensor_internals::hand_over); only tensor_internals makes one.
 template <class Tensor>
 class relocation {
   friend struct tensor_internals;
@@ -601,29 +601,24 @@ struct tensor_internals {
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
   }
-  // A relocation of t: a tensor constructed from it takes t's shape and elements and leaves t
-  // without storage (where a move gives a tensor with heap storage new zeroed storage of its
-  // smallest extents: for all-static dims, an allocation and a fill of its whole size). t may
-  // then only be destroyed or assigned a whole tensor: for what the library owns and drops.
-  template <class T, class... Ds>
-  static relocation<tensor<T, Ds...>> relocate(tensor<T, Ds...>& t) noexcept {
-    return relocation<tensor<T, Ds...>>(t);
-  }
-  // What a new value takes x's contents from when x is dropped next: a relocation of a tensor,
-  // x moved otherwise.
+  // What a new value takes x's contents from when x is dropped next. For a tensor, a
+  // relocation: the new tensor takes t's shape and elements and leaves t without storage (where
+  // a move gives a tensor with heap storage new zeroed storage of its smallest extents: for
+  // all-static dims, an allocation and a fill of its whole size); t may then only be destroyed
+  // or assigned a whole tensor. Anything else is moved.
   template <class T, class... Ds>
   static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>& t) noexcept {
-    return relocate(t);
+    return relocation<tensor<T, Ds...>>(t);
   }
   template <class T, class... Ds>
   static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>&& t) noexcept {
-    return relocate(t);
+    return hand_over(t);
   }
   template <class X>
   static std::remove_reference_t<X>&& hand_over(X&& x) noexcept {
     return static_cast<std::remove_reference_t<X>&&>(x);
   }
-  // dst takes src's shape and elements, src is left as after relocate (any other type: moved).
+  // dst takes src's shape and elements, src is left as after hand_over (any other type: moved).
   template <class X>
   static void replace(X& dst, X& src) {
     dst = std::move(src);

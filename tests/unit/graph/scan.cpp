@@ -364,7 +364,7 @@ TEST_CASE(
 TEST_CASE("scan: carries and emits with heap-held static dims are handed on, not refilled") {
   // [R96, C64] floats are 24 KiB, above the inline limit: the tensors keep their elements on
   // the heap and a move gives the moved-from one new zeroed storage. The scan hands each step's
-  // values on instead (tensor_internals::relocate), with the same results as a plain loop.
+  // values on instead (tensor_internals::hand_over), with the same results as a plain loop.
   struct R96 : dg::dim<"r96", 96> {};
   struct C64 : dg::dim<"c64", 64> {};
   using big = dg::tensor<float, R96, C64>;
@@ -389,13 +389,14 @@ TEST_CASE("scan: carries and emits with heap-held static dims are handed on, not
   CHECK(bad == 0);
 }
 
-TEST_CASE("tensor_internals::relocate: the new tensor takes the elements, the old one is dropped") {
+TEST_CASE(
+    "tensor_internals::hand_over: the new tensor takes the elements, the old one is dropped") {
   struct R96 : dg::dim<"r96", 96> {};
   struct C64 : dg::dim<"c64", 64> {};
   using big = dg::tensor<float, R96, C64>;
   big a = dg::full<float, R96, C64>(1.5f);
   const float* memory = a.data();
-  const big b(dg::detail::tensor_internals::relocate(a));
+  const big b(dg::detail::tensor_internals::hand_over(a));
   CHECK(b.data() == memory);
   CHECK(b(95, 63) == 1.5f);
   CHECK(a.data() == nullptr);  // no storage: destroyed next, without a refill
