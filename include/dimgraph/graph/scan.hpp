@@ -378,7 +378,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             const auto& e = std::get<K>(r.emits.values);
             if (!out) {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter, true>(
+              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
                   n, [&]<class X>(X*) { return e.template extent<X>(); });
               out.emplace(detail::tensor_internals::hand_over(fresh));
             } else {
@@ -467,7 +467,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
       auto& out = std::get<K>(outs);
       if (out) return;
       auto no_rows =
-          detail::stacked_output<typename Run::template output_t<K>, iter, true>(n, [&]<class X>(X*) {
+          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
             return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
               return std::apply(
                   [&](const auto&... carries) {
@@ -476,7 +476,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
                   state);
             }(std::make_index_sequence<slice_count>{});
           });
-      out.emplace(detail::tensor_internals::relocate(no_rows));
+      out.emplace(detail::tensor_internals::hand_over(no_rows));
     };
     (empty(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<emit_count>{});

@@ -97,9 +97,10 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
 }
 
 // A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
-// static dims their size). Its elements are zeros, or left uninitialised with Overwrite (for
-// a scan that writes every slot along Iter).
-template <class Out, class Iter, bool Overwrite = false, class ExtentOf>
+// static dims their size). Its elements are left uninitialised: the scan writes every slot
+// along Iter. Zeroed: zeros, for a ragged scan, which leaves the padding past each row's
+// length as it finds it.
+template <class Out, class Iter, bool Zeroed = false, class ExtentOf>
 Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     auto one = [&]<class X>(X*) -> std::size_t {
@@ -108,8 +109,8 @@ Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
       else return extent_of(static_cast<X*>(nullptr));
     };
     const auto shape = Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan");
-    if constexpr (Overwrite) return tensor_internals::for_overwrite<Out>(shape);
-    else return Out(shape);
+    if constexpr (Zeroed) return Out(shape);
+    else return tensor_internals::for_overwrite<Out>(shape);
   }(static_cast<dims_t<Out>*>(nullptr));
 }
 
