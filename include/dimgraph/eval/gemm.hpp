@@ -147,6 +147,29 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
 }
 
+// A load for a kernel that reads the vector in several multiply-adds, made a value in a
+// register that GCC cannot trace back to memory. Otherwise GCC's register allocator may read
+// the memory in each multiply-add in place of the register: tuned for Zen 2 and 3
+// (-mtune=znver2/znver3; -march=native picks them there and, with GCC 12, on Zen 4) it rates
+// the two the same, and gemm_dots' 4 x 4 tile then loads 20 vectors per 16 multiply-adds
+// instead of 8. Only where the function is compiled for an instruction set with such a
+// register: the build's target, and a wider one when GCC inlines the kernels into that set's
+// entry (eval/matmul.hpp), which it does unless it inlines nothing (-O0, -fno-inline:
+// __NO_INLINE__); otherwise the asm operand would be an error.
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_load_kept(V& out, const T* p) {
+  V v = gemm_load<V>(p);
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__OPTIMIZE__) && !defined(__NO_INLINE__)
+  constexpr bool fits = true;
+#else
+  constexpr bool fits = sizeof(V) <= gemm_target_isa::vector_bytes;
+#endif
+  if constexpr (!std::is_arithmetic_v<V> && fits) __asm__("" : "+v"(v));
+#endif
+  out = v;
+}
+
 // acc += x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
 // an FMA where the target has one (their default floating-point contraction).
 // (Operands by reference: a vector wider than the build's target passed by value is what

@@ -100,10 +100,11 @@ DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m,
       for (; p + L <= k; p += L) {
         V bv[NR];
         DIMGRAPH_UNROLL
-        for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
+        for (std::size_t j = 0; j < NR; ++j) gemm_load_kept(bv[j], b[j] + p);
         DIMGRAPH_UNROLL
         for (std::size_t i = 0; i < MR; ++i) {
-          const V av = gemm_load<V>(a[i] + p);
+          V av;
+          gemm_load_kept(av, a[i] + p);
           DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
         }
