@@ -102,14 +102,15 @@ inline constexpr bool gemm_target_fma = true;
 #else
 inline constexpr bool gemm_target_fma = false;
 #endif
+// (Vectors of simd::bytes: the target's widest, within DIMGRAPH_CONFIG_SIMD_MAX_BYTES.)
 #if defined(__AVX512F__)
-using gemm_target_isa = gemm_isa<64, 32, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 32, gemm_target_fma>;
 #elif defined(__AVX__)
-using gemm_target_isa = gemm_isa<32, 16, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 16, gemm_target_fma>;
 #elif defined(__aarch64__)
-using gemm_target_isa = gemm_isa<16, 32, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 32, gemm_target_fma>;
 #else
-using gemm_target_isa = gemm_isa<16, 16, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 16, gemm_target_fma>;
 #endif
 
 // acc + x * y, fused where the instruction set has FMA (one rounding, twice the throughput).
@@ -120,13 +121,15 @@ DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
 }
 
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
-// shares) for the float and integer types, T itself for any other. Written out rather than left
+// shares) for the float and integer types, T itself for any other and where the register (as
+// capped) holds fewer than two Ts. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
 // with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
 // (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
 template <class T, class Isa = gemm_target_isa,
-          bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                 (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+          bool = (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  (std::is_integral_v<T> && !std::is_same_v<T, bool>)) &&
+                 Isa::vector_bytes >= 2 * sizeof(T)>
 struct gemm_vector {
   using type = T;
 };
