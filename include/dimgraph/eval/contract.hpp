@@ -192,10 +192,13 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     const dim_group ab = group(a, static_cast<batch*>(nullptr));
     const dim_group bb = group(b, static_cast<batch*>(nullptr));
     const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    // (An operand with no elements may have no storage: its offsets are then not added.)
+    const auto at = [](auto* p, std::ptrdiff_t offset) { return p ? p + offset : p; };
     const auto entries = [&](std::size_t first, std::size_t last) {
       for (std::size_t i = first; i < last; ++i) {
-        const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
-                                    out.data() + cb.at(i), &cm, &cn};
+        const matmul_operands<T> op{at(a.data(), ab.at(i)),   &am, &ak,
+                                    at(b.data(), bb.at(i)),   &bk, &bn,
+                                    at(out.data(), cb.at(i)), &cm, &cn};
         matmul(op, am.size, bn.size, ak.size);
       }
     };
