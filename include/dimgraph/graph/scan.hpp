@@ -303,8 +303,9 @@ class scan_fn {
 // the first iteration): a slicing outside its dim or past its end, trip counts that differ
 // (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
 // from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
-// ..."); any dg::error the body throws keeps its class and gets the iteration before its
-// message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
+// ..."); any dg::error the body throws keeps its class and gets the scan and the iteration
+// before the op that threw it: "dimgraph: scan: at iteration i: add: ...", or with a layer
+// between, "dimgraph: scan: at iteration i: nn::lstm_cell: add: ..." (dg::error::add_context).
 // After a mistake in the body (reported where it was made) or one of these, the result is the
 // stand-in of a reported mistake, one per result when the body's step says how many, which
 // later ops and structured bindings take silently.

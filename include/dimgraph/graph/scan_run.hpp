@@ -17,6 +17,7 @@
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/step.hpp"
+#include "dimgraph/shape/error.hpp"
 
 namespace dimgraph {
 
@@ -133,16 +134,12 @@ std::size_t input_extent(const Vs&... vs) {
   return extent;
 }
 
-// f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
-// iteration i: " before its message and is rethrown (keeping its class).
+// f() run as iteration i of a scan: a dg::error it throws gets "scan: at iteration i: " after
+// its "dimgraph: " and is rethrown (keeping its class; see detail::in_call).
 template <class F>
 decltype(auto) at_iteration(std::size_t i, F&& f) {
-  try {
-    return std::forward<F>(f)();
-  } catch (error& e) {
-    e.add_context("scan", "at iteration " + std::to_string(i));
-    throw;
-  }
+  return in_call(
+      "scan", [i] { return "at iteration " + std::to_string(i); }, std::forward<F>(f));
 }
 
 // The error of check_emitted (out of line: the check stays small enough to inline).
