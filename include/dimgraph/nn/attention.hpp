@@ -111,6 +111,11 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
   else return out;
 }
 
+// The layer the user called, which its run-time errors name first.
+template <bool NeedWeights>
+inline constexpr const char* attention_name =
+    NeedWeights ? "nn::multi_head_attention_with_weights" : "nn::multi_head_attention";
+
 // What attention gives after a mistake (reported where it was made, or by its checks): the
 // stand-in, or a pair of them for multi_head_attention_with_weights, so that
 // `auto [out, weights] = ...` says nothing more.
@@ -162,15 +167,17 @@ auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, 
                 dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    using p = packed_projection<Q, W, B>;
-    const auto wq = p::template part<0>(w_in);
-    const auto wk = p::template part<1>(w_in);
-    const auto wv = p::template part<2>(w_in);
-    const auto bq = p::template part<0>(b_in);
-    const auto bk = p::template part<1>(b_in);
-    const auto bv = p::template part<2>(b_in);
-    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                               mask);
+    return dimgraph::detail::in_call(attention_name<NeedWeights>, [&] {
+      using p = packed_projection<Q, W, B>;
+      const auto wq = p::template part<0>(w_in);
+      const auto wk = p::template part<1>(w_in);
+      const auto wv = p::template part<2>(w_in);
+      const auto bq = p::template part<0>(b_in);
+      const auto bk = p::template part<1>(b_in);
+      const auto bv = p::template part<2>(b_in);
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    });
   }
 }
 
@@ -213,12 +220,14 @@ auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq,
                 dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    using p = packed_projection<Q, B, B>;
-    const auto bq = p::template part<0>(b_in);
-    const auto bk = p::template part<1>(b_in);
-    const auto bv = p::template part<2>(b_in);
-    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                               mask);
+    return dimgraph::detail::in_call(attention_name<NeedWeights>, [&] {
+      using p = packed_projection<Q, B, B>;
+      const auto bq = p::template part<0>(b_in);
+      const auto bk = p::template part<1>(b_in);
+      const auto bv = p::template part<2>(b_in);
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    });
   }
 }
 
@@ -279,7 +288,8 @@ auto attend_struct(const Q& query, const K& key, const V& value, const P& p, con
 // not [batch.., KTime, model]; Heads not dividing inner; out_proj_weight not [out, inner]; traced
 // with a head size that is not static (the scale would not be a constant: a traced attention
 // needs static Heads and inner sizes); a mask not of bool or floating point, or with other dims.
-// Errors (run time): extents that disagree (shape_error from the op that meets them).
+// Errors (run time): extents that disagree (shape_error from the op that meets them, after the
+// layer's name: "dimgraph: nn::multi_head_attention: dot: ...").
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
           layer_operand Wo, layer_operand Bo>

@@ -172,14 +172,16 @@ auto convolve(const X& x, const W& w, const B&... b) {
                                           "' is shorter than the dilated kernel (" +
                                           std::to_string(O.dilation * (k - 1) + 1) + ")");
   }
-  decltype(auto) padded = conv_padded<Time, O>(x);
-  decltype(auto) weights = read_once(w);
-  // One product per tap (each evaluated by the element-wise pass that reads it), summed in one
-  // pass with the bias.
-  return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
-    const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
-    return dimgraph::eval((taps + ... + b));
-  }(std::make_index_sequence<k>{});
+  return dimgraph::detail::in_call("nn::conv1d", [&] {
+    decltype(auto) padded = conv_padded<Time, O>(x);
+    decltype(auto) weights = read_once(w);
+    // One product per tap (each evaluated by the element-wise pass that reads it), summed in
+    // one pass with the bias.
+    return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
+      const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
+      return dimgraph::eval((taps + ... + b));
+    }(std::make_index_sequence<k>{});
+  });
 }
 
 }  // namespace detail
@@ -197,7 +199,8 @@ auto convolve(const X& x, const W& w, const B&... b) {
 // the bias. Evaluated now (a tensor; a symbol when traced). Errors (compile time): stride or
 // dilation 0; x lacks Time; Kernel not static; the weight not [out, in, Kernel] sharing exactly one
 // dim with x; out a dim of x; the bias not [out]. Errors (run time): the padded length shorter than
-// the dilated kernel, extents that disagree (shape_error).
+// the dilated kernel, extents that disagree (shape_error; from an op, after the layer's name:
+// "dimgraph: nn::conv1d: dot: ...").
 template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
           layer_operand W>
 auto conv1d(const X& x, const W& weight) {

@@ -66,8 +66,8 @@ void report_embedding_members(dimgraph::detail::type_list<Members...>) {
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): idx's elements are not
 // dg::index<D>; the table has not two dims, or none of them is the indices' vocabulary dim;
 // idx has the embedding dim. Error (run time): an index outside [0, extent of vocab)
-// (index_error from gather naming the dim, the index and the extent), before anything is
-// written.
+// (index_error from gather naming the dim, the index and the extent, after the layer's name:
+// "dimgraph: nn::embedding: gather: index 7 ..."), before anything is written.
 template <layer_operand Idx, layer_operand Table>
 auto embedding(const Idx& idx, const Table& table) {
   if constexpr (dimgraph::detail::any_poisoned<Idx, Table>) {
@@ -76,7 +76,8 @@ auto embedding(const Idx& idx, const Table& table) {
     constexpr detail::embedding_check check = detail::check_embedding<Idx, Table>();
     detail::report_embedding<check, Idx, Table>();
     if constexpr (check == detail::embedding_check::ok) {
-      return dimgraph::gather(table, idx);
+      return dimgraph::detail::in_call("nn::embedding",
+                                       [&] { return dimgraph::gather(table, idx); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }

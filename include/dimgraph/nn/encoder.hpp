@@ -95,13 +95,17 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||
                        dimgraph::detail::poisoned<decltype(norm2(x))>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (O.norm_first) {
-    // (x + .. keeps x's dims and order: the result is a tensor of x's type, or its symbol.)
-    const auto h = dimgraph::eval(x + attend_to(norm1(x)));
-    return dimgraph::eval(h + feed(norm2(h)));
   } else {
-    const auto h = norm1(dimgraph::eval(x + attend_to(x)));
-    return norm2(dimgraph::eval(h + feed(h)));
+    return dimgraph::detail::in_call("nn::transformer_encoder_layer", [&] {
+      if constexpr (O.norm_first) {
+        // (x + .. keeps x's dims and order: the result is a tensor of x's type, or its symbol.)
+        const auto h = dimgraph::eval(x + attend_to(norm1(x)));
+        return dimgraph::eval(h + feed(norm2(h)));
+      } else {
+        const auto h = norm1(dimgraph::eval(x + attend_to(x)));
+        return norm2(dimgraph::eval(h + feed(h)));
+      }
+    });
   }
 }
 
@@ -119,7 +123,8 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
 //   transformer_encoder_layer([batch.., Time, model]) -> x's dims and order
 // Evaluated now (a tensor; a symbol when traced: the graph is the form O chooses). Errors:
 // those of multi_head_attention (a traced layer needs a static head size), feed_forward and
-// layer_norm.
+// layer_norm; at run time after this layer's name ("dimgraph: nn::transformer_encoder_layer:
+// nn::layer_norm: mul: ...").
 template <dimension Heads, dimension Time, encoder_options O = encoder_options{}, layer_operand X,
           detail::encoder_layer_struct P>
 auto transformer_encoder_layer(const X& x, const P& p, double layer_norm_eps = 1e-5) {

@@ -126,7 +126,7 @@ void report_feed_forward_members(dimgraph::detail::type_list<Members...>) {
 // tensor; a symbol when traced). Errors (compile time): a weight has not two dims; x and W1
 // share no dim or more than one; W2 lacks the hidden dim, or its output dim is one of x's
 // other dims; a bias whose dims are not its weight's output dim. Error (run time): extents
-// that disagree (shape_error, "dot").
+// that disagree (shape_error "dimgraph: nn::feed_forward: nn::linear: dot: ...").
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand B1,
           layer_operand W2, layer_operand B2>
 auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
@@ -136,8 +136,10 @@ auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2
     constexpr detail::ff_check check = detail::check_feed_forward<X, W1, B1, W2, B2>();
     detail::report_feed_forward<check, X, W1, B1, W2, B2>();
     if constexpr (check == detail::ff_check::ok) {
-      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
-      return nn::linear(h, w2, b2);
+      return dimgraph::detail::in_call("nn::feed_forward", [&] {
+        const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
+        return nn::linear(h, w2, b2);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -153,8 +155,10 @@ auto feed_forward(const X& x, const W1& w1, const W2& w2) {
     constexpr detail::ff_check check = detail::check_feed_forward<X, W1, void, W2, void>();
     detail::report_feed_forward<check, X, W1, void, W2, void>();
     if constexpr (check == detail::ff_check::ok) {
-      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
-      return nn::linear(h, w2);
+      return dimgraph::detail::in_call("nn::feed_forward", [&] {
+        const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
+        return nn::linear(h, w2);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }

@@ -61,6 +61,24 @@ void report_gru() {
                    dimgraph::detail::operand_role_t<"b_hh", BH>);
 }
 
+// The step on checked operands: both products, then one fused pass over views of the gates.
+template <class X, class H, class W, class R, class BI, class BH>
+auto gru_step(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
+  using d = cell_dims<X, H>;
+  using input = typename d::input;
+  using hidden = typename d::hidden;
+  const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+  const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+  const auto xs = with_bias(from_x, b_ih);
+  const auto hs = with_bias(from_h, b_hh);
+  const auto all = std::tuple_cat(xs, hs);
+  const auto reset = dimgraph::sigmoid(gate_sum_of<3, hidden, 0>(all));
+  const auto update = dimgraph::sigmoid(gate_sum_of<3, hidden, 1>(all));
+  const auto candidate =
+      dimgraph::tanh(gate_sum_of<3, hidden, 2>(xs) + reset * gate_sum_of<3, hidden, 2>(hs));
+  return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+}
+
 }  // namespace detail
 
 // One GRU step, as PyTorch's GRUCell:
@@ -73,7 +91,8 @@ void report_gru() {
 // computes every gate once (h' is evaluated as h + (1 - z) * (n - h)).
 // Errors (compile time): x or h has not exactly one dim of its own; W, R, b_ih or b_hh do
 // not have the dims above. Errors (run time): extents that disagree (shape_error from the
-// op that meets them: dot, split_dims, add, mul).
+// op that meets them, dot, split_dims, add or mul, after the layer's name: "dimgraph:
+// nn::gru_cell: add: ...").
 template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, layer_operand BI,
           layer_operand BH>
 auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
@@ -83,19 +102,8 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
     constexpr detail::cell_check check = detail::check_gru<X, H, W, R, BI, BH>();
     detail::report_gru<check, X, H, W, R, BI, BH>();
     if constexpr (check == detail::cell_check::ok) {
-      using d = detail::cell_dims<X, H>;
-      using input = typename d::input;
-      using hidden = typename d::hidden;
-      const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
-      const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
-      const auto xs = detail::with_bias(from_x, b_ih);
-      const auto hs = detail::with_bias(from_h, b_hh);
-      const auto all = std::tuple_cat(xs, hs);
-      const auto reset = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 0>(all));
-      const auto update = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 1>(all));
-      const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
-                                            reset * detail::gate_sum_of<3, hidden, 2>(hs));
-      return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+      return dimgraph::detail::in_call("nn::gru_cell",
+                                       [&] { return detail::gru_step(x, h, w, r, b_ih, b_hh); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }

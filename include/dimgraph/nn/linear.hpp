@@ -70,7 +70,7 @@ void report_linear_members(dimgraph::detail::type_list<Members...>) {
 //   linear([.., in, ..], [out, in]) -> [x's other dims in x's order, out]
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): W does not have
 // exactly two dims; x and W share no dim, or more than one (ambiguous). Error (run time):
-// the feature dim's extents differ (shape_error, "dot").
+// the feature dim's extents differ (shape_error "dimgraph: nn::linear: dot: ...").
 template <layer_operand X, layer_operand W>
 auto linear(const X& x, const W& w) {
   if constexpr (dimgraph::detail::any_poisoned<X, W>) {
@@ -80,7 +80,8 @@ auto linear(const X& x, const W& w) {
     detail::report_linear<check, X, W>();
     if constexpr (check == detail::linear_check::ok) {
       using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-      return dimgraph::eval(dimgraph::dot<feature>(x, w));
+      return dimgraph::detail::in_call(
+          "nn::linear", [&] { return dimgraph::eval(dimgraph::dot<feature>(x, w)); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -89,7 +90,8 @@ auto linear(const X& x, const W& w) {
 
 // linear(x, W, b) = linear(x, W) + b, with b [out] broadcast over x's other dims (one
 // element-wise pass over the product). Errors: as linear(x, W); b's dims are
-// not exactly W's output dim (compile time).
+// not exactly W's output dim (compile time); b's extent is not W's output extent (run time,
+// shape_error "dimgraph: nn::linear: add: ...").
 template <layer_operand X, layer_operand W, layer_operand B>
 auto linear(const X& x, const W& w, const B& b) {
   if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
@@ -99,7 +101,8 @@ auto linear(const X& x, const W& w, const B& b) {
     detail::report_linear<check, X, W, B>();
     if constexpr (check == detail::linear_check::ok) {
       using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-      return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+      return dimgraph::detail::in_call(
+          "nn::linear", [&] { return dimgraph::eval(dimgraph::dot<feature>(x, w) + b); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }

@@ -144,6 +144,30 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
         c, std::tuple_cat(with_bias(from_x, b_ih), with_bias(from_h, b_hh...)));
 }
 
+// The step with fused weights W [4H, I + H] (see the lstm_cell that takes them): W's input and
+// hidden columns as two views, so x . W_x depends on no carry (a scan that hoists computes it
+// once for every step); else one product of concat(x, h).
+template <class X, class H, class C, class W, class B>
+auto lstm_fused(const X& x, const H& h, const C& c, const W& w, const B& b) {
+  using d = cell_dims<X, H>;
+  using input = typename d::input;
+  using hidden = typename d::hidden;
+  using both = decltype(input{} + hidden{});
+  constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+  if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
+    const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
+    return lstm_separate(x, h, c, w_x, w_h, b);
+  } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
+    const auto [w_x, w_h] =
+        dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
+    return lstm_separate(x, h, c, w_x, w_h, b);
+  } else {
+    const auto gates = dimgraph::eval(dimgraph::dot<both>(
+        dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+    return lstm_update<hidden>(c, with_bias(gates, b));
+  }
+}
+
 }  // namespace detail
 
 // One LSTM step with separate weights, as PyTorch's LSTMCell (with one bias):
@@ -156,7 +180,8 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
 // one product per weight matrix, two fused element-wise passes over views of the gates.
 // Errors (compile time): x or h has not exactly one dim of its own; c's dims are not h's;
 // W, R or b do not have the dims above. Errors (run time): extents that disagree
-// (shape_error from the op that meets them: dot, split_dims, add, mul).
+// (shape_error from the op that meets them, dot, split_dims, add or mul, after the layer's
+// name: "dimgraph: nn::lstm_cell: add: ...").
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
           layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
@@ -166,7 +191,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
     constexpr detail::cell_check check = detail::check_lstm<X, H, C, W, R, B>();
     detail::report_lstm<check, false, X, H, C, W, R, B>();
     if constexpr (check == detail::cell_check::ok) {
-      return detail::lstm_separate(x, h, c, w, r, b);
+      return dimgraph::detail::in_call("nn::lstm_cell",
+                                       [&] { return detail::lstm_separate(x, h, c, w, r, b); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }
@@ -187,7 +213,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
     constexpr detail::cell_check check = detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>();
     detail::report_lstm<check, false, X, H, C, W, R, BI, BH>();
     if constexpr (check == detail::cell_check::ok) {
-      return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
+      return dimgraph::detail::in_call(
+          "nn::lstm_cell", [&] { return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }
@@ -209,26 +236,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
     constexpr detail::cell_check check = detail::check_fused_lstm<X, H, C, W, B>();
     detail::report_lstm<check, true, X, H, C, W, void, B>();
     if constexpr (check == detail::cell_check::ok) {
-      using d = detail::cell_dims<X, H>;
-      using input = typename d::input;
-      using hidden = typename d::hidden;
-      using both = decltype(input{} + hidden{});
-      constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
-      if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
-        // W's input and hidden columns as two views (the dim algebra splits input + hidden):
-        // x . W_x + h . R, with no copy of concat(x, h), and x . W_x depends on no carry (a
-        // scan that hoists computes it once for every step).
-        const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
-        return detail::lstm_separate(x, h, c, w_x, w_h, b);
-      } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
-        const auto [w_x, w_h] =
-            dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
-        return detail::lstm_separate(x, h, c, w_x, w_h, b);
-      } else {
-        const auto gates = dimgraph::eval(dimgraph::dot<both>(
-            dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
-        return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
-      }
+      return dimgraph::detail::in_call("nn::lstm_cell",
+                                       [&] { return detail::lstm_fused(x, h, c, w, b); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }

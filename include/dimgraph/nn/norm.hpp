@@ -162,7 +162,8 @@ inline constexpr auto plain = [](const auto& y) { return dimgraph::eval(y); };
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): no normalized dim;
 // x's element type not floating-point; a dim named twice; x lacks a normalized dim; the
 // weight's or bias's dims not exactly the normalized dims. Errors (run time): extents that
-// disagree (shape_error from the op that meets them).
+// disagree (shape_error from the op that meets them, after the layer's name: "dimgraph:
+// nn::layer_norm: mul: ...").
 template <dimension... Dims, layer_operand X>
 auto layer_norm(const X& x, double eps = 1e-5) {
   if constexpr (dimgraph::detail::any_poisoned<X>) {
@@ -171,7 +172,9 @@ auto layer_norm(const X& x, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
     detail::report_norm<check, false, X, void, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -185,8 +188,10 @@ auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
     detail::report_norm<check, false, X, W, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                   [&](const auto& y) { return dimgraph::eval(y * weight); });
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                     [&](const auto& y) { return dimgraph::eval(y * weight); });
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -200,8 +205,10 @@ auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, W, B, Dims...>;
     detail::report_norm<check, false, X, W, B, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps, [&](const auto& y) {
-        return dimgraph::eval(y * weight + bias);
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(
+            detail::normalized_t<W, Dims...>{}, x, eps,
+            [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
       });
     } else {
       return dimgraph::detail::invalid_expr{};
@@ -239,7 +246,9 @@ auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
     constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
     detail::report_norm<check, true, X, void, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      return dimgraph::detail::in_call("nn::rms_norm", [&] {
+        return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -253,8 +262,10 @@ auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::null
     constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
     detail::report_norm<check, true, X, W, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                 [&](const auto& y) { return dimgraph::eval(y * weight); });
+      return dimgraph::detail::in_call("nn::rms_norm", [&] {
+        return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                   [&](const auto& y) { return dimgraph::eval(y * weight); });
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }

@@ -346,6 +346,30 @@ TEST_CASE("scan: an error thrown in the body names scan and the iteration, keepi
   }
 }
 
+TEST_CASE("scan: an error in a layer in the body reads scan, the iteration, the layer, the op") {
+  struct In : dg::dim<"input", 3> {};
+  struct Hid : dg::dim<"hidden", 2> {};
+  using gate = decltype(dg::c<3> * Hid{});
+  const auto x = dg::uniform<float, dg::batch, Time, In>(30, -1.0f, 1.0f, dg::extent<dg::batch>(2),
+                                                         dg::extent<Time>(5));
+  const auto w = dg::uniform<float, gate, In>(31, -0.5f, 0.5f);
+  const auto r = dg::uniform<float, gate, Hid>(32, -0.5f, 0.5f);
+  const auto b = dg::uniform<float, gate>(33, -0.5f, 0.5f);
+  const auto h0 = dg::zeros<float, dg::batch, Hid>(dg::extent<dg::batch>(2));
+  // A state of batch 3, which the body uses at iteration 2 in place of its carry.
+  const auto h3 = dg::zeros<float, dg::batch, Hid>(dg::extent<dg::batch>(3));
+  int calls = 0;
+  auto body = [&](const auto& x_t, const auto& h) {
+    auto next = dg::nn::gru_cell(x_t, calls++ == 2 ? h3 : h, w, r, b, b);
+    return dg::step(dg::carry(next), dg::emit(next));
+  };
+  CHECK_THROWS_WITH_AS(dg::scan<Time>(body)(dg::sliced<Time>(x), h0),
+                       "dimgraph: scan: at iteration 2: nn::gru_cell: add: dim 'batch' has extent "
+                       "2 in operand 1 and 3 in operand 2",
+                       dg::shape_error);
+  CHECK(calls == 3);
+}
+
 TEST_CASE(
     "scan: an emitted extent that changes mid-scan names scan, the iteration and the output") {
   const auto x = sequence(4, 23);

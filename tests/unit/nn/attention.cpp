@@ -90,3 +90,21 @@ TEST_CASE("nn::multi_head_attention: the weights given one by one give the struc
   check_near(y, want.out, nb, nt, 8);
   check_near(a, want.weights, nb, nt, nt);
 }
+
+TEST_CASE("nn::multi_head_attention: extents that disagree at run time name the layer called") {
+  const packed w;
+  const auto x = dg::uniform<float, Batch, Time, Model>(30, -1.0f, 1.0f, dg::extent<Batch>(2),
+                                                        dg::extent<Time>(3));
+  const auto other = dg::uniform<float, Batch, Time, Model>(31, -1.0f, 1.0f, dg::extent<Batch>(3),
+                                                            dg::extent<Time>(3));
+  // Queries of batch 2 against keys and values of batch 3: the scores' product meets both.
+  CHECK_THROWS_WITH_AS((void)(dg::nn::multi_head_attention<Heads2, Time>(x, other, other, w.p)),
+                       "dimgraph: nn::multi_head_attention: dot: dim 'batch' has extent 2 in the "
+                       "left operand and 3 in the right operand",
+                       dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      (void)(dg::nn::multi_head_attention_with_weights<Heads2, Time>(x, other, other, w.p)),
+      "dimgraph: nn::multi_head_attention_with_weights: dot: dim 'batch' has extent 2 in the "
+      "left operand and 3 in the right operand",
+      dg::shape_error);
+}

@@ -155,8 +155,27 @@ TEST_CASE("nn::conv1d: a padded input shorter than the dilated kernel throws sha
   const auto x = dg::uniform<float, Batch, In, Time>(11, -1.0f, 1.0f, dg::extent<Batch>(1),
                                                      dg::extent<Time>(2));
   const auto w = dg::uniform<float, Out, In, Kernel>(12, -0.5f, 0.5f);
-  CHECK_THROWS_AS((dg::nn::conv1d<Time, Kernel>(x, w)), dg::shape_error);
-  CHECK_THROWS_AS(
+  // (The layer's own check names it once.)
+  CHECK_THROWS_WITH_AS((dg::nn::conv1d<Time, Kernel>(x, w)),
+                       "dimgraph: nn::conv1d: the padded extent 2 of dim 'time' is shorter than "
+                       "the dilated kernel (3)",
+                       dg::shape_error);
+  CHECK_THROWS_WITH_AS(
       (dg::nn::conv1d<Time, Kernel, dg::nn::conv_options{.padding = 1, .dilation = 3}>(x, w)),
+      "dimgraph: nn::conv1d: the padded extent 4 of dim 'time' is shorter than the dilated "
+      "kernel (7)",
+      dg::shape_error);
+}
+
+TEST_CASE("nn::conv1d: a bias whose run-time extent differs names nn::conv1d, then the op") {
+  struct DynOut : dg::dim<"dyn_out"> {};
+  const auto x = dg::uniform<float, Batch, In, Time>(13, -1.0f, 1.0f, dg::extent<Batch>(2),
+                                                     dg::extent<Time>(5));
+  const auto w = dg::uniform<float, DynOut, In, Kernel>(14, -0.5f, 0.5f, dg::extent<DynOut>(4));
+  const auto bias = dg::uniform<float, DynOut>(15, -0.5f, 0.5f, dg::extent<DynOut>(6));
+  // The taps' sum (4 output channels) meets the bias (6).
+  CHECK_THROWS_WITH_AS(
+      (dg::nn::conv1d<Time, Kernel>(x, w, bias)),
+      "dimgraph: nn::conv1d: add: dim 'dyn_out' has extent 4 in operand 1 and 6 in operand 2",
       dg::shape_error);
 }

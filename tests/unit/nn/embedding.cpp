@@ -106,13 +106,15 @@ TEST_CASE("nn::embedding: an index outside the vocabulary throws index_error nam
   ids.data()[0] = dg::index<DynVocab>(0);
   ids.data()[1] = dg::index<DynVocab>(6);
   ids.data()[2] = dg::index<DynVocab>(7);
-  CHECK_THROWS_WITH_AS((void)dg::nn::embedding(ids, table),
-                       "dimgraph: gather: index 7 is out of range for dim 'dyn_vocab' of extent 7",
-                       dg::index_error);
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::embedding(ids, table),
+      "dimgraph: nn::embedding: gather: index 7 is out of range for dim 'dyn_vocab' of extent 7",
+      dg::index_error);
   ids.data()[2] = dg::index<DynVocab>(-1);
-  CHECK_THROWS_WITH_AS((void)dg::nn::embedding(ids, table),
-                       "dimgraph: gather: index -1 is out of range for dim 'dyn_vocab' of extent 7",
-                       dg::index_error);
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::embedding(ids, table),
+      "dimgraph: nn::embedding: gather: index -1 is out of range for dim 'dyn_vocab' of extent 7",
+      dg::index_error);
   ids.data()[2] = dg::index<DynVocab>(3);
   const auto y = dg::nn::embedding(ids, table);
   for (std::size_t e = 0; e < 5; ++e) {

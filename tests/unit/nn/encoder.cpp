@@ -60,6 +60,18 @@ TEST_CASE("nn::transformer_encoder_layer: gelu as the activation") {
       p, 2, 3);
 }
 
+TEST_CASE("nn::transformer_encoder_layer: a run-time error names the layer, then the sublayer") {
+  const params p = make_params();
+  const auto x = dg::uniform<float, Batch, Time, Model>(14, -1.0f, 1.0f, dg::extent<Batch>(2),
+                                                        dg::extent<Time>(3));
+  // A mask (added to the scores) of batch 3 against x's 2.
+  const auto mask = dg::zeros<float, Batch>(dg::extent<Batch>(3));
+  CHECK_THROWS_WITH_AS((void)(dg::nn::transformer_encoder_layer<Heads, Time>(x, p, mask)),
+                       "dimgraph: nn::transformer_encoder_layer: nn::multi_head_attention: add: "
+                       "dim 'batch' has extent 2 in operand 1 and 3 in operand 2",
+                       dg::shape_error);
+}
+
 TEST_CASE("nn::transformer_encoder_layer: the parameters have torch's state-dict names") {
   std::vector<std::string> names;
   params p = make_params();

@@ -138,5 +138,9 @@ TEST_CASE("nn::feed_forward: a hidden extent that differs at run time throws sha
   const auto x = dg::uniform<float, dg::batch, Model>(11, -1.0f, 1.0f, dg::extent<dg::batch>(2));
   const auto w1 = dg::uniform<float, DynHidden, Model>(12, -1.0f, 1.0f, dg::extent<DynHidden>(8));
   const auto w2 = dg::uniform<float, Model, DynHidden>(13, -1.0f, 1.0f, dg::extent<DynHidden>(7));
-  CHECK_THROWS_AS((void)dg::nn::feed_forward(x, w1, w2), dg::shape_error);
+  // The second linear layer's product meets the hidden activations (8) and W2's columns (7).
+  CHECK_THROWS_WITH_AS((void)dg::nn::feed_forward(x, w1, w2),
+                       "dimgraph: nn::feed_forward: nn::linear: dot: dim 'dyn_hidden' has extent "
+                       "8 in the left operand and 7 in the right operand",
+                       dg::shape_error);
 }

@@ -196,7 +196,7 @@ TEST_CASE("gru_cell: a traced step runs to the plain loop's values") {
   CHECK(mismatches(g(x, h), want) == 0);
 }
 
-TEST_CASE("gru_cell: extents that disagree at run time throw shape_error") {
+TEST_CASE("gru_cell: extents that disagree at run time throw shape_error naming nn::gru_cell") {
   using gate = decltype(dg::c<3> * DynHid{});
   dg::tensor<float, dg::batch, In> x(dg::extent<dg::batch>(2));
   dg::tensor<float, dg::batch, DynHid> h3(dg::extent<dg::batch>(3), dg::extent<DynHid>(4));
@@ -204,8 +204,28 @@ TEST_CASE("gru_cell: extents that disagree at run time throw shape_error") {
   dg::tensor<float, gate, In> w(dg::extent<gate>(12));
   dg::tensor<float, gate, DynHid> r(dg::extent<gate>(12), dg::extent<DynHid>(4));
   dg::tensor<float, gate> b(dg::extent<gate>(12)), b15(dg::extent<gate>(15));
-  CHECK_THROWS_AS((void)dg::nn::gru_cell(x, h3, w, r, b, b), dg::shape_error);
-  CHECK_THROWS_AS((void)dg::nn::gru_cell(x, h, w, r, b15, b), dg::shape_error);
+  fill(h3, 30);
+  const std::vector<float> h3_before = elements(h3);
+  // x has 2 batch entries, h 3: the first op that meets both (the gates' sum) throws, after
+  // the layer's name. h3 takes the result, and keeps its values when the step throws.
+  CHECK_THROWS_WITH_AS(
+      h3 = dg::nn::gru_cell(x, h3, w, r, b, b),
+      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2",
+      dg::shape_error);
+  CHECK(elements(h3) == h3_before);
+  // A bias of 15 gate rows against the products' 12: the gates are views of 3 parts along the
+  // gate dim, dyn_hidden 4 in the product and 5 in the bias.
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::gru_cell(x, h, w, r, b15, b),
+      "dimgraph: nn::gru_cell: add: dim 'dyn_hidden' has extent 4 in operand 1 and 5 in operand 2",
+      dg::shape_error);
+  // Through a parameter struct the layer is named once.
+  dg::tensor<float, dg::batch, Hid> hs(dg::extent<dg::batch>(3));
+  const gru_weights p{};
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::gru_cell(x, hs, p),
+      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2",
+      dg::shape_error);
 }
 
 TEST_CASE("gru_cell: weights given as one Hana struct equal the plain loop") {

@@ -129,10 +129,37 @@ TEST_CASE("linear: a traced layer runs to the plain loop's values") {
   CHECK(mismatches(g(x), reference_linear(3, 7, 5, x.data(), w.data(), b.data())) == 0);
 }
 
-TEST_CASE("linear: a feature extent that differs at run time throws shape_error") {
+TEST_CASE(
+    "linear: a feature or output extent that differs at run time throws shape_error "
+    "naming nn::linear") {
   dg::tensor<float, dg::batch, DynIn> x(dg::extent<dg::batch>(2), dg::extent<DynIn>(4));
   dg::tensor<float, Out, DynIn> w(dg::extent<DynIn>(3));
-  CHECK_THROWS_AS((void)dg::nn::linear(x, w), dg::shape_error);
+  dg::tensor<float, dg::batch, Out> y(dg::extent<dg::batch>(2));
+  fill(y, 63);
+  const std::vector<float> y_before(y.data(), y.data() + y.size());
+  // y takes the result, and keeps its values when the layer throws.
+  CHECK_THROWS_WITH_AS(y = dg::nn::linear(x, w),
+                       "dimgraph: nn::linear: dot: dim 'dyn_in' has extent 4 in the left operand "
+                       "and 3 in the right operand",
+                       dg::shape_error);
+  CHECK(std::vector<float>(y.data(), y.data() + y.size()) == y_before);
+  // A bias of another output extent than W's (the product is operand 1 of the add).
+  struct DynOut : dg::dim<"dyn_out"> {};
+  dg::tensor<float, DynOut, DynIn> w2(dg::extent<DynOut>(5), dg::extent<DynIn>(4));
+  dg::tensor<float, DynOut> b6(dg::extent<DynOut>(6));
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::linear(x, w2, b6),
+      "dimgraph: nn::linear: add: dim 'dyn_out' has extent 5 in operand 1 and 6 in operand 2",
+      dg::shape_error);
+  // Through a parameter struct the layer is named once.
+  struct dyn_weights {
+    BOOST_HANA_DEFINE_STRUCT(dyn_weights, (dg::tensor<float, Out, DynIn>, w));
+  };
+  const dyn_weights p{w};
+  CHECK_THROWS_WITH_AS((void)dg::nn::linear(x, p),
+                       "dimgraph: nn::linear: dot: dim 'dyn_in' has extent 4 in the left operand "
+                       "and 3 in the right operand",
+                       dg::shape_error);
 }
 
 TEST_CASE("linear: weights given as one Hana struct equal the plain loop") {

@@ -274,7 +274,7 @@ TEST_CASE("lstm_cell: a traced step runs to the plain loop's values") {
   CHECK(mismatches(c2, want.c) == 0);
 }
 
-TEST_CASE("lstm_cell: extents that disagree at run time throw shape_error") {
+TEST_CASE("lstm_cell: extents that disagree at run time throw shape_error naming nn::lstm_cell") {
   using gate = decltype(dg::c<4> * DynHid{});
   dg::tensor<float, dg::batch, In> x(dg::extent<dg::batch>(2));
   dg::tensor<float, dg::batch, DynHid> h(dg::extent<dg::batch>(3), dg::extent<DynHid>(4));
@@ -282,14 +282,33 @@ TEST_CASE("lstm_cell: extents that disagree at run time throw shape_error") {
   dg::tensor<float, gate, In> w(dg::extent<gate>(16));
   dg::tensor<float, gate, DynHid> r(dg::extent<gate>(16), dg::extent<DynHid>(4));
   dg::tensor<float, gate> b(dg::extent<gate>(16));
-  // x has 2 batch entries, h 3.
-  CHECK_THROWS_AS((void)dg::nn::lstm_cell(x, h, c, w, r, b), dg::shape_error);
-  // The gate dim's extent (4 * 5) is not four times the hidden extent (4).
+  fill(h, 40);
+  const std::vector<float> h_before = elements(h);
+  // x has 2 batch entries, h 3: the first op that meets both (the gates' sum) throws, after
+  // the layer's name. h takes the new state, and keeps its values when the step throws.
+  const char* batch_mismatch =
+      "dimgraph: nn::lstm_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2";
+  CHECK_THROWS_WITH_AS(h = dg::nn::lstm_cell(x, h, c, w, r, b).h, batch_mismatch, dg::shape_error);
+  CHECK(elements(h) == h_before);
+  CHECK_THROWS_WITH_AS((void)dg::nn::lstm_cell(x, h, c, w, r, b, b), batch_mismatch,
+                       dg::shape_error);
+  // The gate dim's extent (4 * 5) is not four times the hidden extent (4): the gates are views
+  // of 4 parts along it, dyn_hidden 5 against c's 4.
   dg::tensor<float, dg::batch, DynHid> h2(dg::extent<dg::batch>(2), dg::extent<DynHid>(4));
   dg::tensor<float, gate, In> w5(dg::extent<gate>(20));
   dg::tensor<float, gate, DynHid> r5(dg::extent<gate>(20), dg::extent<DynHid>(4));
   dg::tensor<float, gate> b5(dg::extent<gate>(20));
-  CHECK_THROWS_AS((void)dg::nn::lstm_cell(x, h2, c, w5, r5, b5), dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      (void)dg::nn::lstm_cell(x, h2, c, w5, r5, b5),
+      "dimgraph: nn::lstm_cell: mul: dim 'dyn_hidden' has extent 4 in operand 1 and 5 in operand 2",
+      dg::shape_error);
+  // Fused weights, and weights as one struct (named once).
+  dg::tensor<float, dg::batch, Hid> hs(dg::extent<dg::batch>(3)), cs(dg::extent<dg::batch>(3));
+  const dg::tensor<float, Gate, decltype(In{} + Hid{})> wf;
+  const dg::tensor<float, Gate> bf;
+  CHECK_THROWS_WITH_AS((void)dg::nn::lstm_cell(x, hs, cs, wf, bf), batch_mismatch, dg::shape_error);
+  const one_bias p{};
+  CHECK_THROWS_WITH_AS((void)dg::nn::lstm_cell(x, hs, cs, p), batch_mismatch, dg::shape_error);
 }
 
 TEST_CASE("lstm_cell: PyTorch's two biases, and weights given as one Hana struct") {
