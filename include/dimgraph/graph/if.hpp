@@ -318,8 +318,8 @@ class if_fn {
       return poisoned_call<Xs...>();
     } else if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
-      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
-      else return run(else_, xs...);
+      if constexpr (detail::static_condition<Cond>::value) return run(then_, "then branch", xs...);
+      else return run(else_, "else branch", xs...);
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
       // Traced: the branches are checked as eagerly, on what they return traced on arguments
       // of the inputs' types.
@@ -361,8 +361,11 @@ class if_fn {
           return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
-          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
-          return detail::materialize_branch<outs>(else_(xs...));
+          if (cond_)
+            return detail::in_call("if_", "then branch",
+                                   [&] { return detail::materialize_branch<outs>(then_(xs...)); });
+          return detail::in_call("if_", "else branch",
+                                 [&] { return detail::materialize_branch<outs>(else_(xs...)); });
         }
       }
     }
@@ -390,8 +393,9 @@ class if_fn {
     }
   }
 
+  // The branch fn (which: "then branch" or "else branch") of a compile-time condition.
   template <class Fn, class... Xs>
-  static auto run(const Fn& fn, const Xs&... xs) {
+  static auto run(const Fn& fn, const char* which, const Xs&... xs) {
     using r = dimgraph::detail::call_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
@@ -401,7 +405,8 @@ class if_fn {
       return detail::poisoned_outputs<r, r>();
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
-      return detail::materialize_branch<outs>(fn(xs...));
+      return detail::in_call("if_", which,
+                             [&] { return detail::materialize_branch<outs>(fn(xs...)); });
     }
   }
 
@@ -448,8 +453,10 @@ class if_fn {
 // outputs, an output's element type or its dims (the first output that differs: the error
 // line names its dims in both branches, and its element types; the instantiation context both
 // branches' result types); a branch that takes an input by value and returns a lazy
-// expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run time):
-// a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// expression, or a view of a tensor it took by value (see branch_may_dangle). Errors (run
+// time): a tensor cond without exactly one element (shape_error); a dg::error thrown in a
+// branch keeps its class and gets the branch before the op that threw it: "dimgraph: if_: then
+// branch: add: ..." ("else branch"; see dg::error::add_context). After a mistake in a branch
 // or the cond (reported where it was made) or one of these, the result is the stand-in of a
 // reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>

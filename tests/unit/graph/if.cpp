@@ -1,4 +1,5 @@
-// dg::if_: run-time and compile-time conditions, only the chosen branch runs, outputs matched.
+// dg::if_: run-time and compile-time conditions, only the chosen branch runs, outputs matched,
+// errors thrown in a branch name it.
 #include <dimgraph.hpp>
 
 #include <doctest/doctest.h>
@@ -150,4 +151,65 @@ TEST_CASE("if_: a branch may take its inputs by value when what it returns canno
   // A compile-time condition checks the chosen branch alike.
   const auto u = dg::if_(std::true_type{}, sum, copy)(o.x, o.y);
   CHECK(u(1, 2) == o.x(1, 2) + o.y(1, 2));
+}
+
+TEST_CASE("if_: an error thrown in a branch names the branch first and keeps its class") {
+  const auto two = dg::full<float, N>(1.0f, dg::extent<N>(2));
+  const auto three = dg::full<float, N>(2.0f, dg::extent<N>(3));
+  auto add = [](const auto& p, const auto& q) { return p + q; };
+  auto at_five = [](const auto& p, const auto&) { return dg::eval(p * p[dg::at<N>(5)]); };
+  // Run-time conditions: the chosen branch throws.
+  CHECK_THROWS_WITH_AS(
+      dg::if_(true, add, at_five)(two, three),
+      "dimgraph: if_: then branch: add: dim 'n' has extent 2 in operand 1 and 3 in operand 2",
+      dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      dg::if_(false, add, at_five)(two, three),
+      "dimgraph: if_: else branch: at: index 5 is out of range for dim 'n' of extent 2",
+      dg::index_error);
+  // Compile-time conditions alike.
+  CHECK_THROWS_WITH_AS(
+      dg::if_(std::true_type{}, add, at_five)(two, three),
+      "dimgraph: if_: then branch: add: dim 'n' has extent 2 in operand 1 and 3 in operand 2",
+      dg::shape_error);
+  CHECK_THROWS_WITH_AS(
+      dg::if_(dg::c<false>, add, at_five)(two, three),
+      "dimgraph: if_: else branch: at: index 5 is out of range for dim 'n' of extent 2",
+      dg::index_error);
+  // The other branch runs as before.
+  const auto r =
+      dg::if_(false, add, [](const auto& p, const auto&) { return p * 3.0f; })(two, three);
+  CHECK(r(0) == 3.0f);
+  CHECK(r(1) == 3.0f);
+}
+
+TEST_CASE("if_: a layer in a scan body in a branch gives the calls in order, then the op") {
+  struct Time : dg::dim<"time"> {};
+  struct In : dg::dim<"input", 3> {};
+  struct Hid : dg::dim<"hidden", 2> {};
+  using gate = decltype(dg::c<4> * Hid{});
+  const auto x = dg::uniform<float, dg::batch, Time, In>(5, -1.0f, 1.0f, dg::extent<dg::batch>(2),
+                                                         dg::extent<Time>(4));
+  const auto w = dg::uniform<float, gate, In>(6, -0.5f, 0.5f);
+  const auto r = dg::uniform<float, gate, Hid>(7, -0.5f, 0.5f);
+  const auto b = dg::uniform<float, gate>(8, -0.5f, 0.5f);
+  const auto h0 = dg::zeros<float, dg::batch, Hid>(dg::extent<dg::batch>(2));
+  // A state of batch 3, which the body uses at iteration 2 in place of its carry.
+  const auto h3 = dg::zeros<float, dg::batch, Hid>(dg::extent<dg::batch>(3));
+  int calls = 0;
+  auto lstm = [&](const auto& xs, const auto& h) {
+    auto [ys, h_last, c_last] =
+        dg::scan<Time>([&](const auto& x_t, const auto& h_t, const auto& c_t) {
+          const auto& state = calls++ == 2 ? h3 : h_t;
+          auto next = dg::nn::lstm_cell(x_t, state, c_t, w, r, b);
+          return dg::step(dg::carry(next.h, next.c), dg::emit(next.h));
+        })(dg::sliced<Time>(xs), h, h);
+    return h_last;
+  };
+  auto keep = [](const auto&, const auto& h) { return dg::eval(h); };
+  CHECK_THROWS_WITH_AS(dg::if_(false, keep, lstm)(x, h0),
+                       "dimgraph: if_: else branch: scan: at iteration 2: nn::lstm_cell: add: dim "
+                       "'batch' has extent 2 in operand 1 and 3 in operand 2",
+                       dg::shape_error);
+  CHECK(calls == 3);
 }
