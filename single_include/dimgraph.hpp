@@ -107,9 +107,9 @@
 // The matrix-product kernels' attribute (eval/gemm.hpp, gemm_direct.hpp). eval/matmul.hpp
 // compiles them for a wider instruction set by inlining them into a function of that target
 // (flatten): Clang's flatten inlines only the calls written in the function itself, so there
-// they are always_inline; GCC's is recursive, and GCC compiles a kernel called directly better
-// as a function of its own (gemm_dots 1.5 times as fast as when forced inline, -O3
-// -march=native).
+// they are always_inline; GCC's is recursive, so they need nothing, and for the build's own
+// target each stays a function of its own: forced inline, they run no faster (the same within
+// a few percent, -O3 -march=native) and the translation unit takes longer to compile.
 #if defined(__clang__)
 #define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
 #else
@@ -574,6 +574,19 @@ template <class List>
 using back_t = at_t<List::size - 1, List>;
 template <class List>
 using pop_front_t = slice_t<1, List::size, List>;
+// The last element of any list L<Ts...> (type_list, dim_list, ...); void for an empty one.
+template <class List>
+struct last_or_void;
+template <template <class...> class L, class... Ts>
+struct last_or_void<L<Ts...>> {
+  using type = at_t<sizeof...(Ts) - 1, type_list<Ts...>>;
+};
+template <template <class...> class L>
+struct last_or_void<L<>> {
+  using type = void;
+};
+template <class List>
+using last_or_void_t = typename last_or_void<List>::type;
 template <class List>
 using pop_back_t = slice_t<0, List::size - 1, List>;
 
@@ -2036,7 +2049,9 @@ inline constexpr bool list_same_set_v = list_is_subset_v<L1, L2> && list_is_subs
 // dimgraph::error and its subclasses: what run-time checks throw.
 
 #include <memory>
+#include <new>
 #include <stdexcept>
+
 
 namespace dimgraph {
 
@@ -2052,13 +2067,22 @@ class error : public std::runtime_error {
     return message_ ? message_->c_str() : std::runtime_error::what();
   }
 
-  // Names the user's call the error happened in, before the message:
-  // "dimgraph: <op>: <where>: <the message so far>", e.g. "dimgraph: scan: at iteration 3:
-  // dimgraph: add: ...". The error keeps its class: catch it by reference, add the context
-  // and rethrow it with `throw;`.
-  void add_context(const std::string& op, const std::string& where) {
-    message_ =
-        std::make_shared<const std::string>("dimgraph: " + op + ": " + where + ": " + what());
+  // Names the user's call the error happened in, before the op that threw it: the message
+  // "dimgraph: <the message so far>" becomes "dimgraph: <op>: <where>: <the message so far>"
+  // (without "<where>: " when where is empty), so calls inside calls read in call order:
+  // "dimgraph: scan: at iteration 3: nn::lstm_cell: add: dim 'batch' has extent 2 in operand 1
+  // and 3 in operand 2". The error keeps its class: catch it by reference, add the context
+  // and rethrow it with `throw;` (detail::in_call does).
+  void add_context(std::string_view op, std::string_view where = {}) {
+    constexpr std::string_view prefix = "dimgraph: ";
+    std::string_view so_far = what();
+    if (so_far.starts_with(prefix)) so_far.remove_prefix(prefix.size());
+    std::string m;
+    m.reserve(prefix.size() + op.size() + where.size() + so_far.size() + 4);
+    m.append(prefix).append(op).append(": ");
+    if (!where.empty()) m.append(where).append(": ");
+    m.append(so_far);
+    message_ = std::make_shared<const std::string>(std::move(m));
   }
 
  private:
@@ -2092,6 +2116,34 @@ class io_error : public error {
   using error::error;
 };
 
+namespace detail {
+
+// f() run as the user's call op (at where within it: a string, or a callable that makes one
+// only when f throws): a dg::error f throws gets the call before its message (see
+// error::add_context) and is rethrown with its class; other exceptions pass unchanged. Inlined
+// into the caller; while nothing throws, none of it runs (the handler sits apart from the
+// normal path).
+template <class Where, class F>
+DIMGRAPH_ALWAYS_INLINE inline decltype(auto) in_call(std::string_view op, const Where& where,
+                                                     F&& f) {
+  try {
+    return std::forward<F>(f)();
+  } catch (error& e) {
+    try {
+      if constexpr (std::is_invocable_v<const Where&>) e.add_context(op, where());
+      else e.add_context(op, where);
+    } catch (const std::bad_alloc&) {
+      // (No memory for the longer message: the error goes on with its own.)
+    }
+    throw;
+  }
+}
+template <class F>
+DIMGRAPH_ALWAYS_INLINE inline decltype(auto) in_call(std::string_view op, F&& f) {
+  return in_call(op, std::string_view{}, std::forward<F>(f));
+}
+
+}  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/shape/error.hpp
 // ---- begin dimgraph/shape/extent.hpp
@@ -3793,7 +3845,6 @@ T* copy_nested(const L& list, T* out) {
 // detail::storage: element storage, 64-byte aligned on the heap, inline when the size is static.
 
 #include <bit>
-#include <new>
 
 
 namespace dimgraph::detail {
@@ -3950,18 +4001,6 @@ constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
   if (!((is_static_v<Ds> || contains_v<Ds, type_list<Es...>>)&&...)) return extents_check::missing;
   return extents_check::ok;
 }
-
-// The last of Ds... (void for no dims).
-template <class... Ds>
-struct last_dim {
-  using type = void;
-};
-template <class D>
-struct last_dim<D> {
-  using type = D;
-};
-template <class D, class E, class... Ds>
-struct last_dim<D, E, Ds...> : last_dim<E, Ds...> {};
 
 // What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
 // dims (dg::lengths<D>(lens)).
@@ -4242,7 +4281,7 @@ class tensor_access {
 namespace detail {
 struct tensor_internals;
 // A tensor's contents handed to a new tensor without the move's refill of the source (see
-// tensor_internals::relocate); only tensor_internals makes one.
+// tensor_internals::hand_over); only tensor_internals makes one.
 template <class Tensor>
 class relocation {
   friend struct tensor_internals;
@@ -4356,7 +4395,8 @@ class tensor : public tensor_access<tensor<T, Ds...>, T, Ds...> {
   // dg::tensor<float, Row, Col> t{{1, 2}, {3, 4}}. Errors: an innermost list whose length is
   // not the last dim's size (compile time); another list whose length is not its dim's size
   // (shape_error naming the dim, the length and the shape).
-  tensor(detail::nested_init_t<T, rank, typename detail::last_dim<Ds...>::type> list)  // NOLINT
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  tensor(detail::nested_init_t<T, rank, detail::last_or_void_t<detail::type_list<Ds...>>> list)
     requires(is_static && rank > 0)
   {
     detail::check_nested_lengths<Ds...>(list, shape().extents(), 0);
@@ -4490,29 +4530,24 @@ struct tensor_internals {
                                     const typename tensor<T, Ds...>::shape_type& s) {
     t.reshape_for_overwrite(s);
   }
-  // A relocation of t: a tensor constructed from it takes t's shape and elements and leaves t
-  // without storage (where a move gives a tensor with heap storage new zeroed storage of its
-  // smallest extents: for all-static dims, an allocation and a fill of its whole size). t may
-  // then only be destroyed or assigned a whole tensor: for what the library owns and drops.
-  template <class T, class... Ds>
-  static relocation<tensor<T, Ds...>> relocate(tensor<T, Ds...>& t) noexcept {
-    return relocation<tensor<T, Ds...>>(t);
-  }
-  // What a new value takes x's contents from when x is dropped next: a relocation of a tensor,
-  // x moved otherwise.
+  // What a new value takes x's contents from when x is dropped next. For a tensor, a
+  // relocation: the new tensor takes t's shape and elements and leaves t without storage (where
+  // a move gives a tensor with heap storage new zeroed storage of its smallest extents: for
+  // all-static dims, an allocation and a fill of its whole size); t may then only be destroyed
+  // or assigned a whole tensor. Anything else is moved.
   template <class T, class... Ds>
   static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>& t) noexcept {
-    return relocate(t);
+    return relocation<tensor<T, Ds...>>(t);
   }
   template <class T, class... Ds>
   static relocation<tensor<T, Ds...>> hand_over(tensor<T, Ds...>&& t) noexcept {
-    return relocate(t);
+    return hand_over(t);
   }
   template <class X>
   static std::remove_reference_t<X>&& hand_over(X&& x) noexcept {
     return static_cast<std::remove_reference_t<X>&&>(x);
   }
-  // dst takes src's shape and elements, src is left as after relocate (any other type: moved).
+  // dst takes src's shape and elements, src is left as after hand_over (any other type: moved).
   template <class X>
   static void replace(X& dst, X& src) {
     dst = std::move(src);
@@ -9691,18 +9726,6 @@ DIMGRAPH_ALWAYS_INLINE inline bool opaque(bool b) {
   return b;
 }
 
-// The innermost (last) dim of a dim list; void for rank 0.
-template <class Dims>
-struct inner_dim {
-  using type = back_t<types_of_t<Dims>>;
-};
-template <>
-struct inner_dim<dim_list<>> {
-  using type = void;
-};
-template <class Dims>
-using inner_dim_t = typename inner_dim<Dims>::type;
-
 // The lanes of a kernel writing Out: the widest lane type fills one register.
 template <class Ev, class Out>
 inline constexpr std::size_t kernel_lanes_v =
@@ -9790,7 +9813,7 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using kernel = program_kernel<typename ev::program>;
   using out_dims = typename Dst::dims;
   using out_t = typename Dst::value_type;
-  using inner = inner_dim_t<out_dims>;
+  using inner = last_or_void_t<out_dims>;  // (void for rank 0)
   using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
@@ -10521,14 +10544,15 @@ inline constexpr bool gemm_target_fma = true;
 #else
 inline constexpr bool gemm_target_fma = false;
 #endif
+// (Vectors of simd::bytes: the target's widest, within DIMGRAPH_CONFIG_SIMD_MAX_BYTES.)
 #if defined(__AVX512F__)
-using gemm_target_isa = gemm_isa<64, 32, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 32, gemm_target_fma>;
 #elif defined(__AVX__)
-using gemm_target_isa = gemm_isa<32, 16, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 16, gemm_target_fma>;
 #elif defined(__aarch64__)
-using gemm_target_isa = gemm_isa<16, 32, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 32, gemm_target_fma>;
 #else
-using gemm_target_isa = gemm_isa<16, 16, gemm_target_fma>;
+using gemm_target_isa = gemm_isa<simd::bytes, 16, gemm_target_fma>;
 #endif
 
 // acc + x * y, fused where the instruction set has FMA (one rounding, twice the throughput).
@@ -10539,13 +10563,15 @@ DIMGRAPH_ALWAYS_INLINE inline T multiply_add(T acc, T x, T y) {
 }
 
 // The vector the kernels compute in: one register of T (GCC's vector extension, which Clang
-// shares) for the float and integer types, T itself for any other. Written out rather than left
+// shares) for the float and integer types, T itself for any other and where the register (as
+// capped) holds fewer than two Ts. Written out rather than left
 // to the auto-vectoriser: GCC 12 turned the plain-loop tiles these kernels had (6 x 16 floats
 // with AVX2, 6 x 8 with SSE2) into shuffles, 8 to 30 times slower, and kept the AVX-512 one
 // (6 x 32) in 32-byte vectors, as -march=native tunes it to, half what the target has.
 template <class T, class Isa = gemm_target_isa,
-          bool = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                 (std::is_integral_v<T> && !std::is_same_v<T, bool>)>
+          bool = (std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                  (std::is_integral_v<T> && !std::is_same_v<T, bool>)) &&
+                 Isa::vector_bytes >= 2 * sizeof(T)>
 struct gemm_vector {
   using type = T;
 };
@@ -10564,6 +10590,29 @@ DIMGRAPH_ALWAYS_INLINE inline V gemm_load(const T* p) {
 template <class V, class T>
 DIMGRAPH_ALWAYS_INLINE inline void gemm_store_vector(T* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
+}
+
+// A load for a kernel that reads the vector in several multiply-adds, made a value in a
+// register that GCC cannot trace back to memory. Otherwise GCC's register allocator may read
+// the memory in each multiply-add in place of the register: tuned for Zen 2 and 3
+// (-mtune=znver2/znver3; -march=native picks them there and, with GCC 12, on Zen 4) it rates
+// the two the same, and gemm_dots' 4 x 4 tile then loads 20 vectors per 16 multiply-adds
+// instead of 8. Only where the function is compiled for an instruction set with such a
+// register: the build's target, and a wider one when GCC inlines the kernels into that set's
+// entry (eval/matmul.hpp), which it does unless it inlines nothing (-O0, -fno-inline:
+// __NO_INLINE__); otherwise the asm operand would be an error.
+template <class V, class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_load_kept(V& out, const T* p) {
+  V v = gemm_load<V>(p);
+#if defined(__GNUC__) && !defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#if defined(__OPTIMIZE__) && !defined(__NO_INLINE__)
+  constexpr bool fits = true;
+#else
+  constexpr bool fits = sizeof(V) <= gemm_target_isa::vector_bytes;
+#endif
+  if constexpr (!std::is_arithmetic_v<V> && fits) __asm__("" : "+v"(v));
+#endif
+  out = v;
 }
 
 // acc += x * y for vectors (x a vector or one value for every lane); GCC and Clang fuse it into
@@ -11068,17 +11117,27 @@ DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m,
       for (; p + L <= k; p += L) {
         V bv[NR];
         DIMGRAPH_UNROLL
-        for (std::size_t j = 0; j < NR; ++j) bv[j] = gemm_load<V>(b[j] + p);
+        for (std::size_t j = 0; j < NR; ++j) gemm_load_kept(bv[j], b[j] + p);
         DIMGRAPH_UNROLL
         for (std::size_t i = 0; i < MR; ++i) {
-          const V av = gemm_load<V>(a[i] + p);
+          V av;
+          gemm_load_kept(av, a[i] + p);
           DIMGRAPH_UNROLL
           for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
         }
       }
+      // The partial sums copied out at indices known at compile time: acc itself is never
+      // indexed at run time (as the loop below, bounded by m and n, does), which keeps it in
+      // registers rather than in a zeroed copy in memory (a memset and 16 stores per tile).
+      V sums[MR][NR];
+      DIMGRAPH_UNROLL
+      for (std::size_t i = 0; i < MR; ++i) {
+        DIMGRAPH_UNROLL
+        for (std::size_t j = 0; j < NR; ++j) sums[i][j] = acc[i][j];
+      }
       for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
         for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-          T sum = gemm_lane_sum<T>(acc[i][j]);
+          T sum = gemm_lane_sum<T>(sums[i][j]);
           for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
           op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
         }
@@ -11812,10 +11871,13 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     const dim_group ab = group(a, static_cast<batch*>(nullptr));
     const dim_group bb = group(b, static_cast<batch*>(nullptr));
     const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    // (An operand with no elements may have no storage: its offsets are then not added.)
+    const auto at = [](auto* p, std::ptrdiff_t offset) { return p ? p + offset : p; };
     const auto entries = [&](std::size_t first, std::size_t last) {
       for (std::size_t i = first; i < last; ++i) {
-        const matmul_operands<T> op{a.data() + ab.at(i),   &am, &ak, b.data() + bb.at(i), &bk, &bn,
-                                    out.data() + cb.at(i), &cm, &cn};
+        const matmul_operands<T> op{at(a.data(), ab.at(i)),   &am, &ak,
+                                    at(b.data(), bb.at(i)),   &bk, &bn,
+                                    at(out.data(), cb.at(i)), &cm, &cn};
         matmul(op, am.size, bn.size, ak.size);
       }
     };
@@ -14255,7 +14317,7 @@ struct scan_step {
 };
 
 namespace detail {
-// A tuple of the contents of t's elements, t's tensors relocated (t is dropped next).
+// A tuple of the contents of t's elements, handed over (t is dropped next).
 template <class... Xs>
 std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
   return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
@@ -14820,9 +14882,10 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
 }
 
 // A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
-// static dims their size). Its elements are zeros, or left uninitialised with Overwrite (for
-// a scan that writes every slot along Iter).
-template <class Out, class Iter, bool Overwrite = false, class ExtentOf>
+// static dims their size). Its elements are left uninitialised: the scan writes every slot
+// along Iter. Zeroed: zeros, for a ragged scan, which leaves the padding past each row's
+// length as it finds it.
+template <class Out, class Iter, bool Zeroed = false, class ExtentOf>
 Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
   return [&]<class... Ds>(dim_list<Ds...>*) {
     auto one = [&]<class X>(X*) -> std::size_t {
@@ -14831,8 +14894,8 @@ Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
       else return extent_of(static_cast<X*>(nullptr));
     };
     const auto shape = Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan");
-    if constexpr (Overwrite) return tensor_internals::for_overwrite<Out>(shape);
-    else return Out(shape);
+    if constexpr (Zeroed) return Out(shape);
+    else return tensor_internals::for_overwrite<Out>(shape);
   }(static_cast<dims_t<Out>*>(nullptr));
 }
 
@@ -14855,16 +14918,12 @@ std::size_t input_extent(const Vs&... vs) {
   return extent;
 }
 
-// f() run as iteration i of a scan: a dg::error it throws gets "dimgraph: scan: at
-// iteration i: " before its message and is rethrown (keeping its class).
+// f() run as iteration i of a scan: a dg::error it throws gets "scan: at iteration i: " after
+// its "dimgraph: " and is rethrown (keeping its class; see detail::in_call).
 template <class F>
 decltype(auto) at_iteration(std::size_t i, F&& f) {
-  try {
-    return std::forward<F>(f)();
-  } catch (error& e) {
-    e.add_context("scan", "at iteration " + std::to_string(i));
-    throw;
-  }
+  return in_call(
+      "scan", [i] { return "at iteration " + std::to_string(i); }, std::forward<F>(f));
 }
 
 // The error of check_emitted (out of line: the check stays small enough to inline).
@@ -16337,7 +16396,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
         const auto& e = std::get<K>(r.emits.values);
         if (!out) {
           check_scan_rows<D>(e, rows, "emitted value", K);
-          out.emplace(stacked_output<typename Run::template output_t<K>, iter>(
+          out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
               n, [&]<class X>(X*) { return e.template extent<X>(); }));
         } else {
           check_emitted(*out, e, K, i);
@@ -16367,7 +16426,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
       auto& out = std::get<K>(outs);
       // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
-        out.emplace(stacked_output<out_t, iter>(n, [&]<class X>(X*) {
+        out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(X*) {
           return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
             return std::apply(
                 [&](const auto&... carries) {
@@ -16675,8 +16734,9 @@ class scan_fn {
 // the first iteration): a slicing outside its dim or past its end, trip counts that differ
 // (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
 // from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
-// ..."); any dg::error the body throws keeps its class and gets the iteration before its
-// message: "dimgraph: scan: at iteration i: dimgraph: add: ..." (see dg::error::add_context).
+// ..."); any dg::error the body throws keeps its class and gets the scan and the iteration
+// before the op that threw it: "dimgraph: scan: at iteration i: add: ...", or with a layer
+// between, "dimgraph: scan: at iteration i: nn::lstm_cell: add: ..." (dg::error::add_context).
 // After a mistake in the body (reported where it was made) or one of these, the result is the
 // stand-in of a reported mistake, one per result when the body's step says how many, which
 // later ops and structured bindings take silently.
@@ -16750,9 +16810,9 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             const auto& e = std::get<K>(r.emits.values);
             if (!out) {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter, true>(
+              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
                   n, [&]<class X>(X*) { return e.template extent<X>(); });
-              out.emplace(detail::tensor_internals::relocate(fresh));
+              out.emplace(detail::tensor_internals::hand_over(fresh));
             } else {
               detail::check_emitted(*out, e, K, i);
             }
@@ -16848,7 +16908,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
                   state);
             }(std::make_index_sequence<slice_count>{});
           });
-      out.emplace(detail::tensor_internals::relocate(no_rows));
+      out.emplace(detail::tensor_internals::hand_over(no_rows));
     };
     (empty(std::integral_constant<std::size_t, Ks>{}), ...);
   }(std::make_index_sequence<emit_count>{});
@@ -17173,8 +17233,8 @@ class if_fn {
       return poisoned_call<Xs...>();
     } else if constexpr (detail::static_condition<Cond>::is_constant) {
       // Only the chosen branch is instantiated.
-      if constexpr (detail::static_condition<Cond>::value) return run(then_, xs...);
-      else return run(else_, xs...);
+      if constexpr (detail::static_condition<Cond>::value) return run(then_, "then branch", xs...);
+      else return run(else_, "else branch", xs...);
     } else if constexpr (detail::traced_if<Cond, Then, Xs...>()) {
       // Traced: the branches are checked as eagerly, on what they return traced on arguments
       // of the inputs' types.
@@ -17216,8 +17276,11 @@ class if_fn {
           return detail::poisoned_outputs<then_r, else_r>();
         } else {
           using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<then_r>>;
-          if (cond_) return detail::materialize_branch<outs>(then_(xs...));
-          return detail::materialize_branch<outs>(else_(xs...));
+          if (cond_)
+            return detail::in_call("if_", "then branch",
+                                   [&] { return detail::materialize_branch<outs>(then_(xs...)); });
+          return detail::in_call("if_", "else branch",
+                                 [&] { return detail::materialize_branch<outs>(else_(xs...)); });
         }
       }
     }
@@ -17245,8 +17308,9 @@ class if_fn {
     }
   }
 
+  // The branch fn (which: "then branch" or "else branch") of a compile-time condition.
   template <class Fn, class... Xs>
-  static auto run(const Fn& fn, const Xs&... xs) {
+  static auto run(const Fn& fn, const char* which, const Xs&... xs) {
     using r = dimgraph::detail::call_result_t<const Fn&, const Xs&...>;
     if constexpr ((symbolic<Xs> || ...) || detail::has_symbol_v<std::remove_cvref_t<r>>) {
       return fn(xs...);  // traced: the chosen branch's nodes go into the graph as they are
@@ -17256,7 +17320,8 @@ class if_fn {
       return detail::poisoned_outputs<r, r>();
     } else {
       using outs = detail::tensors_of_outputs_t<detail::branch_outputs_t<r>>;
-      return detail::materialize_branch<outs>(fn(xs...));
+      return detail::in_call("if_", which,
+                             [&] { return detail::materialize_branch<outs>(fn(xs...)); });
     }
   }
 
@@ -17303,8 +17368,10 @@ class if_fn {
 // outputs, an output's element type or its dims (the first output that differs: the error
 // line names its dims in both branches, and its element types; the instantiation context both
 // branches' result types); a branch that takes an input by value and returns a lazy
-// expression, or a view of a tensor it took by value (see branch_may_dangle). Error (run time):
-// a tensor cond without exactly one element (shape_error). After a mistake in a branch
+// expression, or a view of a tensor it took by value (see branch_may_dangle). Errors (run
+// time): a tensor cond without exactly one element (shape_error); a dg::error thrown in a
+// branch keeps its class and gets the branch before the op that threw it: "dimgraph: if_: then
+// branch: add: ..." ("else branch"; see dg::error::add_context). After a mistake in a branch
 // or the cond (reported where it was made) or one of these, the result is the stand-in of a
 // reported mistake, one per output, which later ops and structured bindings take silently.
 template <class Cond, class Then, class Else>
@@ -17906,7 +17973,7 @@ void report_linear_members(dimgraph::detail::type_list<Members...>) {
 //   linear([.., in, ..], [out, in]) -> [x's other dims in x's order, out]
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): W does not have
 // exactly two dims; x and W share no dim, or more than one (ambiguous). Error (run time):
-// the feature dim's extents differ (shape_error, "dot").
+// the feature dim's extents differ (shape_error "dimgraph: nn::linear: dot: ...").
 template <layer_operand X, layer_operand W>
 auto linear(const X& x, const W& w) {
   if constexpr (dimgraph::detail::any_poisoned<X, W>) {
@@ -17916,7 +17983,8 @@ auto linear(const X& x, const W& w) {
     detail::report_linear<check, X, W>();
     if constexpr (check == detail::linear_check::ok) {
       using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-      return dimgraph::eval(dimgraph::dot<feature>(x, w));
+      return dimgraph::detail::in_call(
+          "nn::linear", [&] { return dimgraph::eval(dimgraph::dot<feature>(x, w)); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -17925,7 +17993,8 @@ auto linear(const X& x, const W& w) {
 
 // linear(x, W, b) = linear(x, W) + b, with b [out] broadcast over x's other dims (one
 // element-wise pass over the product). Errors: as linear(x, W); b's dims are
-// not exactly W's output dim (compile time).
+// not exactly W's output dim (compile time); b's extent is not W's output extent (run time,
+// shape_error "dimgraph: nn::linear: add: ...").
 template <layer_operand X, layer_operand W, layer_operand B>
 auto linear(const X& x, const W& w, const B& b) {
   if constexpr (dimgraph::detail::any_poisoned<X, W, B>) {
@@ -17935,7 +18004,8 @@ auto linear(const X& x, const W& w, const B& b) {
     detail::report_linear<check, X, W, B>();
     if constexpr (check == detail::linear_check::ok) {
       using feature = detail::first_dim_t<detail::linear_shared_t<X, W>>;
-      return dimgraph::eval(dimgraph::dot<feature>(x, w) + b);
+      return dimgraph::detail::in_call(
+          "nn::linear", [&] { return dimgraph::eval(dimgraph::dot<feature>(x, w) + b); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18092,6 +18162,30 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
         c, std::tuple_cat(with_bias(from_x, b_ih), with_bias(from_h, b_hh...)));
 }
 
+// The step with fused weights W [4H, I + H] (see the lstm_cell that takes them): W's input and
+// hidden columns as two views, so x . W_x depends on no carry (a scan that hoists computes it
+// once for every step); else one product of concat(x, h).
+template <class X, class H, class C, class W, class B>
+auto lstm_fused(const X& x, const H& h, const C& c, const W& w, const B& b) {
+  using d = cell_dims<X, H>;
+  using input = typename d::input;
+  using hidden = typename d::hidden;
+  using both = decltype(input{} + hidden{});
+  constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+  if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
+    const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
+    return lstm_separate(x, h, c, w_x, w_h, b);
+  } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
+    const auto [w_x, w_h] =
+        dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
+    return lstm_separate(x, h, c, w_x, w_h, b);
+  } else {
+    const auto gates = dimgraph::eval(dimgraph::dot<both>(
+        dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
+    return lstm_update<hidden>(c, with_bias(gates, b));
+  }
+}
+
 }  // namespace detail
 
 // One LSTM step with separate weights, as PyTorch's LSTMCell (with one bias):
@@ -18104,7 +18198,8 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
 // one product per weight matrix, two fused element-wise passes over views of the gates.
 // Errors (compile time): x or h has not exactly one dim of its own; c's dims are not h's;
 // W, R or b do not have the dims above. Errors (run time): extents that disagree
-// (shape_error from the op that meets them: dot, split_dims, add, mul).
+// (shape_error from the op that meets them, dot, split_dims, add or mul, after the layer's
+// name: "dimgraph: nn::lstm_cell: add: ...").
 template <layer_operand X, layer_operand H, layer_operand C, layer_operand W, layer_operand R,
           layer_operand B>
 auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const B& b) {
@@ -18114,7 +18209,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
     constexpr detail::cell_check check = detail::check_lstm<X, H, C, W, R, B>();
     detail::report_lstm<check, false, X, H, C, W, R, B>();
     if constexpr (check == detail::cell_check::ok) {
-      return detail::lstm_separate(x, h, c, w, r, b);
+      return dimgraph::detail::in_call("nn::lstm_cell",
+                                       [&] { return detail::lstm_separate(x, h, c, w, r, b); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }
@@ -18135,7 +18231,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const R& r, const
     constexpr detail::cell_check check = detail::check_lstm_two_biases<X, H, C, W, R, BI, BH>();
     detail::report_lstm<check, false, X, H, C, W, R, BI, BH>();
     if constexpr (check == detail::cell_check::ok) {
-      return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh);
+      return dimgraph::detail::in_call(
+          "nn::lstm_cell", [&] { return detail::lstm_separate(x, h, c, w, r, b_ih, b_hh); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }
@@ -18157,26 +18254,8 @@ auto lstm_cell(const X& x, const H& h, const C& c, const W& w, const B& b) {
     constexpr detail::cell_check check = detail::check_fused_lstm<X, H, C, W, B>();
     detail::report_lstm<check, true, X, H, C, W, void, B>();
     if constexpr (check == detail::cell_check::ok) {
-      using d = detail::cell_dims<X, H>;
-      using input = typename d::input;
-      using hidden = typename d::hidden;
-      using both = decltype(input{} + hidden{});
-      constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
-      if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
-        // W's input and hidden columns as two views (the dim algebra splits input + hidden):
-        // x . W_x + h . R, with no copy of concat(x, h), and x . W_x depends on no carry (a
-        // scan that hoists computes it once for every step).
-        const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
-        return detail::lstm_separate(x, h, c, w_x, w_h, b);
-      } else if constexpr (memory_w && requires { x.template extent<input>(); }) {
-        const auto [w_x, w_h] =
-            dimgraph::split<input, hidden>(w, dimgraph::extent<input>(x.template extent<input>()));
-        return detail::lstm_separate(x, h, c, w_x, w_h, b);
-      } else {
-        const auto gates = dimgraph::eval(dimgraph::dot<both>(
-            dimgraph::concat(dimgraph::along<input>(x), dimgraph::along<hidden>(h)), w));
-        return detail::lstm_update<hidden>(c, detail::with_bias(gates, b));
-      }
+      return dimgraph::detail::in_call("nn::lstm_cell",
+                                       [&] { return detail::lstm_fused(x, h, c, w, b); });
     } else {
       return lstm_state<dimgraph::detail::invalid_expr>{};
     }
@@ -18253,6 +18332,24 @@ void report_gru() {
                    dimgraph::detail::operand_role_t<"b_hh", BH>);
 }
 
+// The step on checked operands: both products, then one fused pass over views of the gates.
+template <class X, class H, class W, class R, class BI, class BH>
+auto gru_step(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
+  using d = cell_dims<X, H>;
+  using input = typename d::input;
+  using hidden = typename d::hidden;
+  const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
+  const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
+  const auto xs = with_bias(from_x, b_ih);
+  const auto hs = with_bias(from_h, b_hh);
+  const auto all = std::tuple_cat(xs, hs);
+  const auto reset = dimgraph::sigmoid(gate_sum_of<3, hidden, 0>(all));
+  const auto update = dimgraph::sigmoid(gate_sum_of<3, hidden, 1>(all));
+  const auto candidate =
+      dimgraph::tanh(gate_sum_of<3, hidden, 2>(xs) + reset * gate_sum_of<3, hidden, 2>(hs));
+  return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+}
+
 }  // namespace detail
 
 // One GRU step, as PyTorch's GRUCell:
@@ -18265,7 +18362,8 @@ void report_gru() {
 // computes every gate once (h' is evaluated as h + (1 - z) * (n - h)).
 // Errors (compile time): x or h has not exactly one dim of its own; W, R, b_ih or b_hh do
 // not have the dims above. Errors (run time): extents that disagree (shape_error from the
-// op that meets them: dot, split_dims, add, mul).
+// op that meets them, dot, split_dims, add or mul, after the layer's name: "dimgraph:
+// nn::gru_cell: add: ...").
 template <layer_operand X, layer_operand H, layer_operand W, layer_operand R, layer_operand BI,
           layer_operand BH>
 auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, const BH& b_hh) {
@@ -18275,19 +18373,8 @@ auto gru_cell(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
     constexpr detail::cell_check check = detail::check_gru<X, H, W, R, BI, BH>();
     detail::report_gru<check, X, H, W, R, BI, BH>();
     if constexpr (check == detail::cell_check::ok) {
-      using d = detail::cell_dims<X, H>;
-      using input = typename d::input;
-      using hidden = typename d::hidden;
-      const auto from_x = dimgraph::eval(dimgraph::dot<input>(x, w));
-      const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
-      const auto xs = detail::with_bias(from_x, b_ih);
-      const auto hs = detail::with_bias(from_h, b_hh);
-      const auto all = std::tuple_cat(xs, hs);
-      const auto reset = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 0>(all));
-      const auto update = dimgraph::sigmoid(detail::gate_sum_of<3, hidden, 1>(all));
-      const auto candidate = dimgraph::tanh(detail::gate_sum_of<3, hidden, 2>(xs) +
-                                            reset * detail::gate_sum_of<3, hidden, 2>(hs));
-      return dimgraph::eval(h + (1.0f - update) * (candidate - h));
+      return dimgraph::detail::in_call("nn::gru_cell",
+                                       [&] { return detail::gru_step(x, h, w, r, b_ih, b_hh); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18375,8 +18462,8 @@ void report_embedding_members(dimgraph::detail::type_list<Members...>) {
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): idx's elements are not
 // dg::index<D>; the table has not two dims, or none of them is the indices' vocabulary dim;
 // idx has the embedding dim. Error (run time): an index outside [0, extent of vocab)
-// (index_error from gather naming the dim, the index and the extent), before anything is
-// written.
+// (index_error from gather naming the dim, the index and the extent, after the layer's name:
+// "dimgraph: nn::embedding: gather: index 7 ..."), before anything is written.
 template <layer_operand Idx, layer_operand Table>
 auto embedding(const Idx& idx, const Table& table) {
   if constexpr (dimgraph::detail::any_poisoned<Idx, Table>) {
@@ -18385,7 +18472,8 @@ auto embedding(const Idx& idx, const Table& table) {
     constexpr detail::embedding_check check = detail::check_embedding<Idx, Table>();
     detail::report_embedding<check, Idx, Table>();
     if constexpr (check == detail::embedding_check::ok) {
-      return dimgraph::gather(table, idx);
+      return dimgraph::detail::in_call("nn::embedding",
+                                       [&] { return dimgraph::gather(table, idx); });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18561,7 +18649,8 @@ inline constexpr auto plain = [](const auto& y) { return dimgraph::eval(y); };
 // Evaluated now (a tensor; a symbol when traced). Errors (compile time): no normalized dim;
 // x's element type not floating-point; a dim named twice; x lacks a normalized dim; the
 // weight's or bias's dims not exactly the normalized dims. Errors (run time): extents that
-// disagree (shape_error from the op that meets them).
+// disagree (shape_error from the op that meets them, after the layer's name: "dimgraph:
+// nn::layer_norm: mul: ...").
 template <dimension... Dims, layer_operand X>
 auto layer_norm(const X& x, double eps = 1e-5) {
   if constexpr (dimgraph::detail::any_poisoned<X>) {
@@ -18570,7 +18659,9 @@ auto layer_norm(const X& x, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
     detail::report_norm<check, false, X, void, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18584,8 +18675,10 @@ auto layer_norm(const X& x, const W& weight, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
     detail::report_norm<check, false, X, W, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                   [&](const auto& y) { return dimgraph::eval(y * weight); });
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                     [&](const auto& y) { return dimgraph::eval(y * weight); });
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18599,8 +18692,10 @@ auto layer_norm(const X& x, const W& weight, const B& bias, double eps = 1e-5) {
     constexpr detail::norm_check check = detail::norm_check_v<X, W, B, Dims...>;
     detail::report_norm<check, false, X, W, B, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::layer_norm_of(detail::normalized_t<W, Dims...>{}, x, eps, [&](const auto& y) {
-        return dimgraph::eval(y * weight + bias);
+      return dimgraph::detail::in_call("nn::layer_norm", [&] {
+        return detail::layer_norm_of(
+            detail::normalized_t<W, Dims...>{}, x, eps,
+            [&](const auto& y) { return dimgraph::eval(y * weight + bias); });
       });
     } else {
       return dimgraph::detail::invalid_expr{};
@@ -18638,7 +18733,9 @@ auto rms_norm(const X& x, std::optional<double> eps = std::nullopt) {
     constexpr detail::norm_check check = detail::norm_check_v<X, void, void, Dims...>;
     detail::report_norm<check, true, X, void, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      return dimgraph::detail::in_call("nn::rms_norm", [&] {
+        return detail::rms_norm_of(detail::normalized_t<void, Dims...>{}, x, eps, detail::plain);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18652,8 +18749,10 @@ auto rms_norm(const X& x, const W& weight, std::optional<double> eps = std::null
     constexpr detail::norm_check check = detail::norm_check_v<X, W, void, Dims...>;
     detail::report_norm<check, true, X, W, void, Dims...>();
     if constexpr (check == detail::norm_check::ok) {
-      return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
-                                 [&](const auto& y) { return dimgraph::eval(y * weight); });
+      return dimgraph::detail::in_call("nn::rms_norm", [&] {
+        return detail::rms_norm_of(detail::normalized_t<W, Dims...>{}, x, eps,
+                                   [&](const auto& y) { return dimgraph::eval(y * weight); });
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18855,7 +18954,7 @@ void report_feed_forward_members(dimgraph::detail::type_list<Members...>) {
 // tensor; a symbol when traced). Errors (compile time): a weight has not two dims; x and W1
 // share no dim or more than one; W2 lacks the hidden dim, or its output dim is one of x's
 // other dims; a bias whose dims are not its weight's output dim. Error (run time): extents
-// that disagree (shape_error, "dot").
+// that disagree (shape_error "dimgraph: nn::feed_forward: nn::linear: dot: ...").
 template <activation A = activation::relu, layer_operand X, layer_operand W1, layer_operand B1,
           layer_operand W2, layer_operand B2>
 auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2& b2) {
@@ -18865,8 +18964,10 @@ auto feed_forward(const X& x, const W1& w1, const B1& b1, const W2& w2, const B2
     constexpr detail::ff_check check = detail::check_feed_forward<X, W1, B1, W2, B2>();
     detail::report_feed_forward<check, X, W1, B1, W2, B2>();
     if constexpr (check == detail::ff_check::ok) {
-      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
-      return nn::linear(h, w2, b2);
+      return dimgraph::detail::in_call("nn::feed_forward", [&] {
+        const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1, b1)));
+        return nn::linear(h, w2, b2);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -18882,8 +18983,10 @@ auto feed_forward(const X& x, const W1& w1, const W2& w2) {
     constexpr detail::ff_check check = detail::check_feed_forward<X, W1, void, W2, void>();
     detail::report_feed_forward<check, X, W1, void, W2, void>();
     if constexpr (check == detail::ff_check::ok) {
-      const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
-      return nn::linear(h, w2);
+      return dimgraph::detail::in_call("nn::feed_forward", [&] {
+        const auto h = dimgraph::eval(detail::activate<A>(nn::linear(x, w1)));
+        return nn::linear(h, w2);
+      });
     } else {
       return dimgraph::detail::invalid_expr{};
     }
@@ -19337,6 +19440,11 @@ auto attend(const Q& query, const K& key, const V& value, const Wq& wq, const Wk
   else return out;
 }
 
+// The layer the user called, which its run-time errors name first.
+template <bool NeedWeights>
+inline constexpr const char* attention_name =
+    NeedWeights ? "nn::multi_head_attention_with_weights" : "nn::multi_head_attention";
+
 // What attention gives after a mistake (reported where it was made, or by its checks): the
 // stand-in, or a pair of them for multi_head_attention_with_weights, so that
 // `auto [out, weights] = ...` says nothing more.
@@ -19388,15 +19496,17 @@ auto attend_packed(const Q& query, const K& key, const V& value, const W& w_in, 
                 dimgraph::detail::any_poisoned<Q, K, V, W, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    using p = packed_projection<Q, W, B>;
-    const auto wq = p::template part<0>(w_in);
-    const auto wk = p::template part<1>(w_in);
-    const auto wv = p::template part<2>(w_in);
-    const auto bq = p::template part<0>(b_in);
-    const auto bk = p::template part<1>(b_in);
-    const auto bv = p::template part<2>(b_in);
-    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                               mask);
+    return dimgraph::detail::in_call(attention_name<NeedWeights>, [&] {
+      using p = packed_projection<Q, W, B>;
+      const auto wq = p::template part<0>(w_in);
+      const auto wk = p::template part<1>(w_in);
+      const auto wv = p::template part<2>(w_in);
+      const auto bq = p::template part<0>(b_in);
+      const auto bk = p::template part<1>(b_in);
+      const auto bv = p::template part<2>(b_in);
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    });
   }
 }
 
@@ -19439,12 +19549,14 @@ auto attend_separate(const Q& query, const K& key, const V& value, const Wq& wq,
                 dimgraph::detail::any_poisoned<Q, K, V, Wq, Wk, Wv, B, Wo, Bo, M>) {
     return poisoned_attention<NeedWeights>();
   } else {
-    using p = packed_projection<Q, B, B>;
-    const auto bq = p::template part<0>(b_in);
-    const auto bk = p::template part<1>(b_in);
-    const auto bv = p::template part<2>(b_in);
-    return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
-                                               mask);
+    return dimgraph::detail::in_call(attention_name<NeedWeights>, [&] {
+      using p = packed_projection<Q, B, B>;
+      const auto bq = p::template part<0>(b_in);
+      const auto bk = p::template part<1>(b_in);
+      const auto bv = p::template part<2>(b_in);
+      return attend<Heads, Time, O, NeedWeights>(query, key, value, wq, wk, wv, bq, bk, bv, wo, bo,
+                                                 mask);
+    });
   }
 }
 
@@ -19505,7 +19617,8 @@ auto attend_struct(const Q& query, const K& key, const V& value, const P& p, con
 // not [batch.., KTime, model]; Heads not dividing inner; out_proj_weight not [out, inner]; traced
 // with a head size that is not static (the scale would not be a constant: a traced attention
 // needs static Heads and inner sizes); a mask not of bool or floating point, or with other dims.
-// Errors (run time): extents that disagree (shape_error from the op that meets them).
+// Errors (run time): extents that disagree (shape_error from the op that meets them, after the
+// layer's name: "dimgraph: nn::multi_head_attention: dot: ...").
 template <dimension Heads, dimension Time, attention_options O = attention_options{},
           layer_operand Q, layer_operand K, layer_operand V, layer_operand W, layer_operand B,
           layer_operand Wo, layer_operand Bo>
@@ -19684,13 +19797,17 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
                        dimgraph::detail::poisoned<decltype(norm1(x))> ||
                        dimgraph::detail::poisoned<decltype(norm2(x))>) {
     return dimgraph::detail::invalid_expr{};
-  } else if constexpr (O.norm_first) {
-    // (x + .. keeps x's dims and order: the result is a tensor of x's type, or its symbol.)
-    const auto h = dimgraph::eval(x + attend_to(norm1(x)));
-    return dimgraph::eval(h + feed(norm2(h)));
   } else {
-    const auto h = norm1(dimgraph::eval(x + attend_to(x)));
-    return norm2(dimgraph::eval(h + feed(h)));
+    return dimgraph::detail::in_call("nn::transformer_encoder_layer", [&] {
+      if constexpr (O.norm_first) {
+        // (x + .. keeps x's dims and order: the result is a tensor of x's type, or its symbol.)
+        const auto h = dimgraph::eval(x + attend_to(norm1(x)));
+        return dimgraph::eval(h + feed(norm2(h)));
+      } else {
+        const auto h = norm1(dimgraph::eval(x + attend_to(x)));
+        return norm2(dimgraph::eval(h + feed(h)));
+      }
+    });
   }
 }
 
@@ -19708,7 +19825,8 @@ auto encode(const X& x, const P& p, const M& mask, double eps) {
 //   transformer_encoder_layer([batch.., Time, model]) -> x's dims and order
 // Evaluated now (a tensor; a symbol when traced: the graph is the form O chooses). Errors:
 // those of multi_head_attention (a traced layer needs a static head size), feed_forward and
-// layer_norm.
+// layer_norm; at run time after this layer's name ("dimgraph: nn::transformer_encoder_layer:
+// nn::layer_norm: mul: ...").
 template <dimension Heads, dimension Time, encoder_options O = encoder_options{}, layer_operand X,
           detail::encoder_layer_struct P>
 auto transformer_encoder_layer(const X& x, const P& p, double layer_norm_eps = 1e-5) {
@@ -19880,14 +19998,16 @@ auto convolve(const X& x, const W& w, const B&... b) {
                                           "' is shorter than the dilated kernel (" +
                                           std::to_string(O.dilation * (k - 1) + 1) + ")");
   }
-  decltype(auto) padded = conv_padded<Time, O>(x);
-  decltype(auto) weights = read_once(w);
-  // One product per tap (each evaluated by the element-wise pass that reads it), summed in one
-  // pass with the bias.
-  return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
-    const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
-    return dimgraph::eval((taps + ... + b));
-  }(std::make_index_sequence<k>{});
+  return dimgraph::detail::in_call("nn::conv1d", [&] {
+    decltype(auto) padded = conv_padded<Time, O>(x);
+    decltype(auto) weights = read_once(w);
+    // One product per tap (each evaluated by the element-wise pass that reads it), summed in
+    // one pass with the bias.
+    return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
+      const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
+      return dimgraph::eval((taps + ... + b));
+    }(std::make_index_sequence<k>{});
+  });
 }
 
 }  // namespace detail
@@ -19905,7 +20025,8 @@ auto convolve(const X& x, const W& w, const B&... b) {
 // the bias. Evaluated now (a tensor; a symbol when traced). Errors (compile time): stride or
 // dilation 0; x lacks Time; Kernel not static; the weight not [out, in, Kernel] sharing exactly one
 // dim with x; out a dim of x; the bias not [out]. Errors (run time): the padded length shorter than
-// the dilated kernel, extents that disagree (shape_error).
+// the dilated kernel, extents that disagree (shape_error; from an op, after the layer's name:
+// "dimgraph: nn::conv1d: dot: ...").
 template <dimension Time, dimension Kernel, conv_options O = conv_options{}, layer_operand X,
           layer_operand W>
 auto conv1d(const X& x, const W& weight) {
