@@ -2,17 +2,23 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
+#include "dimgraph/detail/fixed_string.hpp"
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/detail/simd_math.hpp"
+#include "dimgraph/expr/op_table.hpp"
 #include "dimgraph/tensor/promote.hpp"
 
 // Every functor works on vectors of lanes (detail/simd.hpp), one lane per element; the
 // scalar form is the one-lane vector, so a loop's remainder computes exactly what its vector
 // body does. A functor has
 //   name                                  the op's name in messages and listings
+//                                         (the op table's functors also have it as `label`,
+//                                         a detail::fixed_string: a traced node's op_tag)
 //   template <class... Es> result_t       the element type of the result for operands of
 //                                         element types Es...
 //   template <class... Es> apply(vs...)   the result lanes, for operand lanes vs... of
@@ -66,229 +72,215 @@ DIMGRAPH_ALWAYS_INLINE inline V from_unsigned(U u) {
   else return simd::bits<V>(u);
 }
 
-// Binary arithmetic in the promoted type C = promote_t<A, B>.
-#define DIMGRAPH_ARITHMETIC(NAME, OPNAME, OP)                                        \
-  struct NAME {                                                                      \
-    static constexpr const char* name = OPNAME;                                      \
-    template <class A, class B>                                                      \
-    using result_t = promote_t<A, B>;                                                \
-    template <class A, class B, class VA, class VB>                                  \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {                            \
-      using C = promote_t<A, B>;                                                     \
-      using V = lanes_t<C, simd::lanes_v<VA>>;                                       \
-      return from_unsigned<V>(as_unsigned(as<C, A>(a)) OP as_unsigned(as<C, B>(b))); \
-    }                                                                                \
-  };
-DIMGRAPH_ARITHMETIC(add, "add", +)
-DIMGRAPH_ARITHMETIC(sub, "sub", -)
-DIMGRAPH_ARITHMETIC(mul, "mul", *)
-#undef DIMGRAPH_ARITHMETIC
-
-// True division: integers divide as float (torch.div). x / 0 follows IEEE.
-struct div {
-  static constexpr const char* name = "div";
-  template <class A, class B>
-  using result_t = float_of_t<promote_t<A, B>>;
-  template <class A, class B, class VA, class VB>
-  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
-    using C = result_t<A, B>;
-    return as<C, A>(a) / as<C, B>(b);
-  }
-};
+// The lanes of the table's ops whose computation is more than an operator or a function of
+// simd_math.hpp (expr/op_table.hpp names them), on lanes of the type the op computes in.
+namespace lanes {
 
 // min and max: a NaN in either operand gives NaN (torch.minimum / torch.maximum).
-template <bool Max>
-struct extreme {
-  static constexpr const char* name = Max ? "max" : "min";
-  template <class A, class B>
-  using result_t = promote_t<A, B>;
-  template <class A, class B, class VA, class VB>
-  DIMGRAPH_ALWAYS_INLINE auto apply(VA a_, VB b_) const {
-    using C = promote_t<A, B>;
-    const auto a = as<C, A>(a_);
-    const auto b = as<C, B>(b_);
-    const auto take_b = [&] {
-      if constexpr (Max) return a < b;
-      else return b < a;
-    }();
-    if constexpr (std::is_floating_point_v<C>) return (take_b | (b != b)) ? b : a;
-    else return take_b ? b : a;
+template <bool Max, class V>
+DIMGRAPH_ALWAYS_INLINE inline V extreme(V a, V b) {
+  const auto take_b = [&] {
+    if constexpr (Max) return a < b;
+    else return b < a;
+  }();
+  if constexpr (std::is_floating_point_v<simd::value_t<V>>) return (take_b | (b != b)) ? b : a;
+  else return take_b ? b : a;
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V minimum(V a, V b) {
+  return extreme<false>(a, b);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V maximum(V a, V b) {
+  return extreme<true>(a, b);
+}
+
+// Integer powers by squaring (wrapping); a negative exponent gives 0 except for bases 1 and
+// -1, as integer pow in PyTorch. Floating-point powers as simd::pow.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V pow(V base, V exponent) {
+  using C = simd::value_t<V>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return simd::pow(base, exponent);
+  } else {
+    V r{};
+    for (std::size_t l = 0; l < simd::lanes_v<V>; ++l) {
+      using U = std::make_unsigned_t<C>;
+      C x = base[l], e = exponent[l];
+      if constexpr (std::is_signed_v<C>) {
+        if (e < 0) {
+          r[l] = x == 1 ? C(1) : x == -1 ? ((e & 1) ? C(-1) : C(1)) : C(0);
+          continue;
+        }
+      }
+      U acc = 1, sq = static_cast<U>(x);
+      for (U k = static_cast<U>(e); k; k >>= 1) {
+        if (k & 1) acc = static_cast<U>(acc * sq);
+        sq = static_cast<U>(sq * sq);
+      }
+      r[l] = static_cast<C>(acc);
+    }
+    return r;
+  }
+}
+
+// |x|: clears the sign of floats (|-0| = 0, |NaN| is NaN); wraps for the lowest integer.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V abs(V a) {
+  using T = simd::value_t<V>;
+  if constexpr (std::is_unsigned_v<T>) return a;
+  else if constexpr (std::is_floating_point_v<T>) return a < T(0) ? -a : a * T(1) + T(0);
+  else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
+}
+
+// max(x, 0); relu(NaN) is NaN.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V relu(V a) {
+  using T = simd::value_t<V>;
+  return a < T(0) ? V{} : a;
+}
+
+// floor and ceil (identity on integers); NaN, infinities and signed zeros kept.
+template <bool Up, class V>
+DIMGRAPH_ALWAYS_INLINE inline V rounded(V a) {
+  using T = simd::value_t<V>;
+  if constexpr (!std::is_floating_point_v<T>) {
+    return a;
+  } else {
+    using I = simd::mask_lane_t<T>;
+    constexpr T big = std::is_same_v<T, float> ? T(8388608.0) : T(4503599627370496.0);
+    const auto t = simd::convert<T>(simd::convert<I>(a < big && a > -big ? a : V{}));
+    const V r = Up ? (t < a ? t + T(1) : t) : (t > a ? t - T(1) : t);
+    using B = simd::vec<std::make_unsigned_t<I>, simd::lanes_v<V>>;
+    const auto sign = simd::bits<B>(a) & simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)));
+    const V signed_r = simd::bits<V>(
+        (simd::bits<B>(r) & ~simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)))) | sign);
+    return a < big && a > -big ? signed_r : a;
+  }
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V floor(V a) {
+  return rounded<false>(a);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V ceil(V a) {
+  return rounded<true>(a);
+}
+
+}  // namespace lanes
+
+// Which operands an op of the table takes (the public op checks them, expr/ops.hpp):
+//   arithmetic  numbers: no dg::index<D>, and bool only next to a number (not two bools, not
+//               the one operand of a unary op)
+//   comparison  any two operands with a common type
+//   logical     bool operands
+enum class operand_rule : unsigned char { arithmetic, comparison, logical };
+
+// The promoted type of the element types Es (one: itself).
+template <class... Es>
+struct common_element;
+template <class A>
+struct common_element<A> {
+  using type = A;
+};
+template <class A, class B>
+struct common_element<A, B> {
+  using type = promote_t<A, B>;
+};
+template <class... Es>
+using common_element_t = typename common_element<Es...>::type;
+
+template <class V, class...>
+inline constexpr std::size_t lanes_of_first_v = simd::lanes_v<V>;
+
+// The kinds of op (the table's third column) are the bases of the table's functors; each
+// converts the operand lanes and hands them to Op::compute, the table's lanes column.
+// wrapping: arithmetic in the promoted type C; integers compute in the unsigned type of C's
+// width, so they wrap instead of overflowing.
+template <class Op>
+struct wrapping {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = common_element_t<Es...>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    using C = common_element_t<Es...>;
+    using V = lanes_t<C, lanes_of_first_v<Vs...>>;
+    return from_unsigned<V>(Op::compute(as_unsigned(as<C, Es>(vs))...));
   }
 };
-using minimum = extreme<false>;
-using maximum = extreme<true>;
-
-struct pow {
-  static constexpr const char* name = "pow";
+// promoting: arithmetic in the promoted type.
+template <class Op>
+struct promoting {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = common_element_t<Es...>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(as<common_element_t<Es...>, Es>(vs)...);
+  }
+};
+// floating: arithmetic in the promoted type's floating-point type, so integers compute in
+// float (true division as torch.div, x / 0 as IEEE; math functions, vectorised with the
+// accuracy detail/simd_math.hpp states).
+template <class Op>
+struct floating {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = float_of_t<common_element_t<Es...>>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(as<float_of_t<common_element_t<Es...>>, Es>(vs)...);
+  }
+};
+// comparing: bool lanes; NaN compares unequal to everything (IEEE). (mask: the comparison's
+// own mask, lanes of the compared type's width.)
+template <class Op>
+struct comparing {
+  static constexpr operand_rule operands = operand_rule::comparison;
+  static constexpr bool is_comparison = true;
   template <class A, class B>
-  using result_t = promote_t<A, B>;
+  using result_t = bool;
+  template <class A, class B, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) {
+    using C = promote_t<A, B>;
+    return Op::compute(as<C, A>(a), as<C, B>(b));
+  }
   template <class A, class B, class VA, class VB>
   DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
-    using C = promote_t<A, B>;
-    if constexpr (std::is_floating_point_v<C>) {
-      return simd::pow(as<C, A>(a), as<C, B>(b));
-    } else {
-      // Integer powers by squaring (wrapping); a negative exponent gives 0 except for
-      // bases 1 and -1, as integer pow in PyTorch.
-      constexpr std::size_t L = simd::lanes_v<VA>;
-      using V = lanes_t<C, L>;
-      const V base = as<C, A>(a), exponent = as<C, B>(b);
-      V r{};
-      for (std::size_t l = 0; l < L; ++l) {
-        using U = std::make_unsigned_t<C>;
-        C x = base[l], e = exponent[l];
-        if constexpr (std::is_signed_v<C>) {
-          if (e < 0) {
-            r[l] = x == 1 ? C(1) : x == -1 ? ((e & 1) ? C(-1) : C(1)) : C(0);
-            continue;
-          }
-        }
-        U acc = 1, sq = static_cast<U>(x);
-        for (U k = static_cast<U>(e); k; k >>= 1) {
-          if (k & 1) acc = static_cast<U>(acc * sq);
-          sq = static_cast<U>(sq * sq);
-        }
-        r[l] = static_cast<C>(acc);
-      }
-      return r;
-    }
+    return to_bool(mask<A, B>(a, b));
   }
 };
-
-// Comparisons give bool lanes; NaN compares unequal to everything (IEEE).
-// (mask: the comparison's own mask, lanes of the compared type's width.)
-#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)             \
-  struct NAME {                                           \
-    static constexpr const char* name = OPNAME;           \
-    static constexpr bool is_comparison = true;           \
-    template <class A, class B>                           \
-    using result_t = bool;                                \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) { \
-      using C = promote_t<A, B>;                          \
-      return as<C, A>(a) OP as<C, B>(b);                  \
-    }                                                     \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
-      return to_bool(mask<A, B>(a, b));                   \
-    }                                                     \
-  };
-DIMGRAPH_COMPARISON(equal, "equal", ==)
-DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
-DIMGRAPH_COMPARISON(less, "less", <)
-DIMGRAPH_COMPARISON(less_equal, "less_equal", <=)
-DIMGRAPH_COMPARISON(greater, "greater", >)
-DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
-#undef DIMGRAPH_COMPARISON
-
-// Logical ops on bool lanes (masks: 0 or all ones).
-#define DIMGRAPH_LOGICAL(NAME, OPNAME, OP)                \
-  struct NAME {                                           \
-    static constexpr const char* name = OPNAME;           \
-    template <class A, class B>                           \
-    using result_t = bool;                                \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
-      return a OP b;                                      \
-    }                                                     \
-  };
-DIMGRAPH_LOGICAL(logical_and, "logical_and", &)
-DIMGRAPH_LOGICAL(logical_or, "logical_or", |)
-DIMGRAPH_LOGICAL(logical_xor, "logical_xor", ^)
-#undef DIMGRAPH_LOGICAL
-struct logical_not {
-  static constexpr const char* name = "logical_not";
-  template <class A>
+// logical: on bool lanes (masks: 0 or all ones).
+template <class Op>
+struct logical {
+  static constexpr operand_rule operands = operand_rule::logical;
+  template <class... Es>
   using result_t = bool;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    return ~a;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(vs...);
   }
 };
 
-// Unary ops that keep the type.
-struct neg {
-  static constexpr const char* name = "neg";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    return from_unsigned<V>(-as_unsigned(a));
-  }
-};
-// |x|: clears the sign of floats (|-0| = 0, |NaN| is NaN); wraps for the lowest integer.
-struct abs {
-  static constexpr const char* name = "abs";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    if constexpr (std::is_unsigned_v<T>) return a;
-    else if constexpr (std::is_floating_point_v<T>) return a < T(0) ? -a : a * T(1) + T(0);
-    else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
-  }
-};
-// max(x, 0); relu(NaN) is NaN.
-struct relu {
-  static constexpr const char* name = "relu";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    return a < T(0) ? V{} : a;
-  }
-};
-// floor and ceil (identity on integers); NaN, infinities and signed zeros kept.
-template <bool Up>
-struct rounding {
-  static constexpr const char* name = Up ? "ceil" : "floor";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    if constexpr (!std::is_floating_point_v<T>) {
-      return a;
-    } else {
-      using I = simd::mask_lane_t<T>;
-      constexpr T big = std::is_same_v<T, float> ? T(8388608.0) : T(4503599627370496.0);
-      const auto t = simd::convert<T>(simd::convert<I>(a < big && a > -big ? a : V{}));
-      const V r = Up ? (t < a ? t + T(1) : t) : (t > a ? t - T(1) : t);
-      using B = simd::vec<std::make_unsigned_t<I>, simd::lanes_v<V>>;
-      const auto sign = simd::bits<B>(a) & simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)));
-      const V signed_r = simd::bits<V>(
-          (simd::bits<B>(r) & ~simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)))) | sign);
-      return a < big && a > -big ? signed_r : a;
-    }
-  }
-};
-using floor = rounding<false>;
-using ceil = rounding<true>;
-
-// Unary math, computed in float_of_t (vectorised, see detail/simd_math.hpp for accuracy).
-#define DIMGRAPH_MATH(NAME)                        \
-  struct NAME {                                    \
-    static constexpr const char* name = #NAME;     \
-    template <class A>                             \
-    using result_t = float_of_t<A>;                \
-    template <class A, class V>                    \
-    DIMGRAPH_ALWAYS_INLINE auto apply(V a) const { \
-      return simd::NAME(as<float_of_t<A>, A>(a));  \
-    }                                              \
+// The functors of the op table: fn::add, fn::tanh, ...
+#define DIMGRAPH_TABLE_FUNCTOR(PUBLIC, OP, KIND, LANES)    \
+  struct OP : KIND<OP> {                                   \
+    static constexpr const char* name = #OP;               \
+    static constexpr fixed_string<sizeof(#OP)> label{#OP}; \
+    template <class... Vs>                                 \
+    DIMGRAPH_ALWAYS_INLINE static auto compute(Vs... vs) { \
+      return LANES(vs...);                                 \
+    }                                                      \
   };
-DIMGRAPH_MATH(exp)
-DIMGRAPH_MATH(log)
-DIMGRAPH_MATH(log1p)
-DIMGRAPH_MATH(sqrt)
-DIMGRAPH_MATH(rsqrt)
-DIMGRAPH_MATH(tanh)
-DIMGRAPH_MATH(sigmoid)
-DIMGRAPH_MATH(gelu)
-DIMGRAPH_MATH(sin)
-DIMGRAPH_MATH(cos)
-#undef DIMGRAPH_MATH
+DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_TABLE_FUNCTOR, DIMGRAPH_TABLE_FUNCTOR)
+#undef DIMGRAPH_TABLE_FUNCTOR
+
+// The names of the table's ops.
+#define DIMGRAPH_TABLE_NAME(PUBLIC, OP, KIND, LANES) #OP,
+inline constexpr std::string_view table_op_names[] = {
+    DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_TABLE_NAME, DIMGRAPH_TABLE_NAME)};
+#undef DIMGRAPH_TABLE_NAME
 
 // where(c, a, b).
 struct select {

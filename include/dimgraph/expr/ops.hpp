@@ -7,25 +7,65 @@
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/map.hpp"
+#include "dimgraph/expr/op_table.hpp"
 
 namespace dimgraph {
 namespace detail {
 
-// Operands of a binary op: two expressions, or an expression and a C++ scalar.
+// Values of a later layer that stand for tensors without being expressions (graph/: the
+// symbols a traced function sees) are operands of the op table's ops (expr/op_table.hpp)
+// through one hook, which that layer specialises for them:
+//   template <class N> inline constexpr bool is_deferred_v<symbol<N>> = true;
+//   template <class N> struct deferred_elementwise<symbol<N>> {
+//     template <class F, class... Xs>
+//     static auto make(Xs&&... xs);  // the result of op F (fn::add, ...) on xs
+//   };
+// A deferred value V stands for a tensor of element type V::value_type over V::dims: the op
+// checks its operands as such, with the same messages as for tensors, then gives
+// deferred_elementwise<V>::make<F>(xs...) (V: the first deferred operand) where it gives
+// make_elementwise<F>(xs...) for expressions and scalars.
+template <class X>
+inline constexpr bool is_deferred_v = false;
+template <class X>
+concept deferred = is_deferred_v<std::remove_cvref_t<X>>;
+template <class X>
+struct deferred_elementwise;
+
+template <class... Xs>
+concept any_deferred = (deferred<Xs> || ...);
+template <class X, class... Xs>
+struct first_deferred {
+  using type = typename first_deferred<Xs...>::type;
+};
+template <deferred X, class... Xs>
+struct first_deferred<X, Xs...> {
+  using type = std::remove_cvref_t<X>;
+};
+template <class... Xs>
+using first_deferred_t = typename first_deferred<Xs...>::type;
+
+// What an element-wise op takes in place of a tensor: an expression or a deferred value.
+template <class X>
+concept tensor_operand = expression<X> || deferred<X>;
+
+// Operands of a binary op: two tensor operands, or a tensor operand and a C++ scalar.
 template <class A, class B>
-concept binary_operands = (expression<A> && expression<B>) || (expression<A> && scalar<B>) ||
-                          (scalar<A> && expression<B>);
+concept binary_operands = (tensor_operand<A> && tensor_operand<B>) ||
+                          (tensor_operand<A> && scalar<B>) || (scalar<A> && tensor_operand<B>);
 
 template <class A, class B>
 concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
 
 template <class X>
+concept unary_operand_or_poisoned = tensor_operand<X> || poisoned<X>;
+
+template <class X>
 struct operand_elem {
   using type = std::remove_cvref_t<X>;
 };
-template <expression X>
+template <tensor_operand X>
 struct operand_elem<X> {
-  using type = value_t<X>;
+  using type = typename std::remove_cvref_t<X>::value_type;
 };
 template <class X>
 using operand_elem_t = typename operand_elem<X>::type;
@@ -34,15 +74,22 @@ template <class X>
 struct operand_dims {
   using type = dim_list<>;
 };
-template <expression X>
+template <tensor_operand X>
 struct operand_dims<X> {
-  using type = dims_t<X>;
+  using type = typename std::remove_cvref_t<X>::dims;
 };
 template <class X>
 using operand_dims_t = typename operand_dims<X>::type;
 
 // Why a binary op is rejected (checked in this order, so one mistake gives one message).
-enum class binary_check { ok, outer_broadcast, index_arithmetic, bool_arithmetic, no_common_type };
+enum class binary_check {
+  ok,
+  outer_broadcast,
+  index_arithmetic,
+  bool_arithmetic,
+  not_bool,
+  no_common_type
+};
 
 template <class A, class B>
 constexpr bool dims_nest() {
@@ -51,18 +98,33 @@ constexpr bool dims_nest() {
   return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
 }
 
-template <class A, class B, bool Arithmetic>
+template <class A, class B, fn::operand_rule Rule>
 constexpr binary_check check_binary() {
   using ea = operand_elem_t<A>;
   using eb = operand_elem_t<B>;
+  constexpr bool arithmetic = Rule == fn::operand_rule::arithmetic;
   if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
-  if (Arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
-  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<ea, bool> && std::is_same_v<eb, bool> ? binary_check::ok
+                                                                : binary_check::not_bool;
+  if (arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
+  if (arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
     return binary_check::bool_arithmetic;
-  if constexpr (expression<A> && expression<B>) {
+  if constexpr (tensor_operand<A> && tensor_operand<B>) {
     if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
   }
   return binary_check::ok;
+}
+
+// Why a unary op is rejected.
+enum class unary_check { ok, index_or_bool, not_bool };
+
+template <class X, fn::operand_rule Rule>
+constexpr unary_check check_unary() {
+  using e = operand_elem_t<X>;
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<e, bool> ? unary_check::ok : unary_check::not_bool;
+  return is_index_v<e> || std::is_same_v<e, bool> ? unary_check::index_or_bool : unary_check::ok;
 }
 
 // A rank-0 tensor next to a tensor with dims combines as PyTorch's 0-dim tensors do: within
@@ -95,128 +157,86 @@ auto make_binary(A&& a, B&& b) {
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
 }
 
-}  // namespace detail
-
-// Element-wise binary ops. Shape rule: operands align by tag; one operand's dim set
-// must contain the other's, and the result has that operand's order (the left one's
-// when the sets are equal). Types promote as in PyTorch; C++ scalars are wrapped numbers.
-// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
-// dg::index<D> or on two bools; element types with no common type.
-// Errors (run time): a shared dynamic dim with different extents (shape_error).
-#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                    \
-  template <class A, class B>                                                             \
-    requires detail::binary_operands_or_poisoned<A, B>                                    \
-  auto DECL(A&& a, B&& b) {                                                               \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};              \
-    else {                                                                                \
-      constexpr auto check = detail::check_binary<A, B, ARITH>();                         \
-      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;     \
-      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;     \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                    \
-                       "dimgraph: " NAME                                                  \
-                       ": neither operand's dims contain the other's (an implicit outer " \
-                       "broadcast); use dg::broadcast_to<...> or dg::outer",              \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                   \
-                       "dimgraph: " NAME                                                  \
-                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",  \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                    \
-                       "dimgraph: " NAME                                                  \
-                       ": arithmetic on two bool operands makes no sense; use a logical " \
-                       "op or dg::cast",                                                  \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                     \
-                       "dimgraph: " NAME                                                  \
-                       ": the element types have no common type; dg::cast one operand",   \
-                       lhs_dims, rhs_dims);                                               \
-      if constexpr (check == detail::binary_check::ok)                                    \
-        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));      \
-      else return detail::invalid_expr{};                                                 \
-    }                                                                                     \
-  }
-
-DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
-DIMGRAPH_BINARY_OP(operator-, "sub", detail::fn::sub, true)
-DIMGRAPH_BINARY_OP(operator*, "mul", detail::fn::mul, true)
-DIMGRAPH_BINARY_OP(operator/, "div", detail::fn::div, true)
-DIMGRAPH_BINARY_OP(pow, "pow", detail::fn::pow, true)
-DIMGRAPH_BINARY_OP(min, "min", detail::fn::minimum, true)
-DIMGRAPH_BINARY_OP(max, "max", detail::fn::maximum, true)
-// Comparisons give bool. (operator== on tensors compares whole values; element-wise
-// comparison is always spelled out.)
-DIMGRAPH_BINARY_OP(equal, "equal", detail::fn::equal, false)
-DIMGRAPH_BINARY_OP(not_equal, "not_equal", detail::fn::not_equal, false)
-DIMGRAPH_BINARY_OP(less, "less", detail::fn::less, false)
-DIMGRAPH_BINARY_OP(less_equal, "less_equal", detail::fn::less_equal, false)
-DIMGRAPH_BINARY_OP(greater, "greater", detail::fn::greater, false)
-DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, false)
-#undef DIMGRAPH_BINARY_OP
-
-// Logical ops on bool operands.
-#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                             \
-  template <class A, class B>                                                                \
-    requires detail::binary_operands_or_poisoned<A, B>                                       \
-  auto DECL(A&& a, B&& b) {                                                                  \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                 \
-    else {                                                                                   \
-      constexpr bool nest = detail::dims_nest<A, B>();                                       \
-      constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&              \
-                             std::is_same_v<detail::operand_elem_t<B>, bool>;                \
-      static_assert(nest, "dimgraph: " NAME                                                  \
-                          ": neither operand's dims contain the other's (an implicit outer " \
-                          "broadcast)");                                                     \
-      static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");        \
-      if constexpr (nest && bools)                                                           \
-        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));         \
-      else return detail::invalid_expr{};                                                    \
-    }                                                                                        \
-  }
-DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
-DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
-DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
-#undef DIMGRAPH_LOGICAL_OP
-
-template <detail::expression_or_poisoned X>
-auto logical_not(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool ok = std::is_same_v<value_t<X>, bool>;
-    static_assert(ok, "dimgraph: logical_not: the operand must be bool");
-    if constexpr (ok) return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
-    else return detail::invalid_expr{};
-  }
+// The expression of the table's op F on expressions and scalars that passed its checks.
+template <class F, class... Xs>
+auto make_elementwise(Xs&&... xs) {
+  if constexpr (sizeof...(Xs) == 2) return make_binary<F>(std::forward<Xs>(xs)...);
+  else return make_map(F{}, std::forward<Xs>(xs)...);
 }
 
-// Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
-// compute in float. Error: the op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                \
-  template <detail::expression_or_poisoned X>                                                 \
-  auto DECL(X&& x) {                                                                          \
-    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                         \
-    else {                                                                                    \
-      constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
-      static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
-      if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
-      else return detail::invalid_expr{};                                                     \
-    }                                                                                         \
+}  // namespace detail
+
+// The ops of the op table (expr/op_table.hpp), one public function each.
+//
+// Binary ops. Shape rule: operands align by tag; one operand's dim set must contain the
+// other's, and the result has that operand's order (the left one's when the sets are
+// equal). Types promote as in PyTorch; C++ scalars are wrapped numbers. Comparisons and
+// logical ops give bool. (operator== on tensors compares whole values; element-wise
+// comparison is always spelled out.)
+// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
+// dg::index<D> or on two bools; a logical op on operands that are not bool; element types
+// with no common type.
+// Errors (run time): a shared dynamic dim with different extents (shape_error).
+#define DIMGRAPH_BINARY_OP(PUBLIC, OP, KIND, LANES)                                            \
+  template <class A, class B>                                                                  \
+    requires detail::binary_operands_or_poisoned<A, B>                                         \
+  auto PUBLIC(A&& a, B&& b) {                                                                  \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                   \
+    else {                                                                                     \
+      constexpr auto check = detail::check_binary<A, B, detail::fn::OP::operands>();           \
+      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;          \
+      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;          \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": neither operand's dims contain the other's (an implicit outer "      \
+                       "broadcast); use dg::broadcast_to<...> or dg::outer",                   \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                        \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on two bool operands makes no sense; use a logical "      \
+                       "op or dg::cast",                                                       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::not_bool,                                \
+                       "dimgraph: " #OP ": the operands must be bool", lhs_dims, rhs_dims);    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                          \
+                       "dimgraph: " #OP                                                        \
+                       ": the element types have no common type; dg::cast one operand",        \
+                       lhs_dims, rhs_dims);                                                    \
+      if constexpr (check != detail::binary_check::ok) return detail::invalid_expr{};          \
+      else if constexpr (detail::any_deferred<A, B>)                                           \
+        return detail::deferred_elementwise<detail::first_deferred_t<A, B>>::template make<    \
+            detail::fn::OP>(std::forward<A>(a), std::forward<B>(b));                           \
+      else return detail::make_binary<detail::fn::OP>(std::forward<A>(a), std::forward<B>(b)); \
+    }                                                                                          \
   }
-DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
-DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
-DIMGRAPH_UNARY_OP(exp, "exp", detail::fn::exp)
-DIMGRAPH_UNARY_OP(log, "log", detail::fn::log)
-DIMGRAPH_UNARY_OP(log1p, "log1p", detail::fn::log1p)
-DIMGRAPH_UNARY_OP(sqrt, "sqrt", detail::fn::sqrt)
-DIMGRAPH_UNARY_OP(rsqrt, "rsqrt", detail::fn::rsqrt)
-DIMGRAPH_UNARY_OP(tanh, "tanh", detail::fn::tanh)
-DIMGRAPH_UNARY_OP(sigmoid, "sigmoid", detail::fn::sigmoid)
-DIMGRAPH_UNARY_OP(relu, "relu", detail::fn::relu)
-DIMGRAPH_UNARY_OP(gelu, "gelu", detail::fn::gelu)
-DIMGRAPH_UNARY_OP(sin, "sin", detail::fn::sin)
-DIMGRAPH_UNARY_OP(cos, "cos", detail::fn::cos)
-DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
-DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
+
+// Unary ops. Shape rule: the operand's dims. Math functions of integers compute in float.
+// Errors: a logical op on an operand that is not bool; any other op on dg::index<D> or bool.
+#define DIMGRAPH_UNARY_OP(PUBLIC, OP, KIND, LANES)                                                \
+  template <detail::unary_operand_or_poisoned X>                                                  \
+  auto PUBLIC(X&& x) {                                                                            \
+    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                             \
+    else {                                                                                        \
+      constexpr auto check = detail::check_unary<X, detail::fn::OP::operands>();                  \
+      using dims = detail::as_role_t<::dimgraph::has, detail::operand_dims_t<X>>;                 \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::index_or_bool,                               \
+                       "dimgraph: " #OP ": the op makes no sense on dg::index<D> or bool", dims); \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::not_bool,                                    \
+                       "dimgraph: " #OP ": the operand must be bool", dims);                      \
+      if constexpr (check != detail::unary_check::ok) return detail::invalid_expr{};              \
+      else if constexpr (detail::deferred<X>)                                                     \
+        return detail::deferred_elementwise<std::remove_cvref_t<X>>::template make<               \
+            detail::fn::OP>(std::forward<X>(x));                                                  \
+      else return detail::make_map(detail::fn::OP{}, std::forward<X>(x));                         \
+    }                                                                                             \
+  }
+
+DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_BINARY_OP, DIMGRAPH_UNARY_OP)
+#undef DIMGRAPH_BINARY_OP
 #undef DIMGRAPH_UNARY_OP
 
 namespace detail {

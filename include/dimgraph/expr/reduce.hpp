@@ -87,7 +87,7 @@ struct extreme_reduce {
   }
   template <class V>
   DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
-    return extreme<Max>{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
+    return lanes::extreme<Max>(a, b);
   }
 };
 using max_reduce = extreme_reduce<true>;

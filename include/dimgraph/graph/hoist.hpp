@@ -43,20 +43,17 @@ namespace detail {
 enum class stage : unsigned char { carried, varying, invariant, blocked };
 
 // The ops whose eager form is the same op over any extra dim, as a batch dim: element-wise
-// ops, contractions over named dims, reductions and the softmax family over named dims, and
-// the views that name the dim they act on. (Each forwards its operands, so the expression it
-// returns holds rvalues by value.)
+// ops (those of the op table, expr/op_table.hpp, and where and cast), contractions over named
+// dims, reductions and the softmax family over named dims, and the views that name the dim
+// they act on. (Each forwards its operands, so the expression it returns holds rvalues by
+// value.)
 constexpr bool batchable_op(std::string_view name) {
-  constexpr std::string_view names[] = {
-      "add",           "sub",         "mul",        "div",         "pow",        "min",
-      "max",           "equal",       "not_equal",  "less",        "less_equal", "greater",
-      "greater_equal", "logical_and", "logical_or", "logical_xor", "neg",        "abs",
-      "exp",           "log",         "log1p",      "sqrt",        "rsqrt",      "tanh",
-      "sigmoid",       "relu",        "gelu",       "sin",         "cos",        "floor",
-      "ceil",          "logical_not", "where",      "cast",        "dot",        "sum",
-      "prod",          "mean",        "any",        "all",         "logsumexp",  "softmax",
-      "log_softmax",   "argmax",      "argmin",     "rename",      "split_dims", "at"};
-  for (std::string_view n : names)
+  constexpr std::string_view others[] = {
+      "where",     "cast",    "dot",         "sum",    "prod",   "mean",   "any",        "all",
+      "logsumexp", "softmax", "log_softmax", "argmax", "argmin", "rename", "split_dims", "at"};
+  for (std::string_view n : fn::table_op_names)
+    if (n == name) return true;
+  for (std::string_view n : others)
     if (n == name) return true;
   return false;
 }

@@ -1,5 +1,6 @@
 // The public ops on symbolic values: each records a node whose type is what the op gives on
-// tensors, so a traced function checks and types exactly as it does when run eagerly.
+// tensors, so a traced function checks and types exactly as it does when run eagerly. (The op
+// table's element-wise ops take symbols themselves: only their node is made here.)
 #pragma once
 
 #include <string>
@@ -24,59 +25,26 @@
 
 namespace dimgraph {
 
-// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
-#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                       \
-  template <class A, class B>                                                      \
-    requires detail::symbolic_operands<A, B>                                       \
-  auto DECL(A&& a, B&& b) {                                                        \
-    using result = decltype(DECL(detail::stand_in_of(a), detail::stand_in_of(b))); \
-    return detail::symbolic_apply<op_tag<NAME>, result>(                           \
-        [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
-        std::forward<A>(a), std::forward<B>(b));                                   \
-  }
-DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
-DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
-DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
-DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
-DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
-DIMGRAPH_SYMBOLIC_BINARY(min, "min")
-DIMGRAPH_SYMBOLIC_BINARY(max, "max")
-DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
-DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
-DIMGRAPH_SYMBOLIC_BINARY(less, "less")
-DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
-DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
-DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
-DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
-DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
-DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
-#undef DIMGRAPH_SYMBOLIC_BINARY
+namespace detail {
 
-// Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                 \
-  template <symbolic X>                                     \
-  auto DECL(const X& x) {                                   \
-    using result = decltype(DECL(detail::stand_in_of(x)));  \
-    return detail::symbolic_apply<op_tag<NAME>, result>(    \
-        [](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, x); \
+// The op table's ops (expr/op_table.hpp) on symbols: the op checks its operands as tensors of
+// the symbols' types and records one node, op_tag<op name>, of the type it gives on such
+// tensors (decltype of its expression on the stand-ins). Its eager form, which a scan that
+// hoists runs, is the same expression on the operands' values.
+template <class N>
+inline constexpr bool is_deferred_v<symbol<N>> = true;
+template <class N>
+struct deferred_elementwise<symbol<N>> {
+  template <class F, class... Xs>
+  static auto make(Xs&&... xs) {
+    using result = decltype(make_elementwise<F>(stand_in_of(xs)...));
+    return symbolic_apply<op_tag<F::label>, result>(
+        [](auto&&... ys) { return make_elementwise<F>(DIMGRAPH_FWD(ys)...); },
+        std::forward<Xs>(xs)...);
   }
-DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
-DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
-DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
-DIMGRAPH_SYMBOLIC_UNARY(log, "log")
-DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
-DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
-DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
-DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
-DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
-DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
-DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
-DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
-DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
-DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
-DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
-DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
-#undef DIMGRAPH_SYMBOLIC_UNARY
+};
+
+}  // namespace detail
 
 // where(c, a, b) with a symbolic operand.
 template <class C, class A, class B>
