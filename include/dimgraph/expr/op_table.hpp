@@ -49,12 +49,14 @@
   UNARY(floor,          floor,         promoting, lanes::floor)                   \
   UNARY(ceil,           ceil,          promoting, lanes::ceil)                    \
   UNARY(exp,            exp,           floating,  simd::exp)                      \
+  UNARY(expm1,          expm1,         floating,  simd::expm1)                    \
   UNARY(log,            log,           floating,  simd::log)                      \
   UNARY(log1p,          log1p,         floating,  simd::log1p)                    \
   UNARY(sqrt,           sqrt,          floating,  simd::sqrt)                     \
   UNARY(rsqrt,          rsqrt,         floating,  simd::rsqrt)                    \
   UNARY(tanh,           tanh,          floating,  simd::tanh)                     \
   UNARY(sigmoid,        sigmoid,       floating,  simd::sigmoid)                  \
+  UNARY(erf,            erf,           floating,  simd::erf)                      \
   UNARY(gelu,           gelu,          floating,  simd::gelu)                     \
   UNARY(sin,            sin,           floating,  simd::sin)                      \
   UNARY(cos,            cos,           floating,  simd::cos)
