@@ -5508,6 +5508,7 @@ auto lengths_of(const X& x) {
 // ---- begin dimgraph/expr/functors.hpp
 // The element functions of dimgraph's element-wise ops (what one lane of a vector computes).
 
+#include <functional>
 #include <tuple>
 
 // ---- begin dimgraph/detail/simd_math.hpp
@@ -6232,11 +6233,77 @@ DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
 
 }  // namespace dimgraph::detail::simd
 // ---- end dimgraph/detail/simd_math.hpp
+// ---- begin dimgraph/expr/op_table.hpp
+// The op table: every element-wise op with a fixed arity, one line each.
+
+// DIMGRAPH_ELEMENTWISE_OPS(BINARY, UNARY) expands to BINARY(...) for each op of two operands and
+// UNARY(...) for each op of one, with the columns
+//   public   the public function: dg::<public>(x, y) or dg::<public>(x) (an operator's name
+//            spells the operator: a + b)
+//   op       the op's name, an identifier: the functor detail::fn::<op>, the "<op>" of its
+//            messages ("dimgraph: <op>: ...") and of a traced graph's listing
+//   kind     which operands it takes, the element type it gives, and how operand lanes are
+//            converted before `lanes` sees them (detail::fn, expr/functors.hpp):
+//              wrapping   arithmetic in the promoted type, integers wrapping (two's complement)
+//              promoting  arithmetic in the promoted type, the result in that type
+//              floating   arithmetic in the promoted type's floating-point type (integers
+//                         compute in float)
+//              comparing  compared in the promoted type, bool result
+//              logical    on bool operands (lanes are masks), bool result
+//   lanes    what computes one vector of lanes from the converted operand lanes, called as
+//            lanes(a, b) or lanes(a) (names are those of namespace dimgraph::detail::fn)
+// From each line come the functor (expr/functors.hpp) and the public op, which takes tensors,
+// views, lazy expressions, C++ scalars (binary ops) and the symbols of a traced function
+// (expr/ops.hpp; graph/ops.hpp records a node). Adding an element-wise op is one line here.
+// (Ops with further operands or attributes, such as where, cast and map, are written out in
+// expr/ops.hpp.) The macro stays defined: it is the table, which those headers and the table's
+// test (tests/unit/expr/op_table.cpp) expand with macros of their own.
+// clang-format off
+#define DIMGRAPH_ELEMENTWISE_OPS(BINARY, UNARY)                                    \
+  /*     public         op             kind       lanes                      */   \
+  BINARY(operator+,     add,           wrapping,  std::plus<>{})                  \
+  BINARY(operator-,     sub,           wrapping,  std::minus<>{})                 \
+  BINARY(operator*,     mul,           wrapping,  std::multiplies<>{})            \
+  BINARY(operator/,     div,           floating,  std::divides<>{})               \
+  BINARY(pow,           pow,           promoting, lanes::pow)                     \
+  BINARY(min,           min,           promoting, lanes::minimum)                 \
+  BINARY(max,           max,           promoting, lanes::maximum)                 \
+  BINARY(equal,         equal,         comparing, std::equal_to<>{})              \
+  BINARY(not_equal,     not_equal,     comparing, std::not_equal_to<>{})          \
+  BINARY(less,          less,          comparing, std::less<>{})                  \
+  BINARY(less_equal,    less_equal,    comparing, std::less_equal<>{})            \
+  BINARY(greater,       greater,       comparing, std::greater<>{})               \
+  BINARY(greater_equal, greater_equal, comparing, std::greater_equal<>{})         \
+  BINARY(logical_and,   logical_and,   logical,   std::bit_and<>{})               \
+  BINARY(logical_or,    logical_or,    logical,   std::bit_or<>{})                \
+  BINARY(logical_xor,   logical_xor,   logical,   std::bit_xor<>{})               \
+  UNARY(logical_not,    logical_not,   logical,   std::bit_not<>{})               \
+  UNARY(operator-,      neg,           wrapping,  std::negate<>{})                \
+  UNARY(abs,            abs,           promoting, lanes::abs)                     \
+  UNARY(relu,           relu,          promoting, lanes::relu)                    \
+  UNARY(floor,          floor,         promoting, lanes::floor)                   \
+  UNARY(ceil,           ceil,          promoting, lanes::ceil)                    \
+  UNARY(exp,            exp,           floating,  simd::exp)                      \
+  UNARY(expm1,          expm1,         floating,  simd::expm1)                    \
+  UNARY(log,            log,           floating,  simd::log)                      \
+  UNARY(log1p,          log1p,         floating,  simd::log1p)                    \
+  UNARY(sqrt,           sqrt,          floating,  simd::sqrt)                     \
+  UNARY(rsqrt,          rsqrt,         floating,  simd::rsqrt)                    \
+  UNARY(tanh,           tanh,          floating,  simd::tanh)                     \
+  UNARY(sigmoid,        sigmoid,       floating,  simd::sigmoid)                  \
+  UNARY(erf,            erf,           floating,  simd::erf)                      \
+  UNARY(gelu,           gelu,          floating,  simd::gelu)                     \
+  UNARY(sin,            sin,           floating,  simd::sin)                      \
+  UNARY(cos,            cos,           floating,  simd::cos)
+// clang-format on
+// ---- end dimgraph/expr/op_table.hpp
 
 // Every functor works on vectors of lanes (detail/simd.hpp), one lane per element; the
 // scalar form is the one-lane vector, so a loop's remainder computes exactly what its vector
 // body does. A functor has
 //   name                                  the op's name in messages and listings
+//                                         (the op table's functors also have it as `label`,
+//                                         a detail::fixed_string: a traced node's op_tag)
 //   template <class... Es> result_t       the element type of the result for operands of
 //                                         element types Es...
 //   template <class... Es> apply(vs...)   the result lanes, for operand lanes vs... of
@@ -6290,229 +6357,215 @@ DIMGRAPH_ALWAYS_INLINE inline V from_unsigned(U u) {
   else return simd::bits<V>(u);
 }
 
-// Binary arithmetic in the promoted type C = promote_t<A, B>.
-#define DIMGRAPH_ARITHMETIC(NAME, OPNAME, OP)                                        \
-  struct NAME {                                                                      \
-    static constexpr const char* name = OPNAME;                                      \
-    template <class A, class B>                                                      \
-    using result_t = promote_t<A, B>;                                                \
-    template <class A, class B, class VA, class VB>                                  \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {                            \
-      using C = promote_t<A, B>;                                                     \
-      using V = lanes_t<C, simd::lanes_v<VA>>;                                       \
-      return from_unsigned<V>(as_unsigned(as<C, A>(a)) OP as_unsigned(as<C, B>(b))); \
-    }                                                                                \
-  };
-DIMGRAPH_ARITHMETIC(add, "add", +)
-DIMGRAPH_ARITHMETIC(sub, "sub", -)
-DIMGRAPH_ARITHMETIC(mul, "mul", *)
-#undef DIMGRAPH_ARITHMETIC
-
-// True division: integers divide as float (torch.div). x / 0 follows IEEE.
-struct div {
-  static constexpr const char* name = "div";
-  template <class A, class B>
-  using result_t = float_of_t<promote_t<A, B>>;
-  template <class A, class B, class VA, class VB>
-  DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
-    using C = result_t<A, B>;
-    return as<C, A>(a) / as<C, B>(b);
-  }
-};
+// The lanes of the table's ops whose computation is more than an operator or a function of
+// simd_math.hpp (expr/op_table.hpp names them), on lanes of the type the op computes in.
+namespace lanes {
 
 // min and max: a NaN in either operand gives NaN (torch.minimum / torch.maximum).
-template <bool Max>
-struct extreme {
-  static constexpr const char* name = Max ? "max" : "min";
-  template <class A, class B>
-  using result_t = promote_t<A, B>;
-  template <class A, class B, class VA, class VB>
-  DIMGRAPH_ALWAYS_INLINE auto apply(VA a_, VB b_) const {
-    using C = promote_t<A, B>;
-    const auto a = as<C, A>(a_);
-    const auto b = as<C, B>(b_);
-    const auto take_b = [&] {
-      if constexpr (Max) return a < b;
-      else return b < a;
-    }();
-    if constexpr (std::is_floating_point_v<C>) return (take_b | (b != b)) ? b : a;
-    else return take_b ? b : a;
+template <bool Max, class V>
+DIMGRAPH_ALWAYS_INLINE inline V extreme(V a, V b) {
+  const auto take_b = [&] {
+    if constexpr (Max) return a < b;
+    else return b < a;
+  }();
+  if constexpr (std::is_floating_point_v<simd::value_t<V>>) return (take_b | (b != b)) ? b : a;
+  else return take_b ? b : a;
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V minimum(V a, V b) {
+  return extreme<false>(a, b);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V maximum(V a, V b) {
+  return extreme<true>(a, b);
+}
+
+// Integer powers by squaring (wrapping); a negative exponent gives 0 except for bases 1 and
+// -1, as integer pow in PyTorch. Floating-point powers as simd::pow.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V pow(V base, V exponent) {
+  using C = simd::value_t<V>;
+  if constexpr (std::is_floating_point_v<C>) {
+    return simd::pow(base, exponent);
+  } else {
+    V r{};
+    for (std::size_t l = 0; l < simd::lanes_v<V>; ++l) {
+      using U = std::make_unsigned_t<C>;
+      C x = base[l], e = exponent[l];
+      if constexpr (std::is_signed_v<C>) {
+        if (e < 0) {
+          r[l] = x == 1 ? C(1) : x == -1 ? ((e & 1) ? C(-1) : C(1)) : C(0);
+          continue;
+        }
+      }
+      U acc = 1, sq = static_cast<U>(x);
+      for (U k = static_cast<U>(e); k; k >>= 1) {
+        if (k & 1) acc = static_cast<U>(acc * sq);
+        sq = static_cast<U>(sq * sq);
+      }
+      r[l] = static_cast<C>(acc);
+    }
+    return r;
+  }
+}
+
+// |x|: clears the sign of floats (|-0| = 0, |NaN| is NaN); wraps for the lowest integer.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V abs(V a) {
+  using T = simd::value_t<V>;
+  if constexpr (std::is_unsigned_v<T>) return a;
+  else if constexpr (std::is_floating_point_v<T>) return a < T(0) ? -a : a * T(1) + T(0);
+  else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
+}
+
+// max(x, 0); relu(NaN) is NaN.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V relu(V a) {
+  using T = simd::value_t<V>;
+  return a < T(0) ? V{} : a;
+}
+
+// floor and ceil (identity on integers); NaN, infinities and signed zeros kept.
+template <bool Up, class V>
+DIMGRAPH_ALWAYS_INLINE inline V rounded(V a) {
+  using T = simd::value_t<V>;
+  if constexpr (!std::is_floating_point_v<T>) {
+    return a;
+  } else {
+    using I = simd::mask_lane_t<T>;
+    constexpr T big = std::is_same_v<T, float> ? T(8388608.0) : T(4503599627370496.0);
+    const auto t = simd::convert<T>(simd::convert<I>(a < big && a > -big ? a : V{}));
+    const V r = Up ? (t < a ? t + T(1) : t) : (t > a ? t - T(1) : t);
+    using B = simd::vec<std::make_unsigned_t<I>, simd::lanes_v<V>>;
+    const auto sign = simd::bits<B>(a) & simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)));
+    const V signed_r = simd::bits<V>(
+        (simd::bits<B>(r) & ~simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)))) | sign);
+    return a < big && a > -big ? signed_r : a;
+  }
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V floor(V a) {
+  return rounded<false>(a);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V ceil(V a) {
+  return rounded<true>(a);
+}
+
+}  // namespace lanes
+
+// Which operands an op of the table takes (the public op checks them, expr/ops.hpp):
+//   arithmetic  numbers: no dg::index<D>, and bool only next to a number (not two bools, not
+//               the one operand of a unary op)
+//   comparison  any two operands with a common type
+//   logical     bool operands
+enum class operand_rule : unsigned char { arithmetic, comparison, logical };
+
+// The promoted type of the element types Es (one: itself).
+template <class... Es>
+struct common_element;
+template <class A>
+struct common_element<A> {
+  using type = A;
+};
+template <class A, class B>
+struct common_element<A, B> {
+  using type = promote_t<A, B>;
+};
+template <class... Es>
+using common_element_t = typename common_element<Es...>::type;
+
+template <class V, class...>
+inline constexpr std::size_t lanes_of_first_v = simd::lanes_v<V>;
+
+// The kinds of op (the table's third column) are the bases of the table's functors; each
+// converts the operand lanes and hands them to Op::compute, the table's lanes column.
+// wrapping: arithmetic in the promoted type C; integers compute in the unsigned type of C's
+// width, so they wrap instead of overflowing.
+template <class Op>
+struct wrapping {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = common_element_t<Es...>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    using C = common_element_t<Es...>;
+    using V = lanes_t<C, lanes_of_first_v<Vs...>>;
+    return from_unsigned<V>(Op::compute(as_unsigned(as<C, Es>(vs))...));
   }
 };
-using minimum = extreme<false>;
-using maximum = extreme<true>;
-
-struct pow {
-  static constexpr const char* name = "pow";
+// promoting: arithmetic in the promoted type.
+template <class Op>
+struct promoting {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = common_element_t<Es...>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(as<common_element_t<Es...>, Es>(vs)...);
+  }
+};
+// floating: arithmetic in the promoted type's floating-point type, so integers compute in
+// float (true division as torch.div, x / 0 as IEEE; math functions, vectorised with the
+// accuracy detail/simd_math.hpp states).
+template <class Op>
+struct floating {
+  static constexpr operand_rule operands = operand_rule::arithmetic;
+  template <class... Es>
+  using result_t = float_of_t<common_element_t<Es...>>;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(as<float_of_t<common_element_t<Es...>>, Es>(vs)...);
+  }
+};
+// comparing: bool lanes; NaN compares unequal to everything (IEEE). (mask: the comparison's
+// own mask, lanes of the compared type's width.)
+template <class Op>
+struct comparing {
+  static constexpr operand_rule operands = operand_rule::comparison;
+  static constexpr bool is_comparison = true;
   template <class A, class B>
-  using result_t = promote_t<A, B>;
+  using result_t = bool;
+  template <class A, class B, class VA, class VB>
+  DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) {
+    using C = promote_t<A, B>;
+    return Op::compute(as<C, A>(a), as<C, B>(b));
+  }
   template <class A, class B, class VA, class VB>
   DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const {
-    using C = promote_t<A, B>;
-    if constexpr (std::is_floating_point_v<C>) {
-      return simd::pow(as<C, A>(a), as<C, B>(b));
-    } else {
-      // Integer powers by squaring (wrapping); a negative exponent gives 0 except for
-      // bases 1 and -1, as integer pow in PyTorch.
-      constexpr std::size_t L = simd::lanes_v<VA>;
-      using V = lanes_t<C, L>;
-      const V base = as<C, A>(a), exponent = as<C, B>(b);
-      V r{};
-      for (std::size_t l = 0; l < L; ++l) {
-        using U = std::make_unsigned_t<C>;
-        C x = base[l], e = exponent[l];
-        if constexpr (std::is_signed_v<C>) {
-          if (e < 0) {
-            r[l] = x == 1 ? C(1) : x == -1 ? ((e & 1) ? C(-1) : C(1)) : C(0);
-            continue;
-          }
-        }
-        U acc = 1, sq = static_cast<U>(x);
-        for (U k = static_cast<U>(e); k; k >>= 1) {
-          if (k & 1) acc = static_cast<U>(acc * sq);
-          sq = static_cast<U>(sq * sq);
-        }
-        r[l] = static_cast<C>(acc);
-      }
-      return r;
-    }
+    return to_bool(mask<A, B>(a, b));
   }
 };
-
-// Comparisons give bool lanes; NaN compares unequal to everything (IEEE).
-// (mask: the comparison's own mask, lanes of the compared type's width.)
-#define DIMGRAPH_COMPARISON(NAME, OPNAME, OP)             \
-  struct NAME {                                           \
-    static constexpr const char* name = OPNAME;           \
-    static constexpr bool is_comparison = true;           \
-    template <class A, class B>                           \
-    using result_t = bool;                                \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE static auto mask(VA a, VB b) { \
-      using C = promote_t<A, B>;                          \
-      return as<C, A>(a) OP as<C, B>(b);                  \
-    }                                                     \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
-      return to_bool(mask<A, B>(a, b));                   \
-    }                                                     \
-  };
-DIMGRAPH_COMPARISON(equal, "equal", ==)
-DIMGRAPH_COMPARISON(not_equal, "not_equal", !=)
-DIMGRAPH_COMPARISON(less, "less", <)
-DIMGRAPH_COMPARISON(less_equal, "less_equal", <=)
-DIMGRAPH_COMPARISON(greater, "greater", >)
-DIMGRAPH_COMPARISON(greater_equal, "greater_equal", >=)
-#undef DIMGRAPH_COMPARISON
-
-// Logical ops on bool lanes (masks: 0 or all ones).
-#define DIMGRAPH_LOGICAL(NAME, OPNAME, OP)                \
-  struct NAME {                                           \
-    static constexpr const char* name = OPNAME;           \
-    template <class A, class B>                           \
-    using result_t = bool;                                \
-    template <class A, class B, class VA, class VB>       \
-    DIMGRAPH_ALWAYS_INLINE auto apply(VA a, VB b) const { \
-      return a OP b;                                      \
-    }                                                     \
-  };
-DIMGRAPH_LOGICAL(logical_and, "logical_and", &)
-DIMGRAPH_LOGICAL(logical_or, "logical_or", |)
-DIMGRAPH_LOGICAL(logical_xor, "logical_xor", ^)
-#undef DIMGRAPH_LOGICAL
-struct logical_not {
-  static constexpr const char* name = "logical_not";
-  template <class A>
+// logical: on bool lanes (masks: 0 or all ones).
+template <class Op>
+struct logical {
+  static constexpr operand_rule operands = operand_rule::logical;
+  template <class... Es>
   using result_t = bool;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    return ~a;
+  template <class... Es, class... Vs>
+  DIMGRAPH_ALWAYS_INLINE auto apply(Vs... vs) const {
+    return Op::compute(vs...);
   }
 };
 
-// Unary ops that keep the type.
-struct neg {
-  static constexpr const char* name = "neg";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    return from_unsigned<V>(-as_unsigned(a));
-  }
-};
-// |x|: clears the sign of floats (|-0| = 0, |NaN| is NaN); wraps for the lowest integer.
-struct abs {
-  static constexpr const char* name = "abs";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    if constexpr (std::is_unsigned_v<T>) return a;
-    else if constexpr (std::is_floating_point_v<T>) return a < T(0) ? -a : a * T(1) + T(0);
-    else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
-  }
-};
-// max(x, 0); relu(NaN) is NaN.
-struct relu {
-  static constexpr const char* name = "relu";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    return a < T(0) ? V{} : a;
-  }
-};
-// floor and ceil (identity on integers); NaN, infinities and signed zeros kept.
-template <bool Up>
-struct rounding {
-  static constexpr const char* name = Up ? "ceil" : "floor";
-  template <class A>
-  using result_t = A;
-  template <class A, class V>
-  DIMGRAPH_ALWAYS_INLINE V apply(V a) const {
-    using T = simd::value_t<V>;
-    if constexpr (!std::is_floating_point_v<T>) {
-      return a;
-    } else {
-      using I = simd::mask_lane_t<T>;
-      constexpr T big = std::is_same_v<T, float> ? T(8388608.0) : T(4503599627370496.0);
-      const auto t = simd::convert<T>(simd::convert<I>(a < big && a > -big ? a : V{}));
-      const V r = Up ? (t < a ? t + T(1) : t) : (t > a ? t - T(1) : t);
-      using B = simd::vec<std::make_unsigned_t<I>, simd::lanes_v<V>>;
-      const auto sign = simd::bits<B>(a) & simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)));
-      const V signed_r = simd::bits<V>(
-          (simd::bits<B>(r) & ~simd::bits<B>(simd::splat<T, simd::lanes_v<V>>(T(-0.0)))) | sign);
-      return a < big && a > -big ? signed_r : a;
-    }
-  }
-};
-using floor = rounding<false>;
-using ceil = rounding<true>;
-
-// Unary math, computed in float_of_t (vectorised, see detail/simd_math.hpp for accuracy).
-#define DIMGRAPH_MATH(NAME)                        \
-  struct NAME {                                    \
-    static constexpr const char* name = #NAME;     \
-    template <class A>                             \
-    using result_t = float_of_t<A>;                \
-    template <class A, class V>                    \
-    DIMGRAPH_ALWAYS_INLINE auto apply(V a) const { \
-      return simd::NAME(as<float_of_t<A>, A>(a));  \
-    }                                              \
+// The functors of the op table: fn::add, fn::tanh, ...
+#define DIMGRAPH_TABLE_FUNCTOR(PUBLIC, OP, KIND, LANES)    \
+  struct OP : KIND<OP> {                                   \
+    static constexpr const char* name = #OP;               \
+    static constexpr fixed_string<sizeof(#OP)> label{#OP}; \
+    template <class... Vs>                                 \
+    DIMGRAPH_ALWAYS_INLINE static auto compute(Vs... vs) { \
+      return LANES(vs...);                                 \
+    }                                                      \
   };
-DIMGRAPH_MATH(exp)
-DIMGRAPH_MATH(log)
-DIMGRAPH_MATH(log1p)
-DIMGRAPH_MATH(sqrt)
-DIMGRAPH_MATH(rsqrt)
-DIMGRAPH_MATH(tanh)
-DIMGRAPH_MATH(sigmoid)
-DIMGRAPH_MATH(gelu)
-DIMGRAPH_MATH(sin)
-DIMGRAPH_MATH(cos)
-#undef DIMGRAPH_MATH
+DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_TABLE_FUNCTOR, DIMGRAPH_TABLE_FUNCTOR)
+#undef DIMGRAPH_TABLE_FUNCTOR
+
+// The names of the table's ops.
+#define DIMGRAPH_TABLE_NAME(PUBLIC, OP, KIND, LANES) #OP,
+inline constexpr std::string_view table_op_names[] = {
+    DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_TABLE_NAME, DIMGRAPH_TABLE_NAME)};
+#undef DIMGRAPH_TABLE_NAME
 
 // where(c, a, b).
 struct select {
@@ -7475,21 +7528,60 @@ auto make_map(F f, Xs&&... xs) {
 namespace dimgraph {
 namespace detail {
 
-// Operands of a binary op: two expressions, or an expression and a C++ scalar.
+// Values of a later layer that stand for tensors without being expressions (graph/: the
+// symbols a traced function sees) are operands of the op table's ops (expr/op_table.hpp)
+// through one hook, which that layer specialises for them:
+//   template <class N> inline constexpr bool is_deferred_v<symbol<N>> = true;
+//   template <class N> struct deferred_elementwise<symbol<N>> {
+//     template <class F, class... Xs>
+//     static auto make(Xs&&... xs);  // the result of op F (fn::add, ...) on xs
+//   };
+// A deferred value V stands for a tensor of element type V::value_type over V::dims: the op
+// checks its operands as such, with the same messages as for tensors, then gives
+// deferred_elementwise<V>::make<F>(xs...) (V: the first deferred operand) where it gives
+// make_elementwise<F>(xs...) for expressions and scalars.
+template <class X>
+inline constexpr bool is_deferred_v = false;
+template <class X>
+concept deferred = is_deferred_v<std::remove_cvref_t<X>>;
+template <class X>
+struct deferred_elementwise;
+
+template <class... Xs>
+concept any_deferred = (deferred<Xs> || ...);
+template <class X, class... Xs>
+struct first_deferred {
+  using type = typename first_deferred<Xs...>::type;
+};
+template <deferred X, class... Xs>
+struct first_deferred<X, Xs...> {
+  using type = std::remove_cvref_t<X>;
+};
+template <class... Xs>
+using first_deferred_t = typename first_deferred<Xs...>::type;
+
+// What an element-wise op takes in place of a tensor: an expression or a deferred value.
+template <class X>
+concept tensor_operand = expression<X> || deferred<X>;
+
+// Operands of a binary op: two tensor operands, or a tensor operand and a C++ scalar.
 template <class A, class B>
-concept binary_operands = (expression<A> && expression<B>) || (expression<A> && scalar<B>) ||
-                          (scalar<A> && expression<B>);
+concept binary_operands = (tensor_operand<A> && tensor_operand<B>) ||
+                          (tensor_operand<A> && scalar<B>) || (scalar<A> && tensor_operand<B>);
 
 template <class A, class B>
 concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
 
 template <class X>
+concept unary_operand_or_poisoned = tensor_operand<X> || poisoned<X>;
+
+template <class X>
 struct operand_elem {
   using type = std::remove_cvref_t<X>;
 };
-template <expression X>
+template <tensor_operand X>
 struct operand_elem<X> {
-  using type = value_t<X>;
+  using type = typename std::remove_cvref_t<X>::value_type;
 };
 template <class X>
 using operand_elem_t = typename operand_elem<X>::type;
@@ -7498,15 +7590,22 @@ template <class X>
 struct operand_dims {
   using type = dim_list<>;
 };
-template <expression X>
+template <tensor_operand X>
 struct operand_dims<X> {
-  using type = dims_t<X>;
+  using type = typename std::remove_cvref_t<X>::dims;
 };
 template <class X>
 using operand_dims_t = typename operand_dims<X>::type;
 
 // Why a binary op is rejected (checked in this order, so one mistake gives one message).
-enum class binary_check { ok, outer_broadcast, index_arithmetic, bool_arithmetic, no_common_type };
+enum class binary_check {
+  ok,
+  outer_broadcast,
+  index_arithmetic,
+  bool_arithmetic,
+  not_bool,
+  no_common_type
+};
 
 template <class A, class B>
 constexpr bool dims_nest() {
@@ -7515,18 +7614,33 @@ constexpr bool dims_nest() {
   return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
 }
 
-template <class A, class B, bool Arithmetic>
+template <class A, class B, fn::operand_rule Rule>
 constexpr binary_check check_binary() {
   using ea = operand_elem_t<A>;
   using eb = operand_elem_t<B>;
+  constexpr bool arithmetic = Rule == fn::operand_rule::arithmetic;
   if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
-  if (Arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
-  if (Arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<ea, bool> && std::is_same_v<eb, bool> ? binary_check::ok
+                                                                : binary_check::not_bool;
+  if (arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
+  if (arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
     return binary_check::bool_arithmetic;
-  if constexpr (expression<A> && expression<B>) {
+  if constexpr (tensor_operand<A> && tensor_operand<B>) {
     if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
   }
   return binary_check::ok;
+}
+
+// Why a unary op is rejected.
+enum class unary_check { ok, index_or_bool, not_bool };
+
+template <class X, fn::operand_rule Rule>
+constexpr unary_check check_unary() {
+  using e = operand_elem_t<X>;
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<e, bool> ? unary_check::ok : unary_check::not_bool;
+  return is_index_v<e> || std::is_same_v<e, bool> ? unary_check::index_or_bool : unary_check::ok;
 }
 
 // A rank-0 tensor next to a tensor with dims combines as PyTorch's 0-dim tensors do: within
@@ -7559,128 +7673,86 @@ auto make_binary(A&& a, B&& b) {
   else return make_map(F{}, as_operand<B>(std::forward<A>(a)), std::forward<B>(b));
 }
 
-}  // namespace detail
-
-// Element-wise binary ops. Shape rule: operands align by tag; one operand's dim set
-// must contain the other's, and the result has that operand's order (the left one's
-// when the sets are equal). Types promote as in PyTorch; C++ scalars are wrapped numbers.
-// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
-// dg::index<D> or on two bools; element types with no common type.
-// Errors (run time): a shared dynamic dim with different extents (shape_error).
-#define DIMGRAPH_BINARY_OP(DECL, NAME, FUNCTOR, ARITH)                                    \
-  template <class A, class B>                                                             \
-    requires detail::binary_operands_or_poisoned<A, B>                                    \
-  auto DECL(A&& a, B&& b) {                                                               \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};              \
-    else {                                                                                \
-      constexpr auto check = detail::check_binary<A, B, ARITH>();                         \
-      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;     \
-      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;     \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                    \
-                       "dimgraph: " NAME                                                  \
-                       ": neither operand's dims contain the other's (an implicit outer " \
-                       "broadcast); use dg::broadcast_to<...> or dg::outer",              \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                   \
-                       "dimgraph: " NAME                                                  \
-                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",  \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                    \
-                       "dimgraph: " NAME                                                  \
-                       ": arithmetic on two bool operands makes no sense; use a logical " \
-                       "op or dg::cast",                                                  \
-                       lhs_dims, rhs_dims);                                               \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                     \
-                       "dimgraph: " NAME                                                  \
-                       ": the element types have no common type; dg::cast one operand",   \
-                       lhs_dims, rhs_dims);                                               \
-      if constexpr (check == detail::binary_check::ok)                                    \
-        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));      \
-      else return detail::invalid_expr{};                                                 \
-    }                                                                                     \
-  }
-
-DIMGRAPH_BINARY_OP(operator+, "add", detail::fn::add, true)
-DIMGRAPH_BINARY_OP(operator-, "sub", detail::fn::sub, true)
-DIMGRAPH_BINARY_OP(operator*, "mul", detail::fn::mul, true)
-DIMGRAPH_BINARY_OP(operator/, "div", detail::fn::div, true)
-DIMGRAPH_BINARY_OP(pow, "pow", detail::fn::pow, true)
-DIMGRAPH_BINARY_OP(min, "min", detail::fn::minimum, true)
-DIMGRAPH_BINARY_OP(max, "max", detail::fn::maximum, true)
-// Comparisons give bool. (operator== on tensors compares whole values; element-wise
-// comparison is always spelled out.)
-DIMGRAPH_BINARY_OP(equal, "equal", detail::fn::equal, false)
-DIMGRAPH_BINARY_OP(not_equal, "not_equal", detail::fn::not_equal, false)
-DIMGRAPH_BINARY_OP(less, "less", detail::fn::less, false)
-DIMGRAPH_BINARY_OP(less_equal, "less_equal", detail::fn::less_equal, false)
-DIMGRAPH_BINARY_OP(greater, "greater", detail::fn::greater, false)
-DIMGRAPH_BINARY_OP(greater_equal, "greater_equal", detail::fn::greater_equal, false)
-#undef DIMGRAPH_BINARY_OP
-
-// Logical ops on bool operands.
-#define DIMGRAPH_LOGICAL_OP(DECL, NAME, FUNCTOR)                                             \
-  template <class A, class B>                                                                \
-    requires detail::binary_operands_or_poisoned<A, B>                                       \
-  auto DECL(A&& a, B&& b) {                                                                  \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                 \
-    else {                                                                                   \
-      constexpr bool nest = detail::dims_nest<A, B>();                                       \
-      constexpr bool bools = std::is_same_v<detail::operand_elem_t<A>, bool> &&              \
-                             std::is_same_v<detail::operand_elem_t<B>, bool>;                \
-      static_assert(nest, "dimgraph: " NAME                                                  \
-                          ": neither operand's dims contain the other's (an implicit outer " \
-                          "broadcast)");                                                     \
-      static_assert(!nest || bools, "dimgraph: " NAME ": the operands must be bool");        \
-      if constexpr (nest && bools)                                                           \
-        return detail::make_binary<FUNCTOR>(std::forward<A>(a), std::forward<B>(b));         \
-      else return detail::invalid_expr{};                                                    \
-    }                                                                                        \
-  }
-DIMGRAPH_LOGICAL_OP(logical_and, "logical_and", detail::fn::logical_and)
-DIMGRAPH_LOGICAL_OP(logical_or, "logical_or", detail::fn::logical_or)
-DIMGRAPH_LOGICAL_OP(logical_xor, "logical_xor", detail::fn::logical_xor)
-#undef DIMGRAPH_LOGICAL_OP
-
-template <detail::expression_or_poisoned X>
-auto logical_not(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool ok = std::is_same_v<value_t<X>, bool>;
-    static_assert(ok, "dimgraph: logical_not: the operand must be bool");
-    if constexpr (ok) return detail::make_map(detail::fn::logical_not{}, std::forward<X>(x));
-    else return detail::invalid_expr{};
-  }
+// The expression of the table's op F on expressions and scalars that passed its checks.
+template <class F, class... Xs>
+auto make_elementwise(Xs&&... xs) {
+  if constexpr (sizeof...(Xs) == 2) return make_binary<F>(std::forward<Xs>(xs)...);
+  else return make_map(F{}, std::forward<Xs>(xs)...);
 }
 
-// Element-wise unary ops. Shape rule: the operand's dims. Math functions of integers
-// compute in float. Error: the op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(DECL, NAME, FUNCTOR)                                                \
-  template <detail::expression_or_poisoned X>                                                 \
-  auto DECL(X&& x) {                                                                          \
-    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                         \
-    else {                                                                                    \
-      constexpr bool ok = !is_index_v<value_t<X>> && !std::is_same_v<value_t<X>, bool>;       \
-      static_assert(ok, "dimgraph: " NAME ": the op makes no sense on dg::index<D> or bool"); \
-      if constexpr (ok) return detail::make_map(FUNCTOR{}, std::forward<X>(x));               \
-      else return detail::invalid_expr{};                                                     \
-    }                                                                                         \
+}  // namespace detail
+
+// The ops of the op table (expr/op_table.hpp), one public function each.
+//
+// Binary ops. Shape rule: operands align by tag; one operand's dim set must contain the
+// other's, and the result has that operand's order (the left one's when the sets are
+// equal). Types promote as in PyTorch; C++ scalars are wrapped numbers. Comparisons and
+// logical ops give bool. (operator== on tensors compares whole values; element-wise
+// comparison is always spelled out.)
+// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
+// dg::index<D> or on two bools; a logical op on operands that are not bool; element types
+// with no common type.
+// Errors (run time): a shared dynamic dim with different extents (shape_error).
+#define DIMGRAPH_BINARY_OP(PUBLIC, OP, KIND, LANES)                                            \
+  template <class A, class B>                                                                  \
+    requires detail::binary_operands_or_poisoned<A, B>                                         \
+  auto PUBLIC(A&& a, B&& b) {                                                                  \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                   \
+    else {                                                                                     \
+      constexpr auto check = detail::check_binary<A, B, detail::fn::OP::operands>();           \
+      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;          \
+      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;          \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": neither operand's dims contain the other's (an implicit outer "      \
+                       "broadcast); use dg::broadcast_to<...> or dg::outer",                   \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                        \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on two bool operands makes no sense; use a logical "      \
+                       "op or dg::cast",                                                       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::not_bool,                                \
+                       "dimgraph: " #OP ": the operands must be bool", lhs_dims, rhs_dims);    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                          \
+                       "dimgraph: " #OP                                                        \
+                       ": the element types have no common type; dg::cast one operand",        \
+                       lhs_dims, rhs_dims);                                                    \
+      if constexpr (check != detail::binary_check::ok) return detail::invalid_expr{};          \
+      else if constexpr (detail::any_deferred<A, B>)                                           \
+        return detail::deferred_elementwise<detail::first_deferred_t<A, B>>::template make<    \
+            detail::fn::OP>(std::forward<A>(a), std::forward<B>(b));                           \
+      else return detail::make_binary<detail::fn::OP>(std::forward<A>(a), std::forward<B>(b)); \
+    }                                                                                          \
   }
-DIMGRAPH_UNARY_OP(operator-, "neg", detail::fn::neg)
-DIMGRAPH_UNARY_OP(abs, "abs", detail::fn::abs)
-DIMGRAPH_UNARY_OP(exp, "exp", detail::fn::exp)
-DIMGRAPH_UNARY_OP(log, "log", detail::fn::log)
-DIMGRAPH_UNARY_OP(log1p, "log1p", detail::fn::log1p)
-DIMGRAPH_UNARY_OP(sqrt, "sqrt", detail::fn::sqrt)
-DIMGRAPH_UNARY_OP(rsqrt, "rsqrt", detail::fn::rsqrt)
-DIMGRAPH_UNARY_OP(tanh, "tanh", detail::fn::tanh)
-DIMGRAPH_UNARY_OP(sigmoid, "sigmoid", detail::fn::sigmoid)
-DIMGRAPH_UNARY_OP(relu, "relu", detail::fn::relu)
-DIMGRAPH_UNARY_OP(gelu, "gelu", detail::fn::gelu)
-DIMGRAPH_UNARY_OP(sin, "sin", detail::fn::sin)
-DIMGRAPH_UNARY_OP(cos, "cos", detail::fn::cos)
-DIMGRAPH_UNARY_OP(floor, "floor", detail::fn::floor)
-DIMGRAPH_UNARY_OP(ceil, "ceil", detail::fn::ceil)
+
+// Unary ops. Shape rule: the operand's dims. Math functions of integers compute in float.
+// Errors: a logical op on an operand that is not bool; any other op on dg::index<D> or bool.
+#define DIMGRAPH_UNARY_OP(PUBLIC, OP, KIND, LANES)                                                \
+  template <detail::unary_operand_or_poisoned X>                                                  \
+  auto PUBLIC(X&& x) {                                                                            \
+    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                             \
+    else {                                                                                        \
+      constexpr auto check = detail::check_unary<X, detail::fn::OP::operands>();                  \
+      using dims = detail::as_role_t<::dimgraph::has, detail::operand_dims_t<X>>;                 \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::index_or_bool,                               \
+                       "dimgraph: " #OP ": the op makes no sense on dg::index<D> or bool", dims); \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::not_bool,                                    \
+                       "dimgraph: " #OP ": the operand must be bool", dims);                      \
+      if constexpr (check != detail::unary_check::ok) return detail::invalid_expr{};              \
+      else if constexpr (detail::deferred<X>)                                                     \
+        return detail::deferred_elementwise<std::remove_cvref_t<X>>::template make<               \
+            detail::fn::OP>(std::forward<X>(x));                                                  \
+      else return detail::make_map(detail::fn::OP{}, std::forward<X>(x));                         \
+    }                                                                                             \
+  }
+
+DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_BINARY_OP, DIMGRAPH_UNARY_OP)
+#undef DIMGRAPH_BINARY_OP
 #undef DIMGRAPH_UNARY_OP
 
 namespace detail {
@@ -8580,7 +8652,7 @@ struct extreme_reduce {
   }
   template <class V>
   DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
-    return extreme<Max>{}.template apply<simd::value_t<V>, simd::value_t<V>>(a, b);
+    return lanes::extreme<Max>(a, b);
   }
 };
 using max_reduce = extreme_reduce<true>;
@@ -15088,7 +15160,8 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 
 // ---- begin dimgraph/graph/ops.hpp
 // The public ops on symbolic values: each records a node whose type is what the op gives on
-// tensors, so a traced function checks and types exactly as it does when run eagerly.
+// tensors, so a traced function checks and types exactly as it does when run eagerly. (The op
+// table's element-wise ops take symbols themselves: only their node is made here.)
 
 
 
@@ -15100,59 +15173,26 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 
 namespace dimgraph {
 
-// Binary element-wise ops: operator+ etc. on (symbol, symbol | tensor | scalar).
-#define DIMGRAPH_SYMBOLIC_BINARY(DECL, NAME)                                       \
-  template <class A, class B>                                                      \
-    requires detail::symbolic_operands<A, B>                                       \
-  auto DECL(A&& a, B&& b) {                                                        \
-    using result = decltype(DECL(detail::stand_in_of(a), detail::stand_in_of(b))); \
-    return detail::symbolic_apply<op_tag<NAME>, result>(                           \
-        [](auto&& x, auto&& y) { return DECL(DIMGRAPH_FWD(x), DIMGRAPH_FWD(y)); }, \
-        std::forward<A>(a), std::forward<B>(b));                                   \
-  }
-DIMGRAPH_SYMBOLIC_BINARY(operator+, "add")
-DIMGRAPH_SYMBOLIC_BINARY(operator-, "sub")
-DIMGRAPH_SYMBOLIC_BINARY(operator*, "mul")
-DIMGRAPH_SYMBOLIC_BINARY(operator/, "div")
-DIMGRAPH_SYMBOLIC_BINARY(pow, "pow")
-DIMGRAPH_SYMBOLIC_BINARY(min, "min")
-DIMGRAPH_SYMBOLIC_BINARY(max, "max")
-DIMGRAPH_SYMBOLIC_BINARY(equal, "equal")
-DIMGRAPH_SYMBOLIC_BINARY(not_equal, "not_equal")
-DIMGRAPH_SYMBOLIC_BINARY(less, "less")
-DIMGRAPH_SYMBOLIC_BINARY(less_equal, "less_equal")
-DIMGRAPH_SYMBOLIC_BINARY(greater, "greater")
-DIMGRAPH_SYMBOLIC_BINARY(greater_equal, "greater_equal")
-DIMGRAPH_SYMBOLIC_BINARY(logical_and, "logical_and")
-DIMGRAPH_SYMBOLIC_BINARY(logical_or, "logical_or")
-DIMGRAPH_SYMBOLIC_BINARY(logical_xor, "logical_xor")
-#undef DIMGRAPH_SYMBOLIC_BINARY
+namespace detail {
 
-// Unary element-wise ops.
-#define DIMGRAPH_SYMBOLIC_UNARY(DECL, NAME)                 \
-  template <symbolic X>                                     \
-  auto DECL(const X& x) {                                   \
-    using result = decltype(DECL(detail::stand_in_of(x)));  \
-    return detail::symbolic_apply<op_tag<NAME>, result>(    \
-        [](auto&& y) { return DECL(DIMGRAPH_FWD(y)); }, x); \
+// The op table's ops (expr/op_table.hpp) on symbols: the op checks its operands as tensors of
+// the symbols' types and records one node, op_tag<op name>, of the type it gives on such
+// tensors (decltype of its expression on the stand-ins). Its eager form, which a scan that
+// hoists runs, is the same expression on the operands' values.
+template <class N>
+inline constexpr bool is_deferred_v<symbol<N>> = true;
+template <class N>
+struct deferred_elementwise<symbol<N>> {
+  template <class F, class... Xs>
+  static auto make(Xs&&... xs) {
+    using result = decltype(make_elementwise<F>(stand_in_of(xs)...));
+    return symbolic_apply<op_tag<F::label>, result>(
+        [](auto&&... ys) { return make_elementwise<F>(DIMGRAPH_FWD(ys)...); },
+        std::forward<Xs>(xs)...);
   }
-DIMGRAPH_SYMBOLIC_UNARY(operator-, "neg")
-DIMGRAPH_SYMBOLIC_UNARY(abs, "abs")
-DIMGRAPH_SYMBOLIC_UNARY(exp, "exp")
-DIMGRAPH_SYMBOLIC_UNARY(log, "log")
-DIMGRAPH_SYMBOLIC_UNARY(log1p, "log1p")
-DIMGRAPH_SYMBOLIC_UNARY(sqrt, "sqrt")
-DIMGRAPH_SYMBOLIC_UNARY(rsqrt, "rsqrt")
-DIMGRAPH_SYMBOLIC_UNARY(tanh, "tanh")
-DIMGRAPH_SYMBOLIC_UNARY(sigmoid, "sigmoid")
-DIMGRAPH_SYMBOLIC_UNARY(relu, "relu")
-DIMGRAPH_SYMBOLIC_UNARY(gelu, "gelu")
-DIMGRAPH_SYMBOLIC_UNARY(sin, "sin")
-DIMGRAPH_SYMBOLIC_UNARY(cos, "cos")
-DIMGRAPH_SYMBOLIC_UNARY(floor, "floor")
-DIMGRAPH_SYMBOLIC_UNARY(ceil, "ceil")
-DIMGRAPH_SYMBOLIC_UNARY(logical_not, "logical_not")
-#undef DIMGRAPH_SYMBOLIC_UNARY
+};
+
+}  // namespace detail
 
 // where(c, a, b) with a symbolic operand.
 template <class C, class A, class B>
@@ -15641,20 +15681,17 @@ namespace detail {
 enum class stage : unsigned char { carried, varying, invariant, blocked };
 
 // The ops whose eager form is the same op over any extra dim, as a batch dim: element-wise
-// ops, contractions over named dims, reductions and the softmax family over named dims, and
-// the views that name the dim they act on. (Each forwards its operands, so the expression it
-// returns holds rvalues by value.)
+// ops (those of the op table, expr/op_table.hpp, and where and cast), contractions over named
+// dims, reductions and the softmax family over named dims, and the views that name the dim
+// they act on. (Each forwards its operands, so the expression it returns holds rvalues by
+// value.)
 constexpr bool batchable_op(std::string_view name) {
-  constexpr std::string_view names[] = {
-      "add",           "sub",         "mul",        "div",         "pow",        "min",
-      "max",           "equal",       "not_equal",  "less",        "less_equal", "greater",
-      "greater_equal", "logical_and", "logical_or", "logical_xor", "neg",        "abs",
-      "exp",           "log",         "log1p",      "sqrt",        "rsqrt",      "tanh",
-      "sigmoid",       "relu",        "gelu",       "sin",         "cos",        "floor",
-      "ceil",          "logical_not", "where",      "cast",        "dot",        "sum",
-      "prod",          "mean",        "any",        "all",         "logsumexp",  "softmax",
-      "log_softmax",   "argmax",      "argmin",     "rename",      "split_dims", "at"};
-  for (std::string_view n : names)
+  constexpr std::string_view others[] = {
+      "where",     "cast",    "dot",         "sum",    "prod",   "mean",   "any",        "all",
+      "logsumexp", "softmax", "log_softmax", "argmax", "argmin", "rename", "split_dims", "at"};
+  for (std::string_view n : fn::table_op_names)
+    if (n == name) return true;
+  for (std::string_view n : others)
     if (n == name) return true;
   return false;
 }
