@@ -219,8 +219,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
 // so there a block is summed in float and then added into acc in double: each element of acc
 // is a double sum of float sums of at most block_rows terms.
-template <class Op, class Acc, class X, class AccTensor>
-DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
+//
+// Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
+// along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
+// (sum over any dims, and mean, which sums) shares one copy of this code.
+template <class Op, class Acc, class X>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
+    Acc* acc_data, const std::array<std::ptrdiff_t, dims_t<X>::size>& acc_strides, const X& x) {
   using ev = evaluator_of<X>;
   using kernel = program_kernel<typename ev::program>;
   using xdims = dims_t<X>;
@@ -240,7 +245,7 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
   }(std::type_identity<xdims>{});
-  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
+  table_t table(ext, {acc_data, acc_strides}, false);
   typename table_t::bases_type bases;
   const kernel k = make_kernel(x, table, bases);
   const auto plan = make_loop_plan<R>(ext, table.strides);
@@ -283,7 +288,7 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
     for_each_row<1, true>(
         groups,
         [&](const offsets& first, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-          Acc* o = acc.data() + first[0];
+          Acc* o = acc_data + first[0];
           auto group = rows;
           group.extent[run] = n;
           if (across) {
@@ -313,6 +318,18 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   };
   if (table.unit_inner(plan, false)) run_groups(std::true_type{});
   else if constexpr (kernel::views > 0) run_groups(std::false_type{});
+}
+
+template <class Op, class Acc, class X, class AccTensor>
+DIMGRAPH_ALWAYS_INLINE inline void accumulate(AccTensor& acc, const X& x) {
+  using xdims = dims_t<X>;
+  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return std::array<std::size_t, xdims::size>{x.template extent<Ds>()...};
+  }(std::type_identity<xdims>{});
+  // A mean accumulates as a sum (the same code).
+  using fold = std::conditional_t<std::is_base_of_v<fn::sum_reduce, Op>, fn::sum_reduce, Op>;
+  accumulate_strided<fold, Acc>(acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext),
+                                x);
 }
 
 // "dim 'time' has lengths {5, 3, 0}"
