@@ -9,6 +9,7 @@
 
 #include "dimgraph/dim/interval.hpp"
 #include "dimgraph/dim/tag.hpp"
+#include "dimgraph/dim/atom.hpp"
 #include "dimgraph/dim/forms.hpp"
 #include "dimgraph/dim/size.hpp"
 #include "dimgraph/dim/describe.hpp"

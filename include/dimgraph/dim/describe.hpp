@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "dimgraph/dim/atom.hpp"
 #include "dimgraph/dim/forms.hpp"
 
 namespace dimgraph {
@@ -14,9 +15,14 @@ namespace detail {
 enum describe_level { level_sum = 1, level_prod = 2, level_split = 3, level_atom = 4 };
 
 template <class D>
-struct describer {  // a tag
+struct describer {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
   static constexpr int level = level_atom;
-  static std::string text() { return std::string(D::name); }
+  static std::string text() {
+    if constexpr (!atomic_dim<D>) return "<invalid>";
+    else if constexpr (requires { D::describe(); }) return D::describe();
+    else return std::string(D::name);
+  }
 };
 
 template <class D>

@@ -24,6 +24,7 @@ namespace dimgraph {
 //    dim_quotient<A, B> = A / B, dim_left_quotient<B, A> = div_left(B, A),
 //    dim_difference<A, B> = A - B, dim_left_difference<B, A> = sub_left(B, A),
 //    dim_ceildiv<A, K>, dim_floordiv<A, K>.
+// Any other dim (a tag, or a private dim an op makes) is an atomic dim: see dim/atom.hpp.
 template <std::size_t K>
 struct const_dim : dim_expr_base {
   static constexpr std::size_t value = K;

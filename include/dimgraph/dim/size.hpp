@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "dimgraph/dim/atom.hpp"
 #include "dimgraph/dim/forms.hpp"
 
 namespace dimgraph {
@@ -11,8 +12,12 @@ namespace detail {
 
 // Interval arithmetic on the parts (sound, not always tight for splits).
 template <class D>
-struct bounds_of {
-  static constexpr interval value = D::bounds;  // a tag
+struct bounds_of {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
+  static constexpr interval value = [] {
+    if constexpr (atomic_dim<D>) return interval{D::bounds};
+    else return interval::exactly(0);
+  }();
 };
 template <std::size_t K>
 struct bounds_of<const_dim<K>> {
@@ -51,23 +56,37 @@ struct bounds_of<dim_floordiv<A, K>> {
   static constexpr interval value = floordiv(bounds_of<A>::value, K);
 };
 
-// The kinds of the tags inside a dim, as a bit mask.
+// The kinds of the atoms inside a dim, as a bit mask.
 template <class D>
-struct kinds_of {
-  static constexpr unsigned value = 1u << static_cast<unsigned>(D::kind);
+struct kinds_of {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
+  static constexpr unsigned value = [] {
+    if constexpr (atomic_dim<D>) return 1u << static_cast<unsigned>(dim_kind{D::kind});
+    else return 0u;
+  }();
 };
-template <std::size_t K>
-struct kinds_of<const_dim<K>> {
-  static constexpr unsigned value = 0;
-};
-template <template <class...> class Form, class... Parts>
-struct kinds_of<Form<Parts...>> {
+template <class... Parts>
+struct parts_kinds {
   static constexpr unsigned value = (0u | ... | kinds_of<Parts>::value);
 };
-template <template <class, std::size_t> class Form, class A, std::size_t K>
-struct kinds_of<Form<A, K>> {
-  static constexpr unsigned value = kinds_of<A>::value;
-};
+template <std::size_t K>
+struct kinds_of<const_dim<K>> : parts_kinds<> {};
+template <class... Ts>
+struct kinds_of<dim_sum<Ts...>> : parts_kinds<Ts...> {};
+template <class... Fs>
+struct kinds_of<dim_prod<Fs...>> : parts_kinds<Fs...> {};
+template <class A, class B>
+struct kinds_of<dim_quotient<A, B>> : parts_kinds<A, B> {};
+template <class B, class A>
+struct kinds_of<dim_left_quotient<B, A>> : parts_kinds<B, A> {};
+template <class A, class B>
+struct kinds_of<dim_difference<A, B>> : parts_kinds<A, B> {};
+template <class B, class A>
+struct kinds_of<dim_left_difference<B, A>> : parts_kinds<B, A> {};
+template <class A, std::size_t K>
+struct kinds_of<dim_ceildiv<A, K>> : parts_kinds<A> {};
+template <class A, std::size_t K>
+struct kinds_of<dim_floordiv<A, K>> : parts_kinds<A> {};
 
 // Which derived dims are ragged (RETURNN's rule: a dim computed from a ragged dim has a
 // length per batch entry, computed from that dim's lengths by the same arithmetic):

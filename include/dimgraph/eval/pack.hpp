@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "dimgraph/detail/require.hpp"
+#include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/operators.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/gather.hpp"
@@ -26,6 +27,7 @@ template <class D>
 struct packed_dim : dim_expr_base {
   static constexpr interval bounds = interval{0, (bounds_v<ragged_batch_t<D>> * bounds_v<D>).hi};
   static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() { return "packed(" + dimgraph::describe<D>() + ")"; }
 };
 
 // The dim of the offsets of dg::pack<D>: batch + 1 entries (D's batch dim plus the constant 1).
@@ -45,12 +47,6 @@ struct packed {
 };
 
 namespace detail {
-
-template <class D>
-struct describer<packed_dim<D>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "packed(" + describer<D>::text() + ")"; }
-};
 
 // The dims of pack<D> of [Ds...]: packed_dim<D> where D's batch dim was, D dropped.
 template <class D, class L>

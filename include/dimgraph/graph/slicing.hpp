@@ -153,6 +153,10 @@ constexpr slice_walk static_walk() {
 template <class D, std::size_t P>
 struct part_dim : dim_expr_base {
   static constexpr interval bounds = interval::exactly(P);
+  static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() {
+    return "part" + std::to_string(P) + "(" + dimgraph::describe<D>() + ")";
+  }
 };
 
 // The iteration dim of an emitted output when the walk does not read every position of D
@@ -165,6 +169,11 @@ struct trip_dim : dim_expr_base {
     else return interval{0, bounds_v<D>.hi};
   }();
   static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() {
+    return "trip(" + dimgraph::describe<D>() + ", " + std::to_string(S.start) + ":" +
+           std::to_string(S.end) + ":" + std::to_string(S.stride) + ", part " +
+           std::to_string(S.part_size) + ")";
+  }
 };
 
 namespace detail {
@@ -212,23 +221,6 @@ struct stacked_dims {
   static constexpr std::size_t at = Pos < list::size ? Pos : list::size;
   using type =
       dims_of_t<concat_t<slice_t<0, at, list>, type_list<Iter>, slice_t<at, list::size, list>>>;
-};
-
-template <class D, std::size_t P>
-struct describer<part_dim<D, P>> {
-  static constexpr int level = level_atom;
-  static std::string text() {
-    return "part" + std::to_string(P) + "(" + describer<D>::text() + ")";
-  }
-};
-template <class D, slicing S>
-struct describer<trip_dim<D, S>> {
-  static constexpr int level = level_atom;
-  static std::string text() {
-    return "trip(" + describer<D>::text() + ", " + std::to_string(S.start) + ":" +
-           std::to_string(S.end) + ":" + std::to_string(S.stride) + ", part " +
-           std::to_string(S.part_size) + ")";
-  }
 };
 
 }  // namespace detail

@@ -24,6 +24,7 @@ template <dimension Time>
 struct key_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<Time>;
   static constexpr dim_kind kind = kind_v<Time>;
+  static std::string describe() { return "key(" + dimgraph::describe<Time>() + ")"; }
 };
 
 }  // namespace dimgraph::nn
@@ -334,11 +335,3 @@ concept attention_struct = packed_attention_struct<P> || separate_attention_stru
 }  // namespace detail
 
 }  // namespace dimgraph::nn
-
-namespace dimgraph::detail {
-template <class Time>
-struct describer<nn::key_dim<Time>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "key(" + describer<Time>::text() + ")"; }
-};
-}  // namespace dimgraph::detail

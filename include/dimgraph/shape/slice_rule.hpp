@@ -136,6 +136,7 @@ template <class A>
 struct reversed_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<A>;
   static constexpr dim_kind kind = kind_v<A>;
+  static std::string describe() { return "reverse(" + dimgraph::describe<A>() + ")"; }
 };
 
 // The dim of a slice of a. sliced_dim<a> (no parameters) is the result of a slice whose
@@ -151,6 +152,16 @@ struct sliced_dim : dim_expr_base {
     else return detail::slice_bounds(bounds_v<A>, Bounds...);
   }();
   static constexpr dim_kind kind = kind_v<A>;
+  static std::string describe() {
+    if constexpr (sizeof...(Bounds) == 0) {
+      return "slice(" + dimgraph::describe<A>() + ")";
+    } else {
+      const slice_index b[] = {Bounds...};
+      auto bound = [](slice_index i) { return i.is_none ? "" : std::to_string(i.value); };
+      return detail::describe_at<A>(detail::level_atom) + "[" + bound(b[0]) + ":" + bound(b[1]) +
+             ":" + bound(b[2]) + "]";
+    }
+  }
 };
 
 namespace detail {
@@ -220,26 +231,6 @@ constexpr auto slice_dim_fn() {
     return sliced_dim<A, Start, End, Step>{};
   }
 }
-
-template <class A>
-struct describer<reversed_dim<A>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "reverse(" + describer<A>::text() + ")"; }
-};
-template <class A, auto... Bounds>
-struct describer<sliced_dim<A, Bounds...>> {
-  static constexpr int level = level_atom;
-  static std::string bound(slice_index b) { return b.is_none ? "" : std::to_string(b.value); }
-  static std::string text() {
-    if constexpr (sizeof...(Bounds) == 0) {
-      return "slice(" + describer<A>::text() + ")";
-    } else {
-      const slice_index b[] = {Bounds...};
-      return describe_at<A>(level_atom) + "[" + bound(b[0]) + ":" + bound(b[1]) + ":" +
-             bound(b[2]) + "]";
-    }
-  }
-};
 
 }  // namespace detail
 
