@@ -21,7 +21,10 @@ namespace dimgraph {
 //   D::bounds      an interval    the extents it can have (bounds_v<D>);
 //   D::kind        a dim_kind     its kind (kind_v<D>), which the dims made from it share;
 //   D::name        a string_view  how describe<D>() prints it ("time"), or instead
-//   D::describe()  a std::string  for a printed form built from another dim ("reverse(time)").
+//   D::describe()  a std::string  for a printed form built from another dim ("reverse(time)");
+// and, when it is made from one other dim A (a reversal, a slice, a part of A):
+//   D::source      A              whose kinds it shares, all of them (so reverse(4) * batch
+//                                 is a batch dim, as 4 * batch is); kind is then A's.
 // A dim with a length per entry of a batch dim says so through detail::ragged_batch_of
 // (dim/tag.hpp: a tag by its size argument, another atom by a specialisation beside it); any
 // other atom has none. Nothing else about an atom is read: its template parameters, of

@@ -61,8 +61,9 @@ template <class D>
 struct kinds_of {  // an atom
   static_assert(sizeof(atom_check<D>) != 0);
   static constexpr unsigned value = [] {
-    if constexpr (atomic_dim<D>) return 1u << static_cast<unsigned>(dim_kind{D::kind});
-    else return 0u;
+    if constexpr (!atomic_dim<D>) return 0u;
+    else if constexpr (requires { typename D::source; }) return kinds_of<typename D::source>::value;
+    else return 1u << static_cast<unsigned>(dim_kind{D::kind});
   }();
 };
 template <class... Parts>

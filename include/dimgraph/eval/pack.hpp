@@ -26,6 +26,7 @@ namespace dimgraph {
 template <class D>
 struct packed_dim : dim_expr_base {
   static constexpr interval bounds = interval{0, (bounds_v<ragged_batch_t<D>> * bounds_v<D>).hi};
+  using source = D;
   static constexpr dim_kind kind = kind_v<D>;
   static std::string describe() { return "packed(" + dimgraph::describe<D>() + ")"; }
 };

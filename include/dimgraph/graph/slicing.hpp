@@ -153,6 +153,7 @@ constexpr slice_walk static_walk() {
 template <class D, std::size_t P>
 struct part_dim : dim_expr_base {
   static constexpr interval bounds = interval::exactly(P);
+  using source = D;
   static constexpr dim_kind kind = kind_v<D>;
   static std::string describe() {
     return "part" + std::to_string(P) + "(" + dimgraph::describe<D>() + ")";
@@ -168,6 +169,7 @@ struct trip_dim : dim_expr_base {
     if constexpr (static_trip_v<D, S>) return interval::exactly(static_walk<D, S>().count);
     else return interval{0, bounds_v<D>.hi};
   }();
+  using source = D;
   static constexpr dim_kind kind = kind_v<D>;
   static std::string describe() {
     return "trip(" + dimgraph::describe<D>() + ", " + std::to_string(S.start) + ":" +

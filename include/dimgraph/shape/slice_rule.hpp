@@ -135,6 +135,7 @@ constexpr auto positive_static_slice() {
 template <class A>
 struct reversed_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<A>;
+  using source = A;
   static constexpr dim_kind kind = kind_v<A>;
   static std::string describe() { return "reverse(" + dimgraph::describe<A>() + ")"; }
 };
@@ -151,6 +152,7 @@ struct sliced_dim : dim_expr_base {
     if constexpr (sizeof...(Bounds) == 0) return interval{0, bounds_v<A>.hi};
     else return detail::slice_bounds(bounds_v<A>, Bounds...);
   }();
+  using source = A;
   static constexpr dim_kind kind = kind_v<A>;
   static std::string describe() {
     if constexpr (sizeof...(Bounds) == 0) {

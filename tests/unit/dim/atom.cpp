@@ -80,6 +80,13 @@ static_assert(dg::kind_v<win> == dg::dim_kind::spatial);
 static_assert(dg::kind_v<decltype(every_other_head * heads)> == dg::dim_kind::feature);
 static_assert(dg::kind_v<decltype(dg::c<2> * backwards{})> == dg::dim_kind::batch);
 static_assert(dg::kind_v<decltype(every_other_head * five)> == dg::dim_kind::spatial);
+// An atom made from another dim (D::source) has all of that dim's kinds: a constant has none,
+// so reverse(4) * batch is a batch dim, as 4 * batch is; reverse(seq * heads) has two.
+static_assert(dg::kind_v<decltype(dg::reversed_dim<dg::const_dim<4>>{} * dg::batch{})> ==
+              dg::dim_kind::batch);
+static_assert(dg::kind_v<decltype(dg::part_dim<dg::const_dim<4>, 2>{} * dg::batch{})> ==
+              dg::dim_kind::batch);
+static_assert(dg::kind_v<dg::reversed_dim<decltype(Seq{} * Heads{})>> == dg::dim_kind::spatial);
 
 // The algebra treats it as one unit, as it does part_dim.
 static_assert(dg::same_dim_v<decltype((every_other_head * t) / t), every_other>);
