@@ -46,14 +46,14 @@ constexpr bool check_assign() {
 // The expression's extents in the destination's dim order.
 template <class... Ds, class E>
 DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
-    dim_list<Ds...>*, const E& e) {
+    dim_list<Ds...>, const E& e) {
   return {e.template extent<Ds>()...};
 }
 
 // (Cold and out of line: the message is built only when it is thrown.)
 template <class... Ds, std::size_t R>
 [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_extent_mismatch(
-    dim_list<Ds...>*, const std::array<std::size_t, R>& have,
+    dim_list<Ds...>, const std::array<std::size_t, R>& have,
     const std::array<std::size_t, R>& want) {
   std::string what;
   std::size_t i = 0;
@@ -69,9 +69,9 @@ template <class... Ds, std::size_t R>
 template <class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   if constexpr (Dst::rank > 0) {
-    const auto want = extents_in_order(static_cast<typename Dst::dims*>(nullptr), e);
+    const auto want = extents_in_order(typename Dst::dims{}, e);
     const auto have = dst.shape().extents();
-    if (want != have) throw_extent_mismatch(static_cast<typename Dst::dims*>(nullptr), have, want);
+    if (want != have) throw_extent_mismatch(typename Dst::dims{}, have, want);
   }
 }
 
@@ -196,8 +196,7 @@ DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
     return {};
   } else {
     const char* op = is_contract_v<E> ? "dot" : "assign";
-    auto s = Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), op);
+    auto s = Dst::shape_type::from_extents(extents_in_order(typename Dst::dims{}, e), op);
     if constexpr (Dst::shape_type::ragged_count > 0) take_lengths_of(s, e, op);
     return s;
   }
@@ -258,7 +257,7 @@ template <std::size_t J, class Dst, class F, class Dims, class... Ops>
 void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
   const auto& product = e.template operand<J>();
   using product_dims = dims_t<std::remove_cvref_t<decltype(product)>>;
-  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>*, std::index_sequence<Is...>) {
+  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>, std::index_sequence<Is...>) {
     contract_into(permute<Ps...>(dst), product);
     const auto done = permute<Ps...>(std::as_const(dst));
     const auto operand =
@@ -271,7 +270,7 @@ void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
         std::conditional_t<Is == J, tensor_view<const typename Dst::value_type, Ps...>, Ops>...>;
     assign_elementwise<false>(dst,
                               rest(e.fn(), operand(std::integral_constant<std::size_t, Is>{})...));
-  }(static_cast<product_dims*>(nullptr), std::index_sequence_for<Ops...>{});
+  }(product_dims{}, std::index_sequence_for<Ops...>{});
 }
 
 // The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
@@ -332,9 +331,7 @@ struct assign_hook<Dst, E> {
 // when it is the operand of an element-wise op (declared in expr/evaluator.hpp).
 template <class E>
 auto materialize(const E& e) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    return tensor<value_t<E>, Ds...>(e);
-  }(static_cast<dims_t<E>*>(nullptr));
+  return [&]<class... Ds>(dim_list<Ds...>) { return tensor<value_t<E>, Ds...>(e); }(dims_t<E>{});
 }
 
 }  // namespace detail
@@ -348,9 +345,9 @@ detail::invalid_expr eval(E&&) {
 // A new tensor holding the value of e (dims in e's order).
 template <expression E>
 auto eval(E&& e) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     return tensor<value_t<E>, Ds...>(std::forward<E>(e));
-  }(static_cast<dims_t<E>*>(nullptr));
+  }(dims_t<E>{});
 }
 
 // The loop plan of dst = e, as text (for tests and debugging). Its operands are the

@@ -37,7 +37,7 @@ decltype(auto) contract_operand(const X& x) {
 
 // The group of x's dims Gs... (x has them all), in the order listed.
 template <class... Gs, class X>
-dim_group group_of(dim_list<Gs...>*, const X& x) {
+dim_group group_of(dim_list<Gs...>, const X& x) {
   return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
 }
 
@@ -101,9 +101,9 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
   using masked =
       list_union_t<masked_dims_t<dims_t<A>, contracted>, masked_dims_t<dims_t<B>, contracted>>;
   using Bt = ragged_batch_t<front_t<types_of_t<masked>>>;
-  constexpr bool one_batch = []<class... Es>(dim_list<Es...>*) {
+  constexpr bool one_batch = []<class... Es>(dim_list<Es...>) {
     return (std::is_same_v<ragged_batch_t<Es>, Bt> && ...);
-  }(static_cast<masked*>(nullptr));
+  }(masked{});
   static_assert(one_batch,
                 "dimgraph: dot: the contraction reads ragged dims over different batch dims; "
                 "contract over one batch dim's ragged dims at a time");
@@ -115,7 +115,7 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
       else return b.template extent<Bt>();
     }();
     // Each masked dim's lengths (full where none are given), in masked's order.
-    const auto lengths = [&]<class... Es>(dim_list<Es...>*) {
+    const auto lengths = [&]<class... Es>(dim_list<Es...>) {
       const auto one = [&]<class E>(std::type_identity<E>) {
         lengths_ref l = lengths_in<E>(e.lhs());
         if (!l) l = lengths_in<E>(e.rhs());
@@ -126,7 +126,7 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
           return std::vector<std::int64_t>(rows, static_cast<std::int64_t>(b.template extent<E>()));
       };
       return std::array<std::vector<std::int64_t>, sizeof...(Es)>{one(std::type_identity<Es>{})...};
-    }(static_cast<masked*>(nullptr));
+    }(masked{});
     if constexpr (list_contains_v<contracted, Bt>) {
       // Bt contracted: out is the sum over i of the product of the valid parts at i.
       for_each_offset<Out::rank>(out.shape().extents(), out.strides(),
@@ -135,12 +135,12 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
         const auto av = valid_part<Bt, masked>(a, i, lengths);
         const auto bv = valid_part<Bt, masked>(b, i, lengths);
         const auto ov = valid_part<Bt, masked>(out, i, lengths);
-        [&]<class... Rest>(dim_list<Rest...>*) {
+        [&]<class... Rest>(dim_list<Rest...>) {
           const auto part =
               materialize(contract_expr<std::remove_const_t<decltype(av)>,
                                         std::remove_const_t<decltype(bv)>, Rest...>(av, bv));
           assign_elementwise<false>(ov, ov + part);
-        }(static_cast<list_difference_t<contracted, dim_list<Bt>>*>(nullptr));
+        }(list_difference_t<contracted, dim_list<Bt>>{});
       }
     } else {
       for (std::size_t i = 0; i < rows; ++i) {
@@ -182,16 +182,16 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
     using mdims = list_difference_t<adims, bdims>;
     using ndims = list_difference_t<bdims, adims>;
-    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
-    const dim_group am = group(a, static_cast<mdims*>(nullptr));
-    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
-    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
-    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
-    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
-    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
-    const dim_group ab = group(a, static_cast<batch*>(nullptr));
-    const dim_group bb = group(b, static_cast<batch*>(nullptr));
-    const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    const auto group = [](const auto& x, auto dims) { return group_of(dims, x); };
+    const dim_group am = group(a, mdims{});
+    const dim_group ak = group(a, kdims{});
+    const dim_group bk = group(b, kdims{});
+    const dim_group bn = group(b, ndims{});
+    const dim_group cm = group(out, mdims{});
+    const dim_group cn = group(out, ndims{});
+    const dim_group ab = group(a, batch{});
+    const dim_group bb = group(b, batch{});
+    const dim_group cb = group(out, batch{});
     // (An operand with no elements may have no storage: its offsets are then not added.)
     const auto at = [](auto* p, std::ptrdiff_t offset) { return p ? p + offset : p; };
     const auto entries = [&](std::size_t first, std::size_t last) {

@@ -52,7 +52,7 @@ std::vector<bool> valid_positions(const X& x) {
   using dims = typename X::dims;
   [[maybe_unused]] const auto ext = x.shape().extents();
   [[maybe_unused]] const auto str = row_major_strides<X::rank>(ext);
-  [[maybe_unused]] auto one = [&]<class R>(R*) {
+  [[maybe_unused]] auto one = [&]<class R>(std::type_identity<R>) {
     if constexpr (carries_lengths_v<R, dims>) {
       const lengths_ref& l = x.shape().template lengths<R>();
       if (!l) return;
@@ -66,9 +66,7 @@ std::vector<bool> valid_positions(const X& x) {
       }
     }
   };
-  [&]<class... Ds>(dim_list<Ds...>*) {
-    (one(static_cast<Ds*>(nullptr)), ...);
-  }(static_cast<dims*>(nullptr));
+  [&]<class... Ds>(dim_list<Ds...>) { (one(std::type_identity<Ds>{}), ...); }(dims{});
   return valid;
 }
 
@@ -122,23 +120,23 @@ auto gather(const Table& table, const Idx& idx) {
       const std::size_t n = t.template extent<v>();
       const std::vector<bool> valid = detail::valid_positions(ix);
       detail::check_indices<v>("gather", ix, n, valid);
-      auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+      auto shape = [&]<class... Ds>(dim_list<Ds...>) {
         return result_t::shape_type::from_extents({[&] {
                                                     if constexpr (list_contains_v<dims_t<Idx>, Ds>)
                                                       return ix.template extent<Ds>();
                                                     else return t.template extent<Ds>();
                                                   }()...},
                                                   "gather");
-      }(static_cast<typename result_t::dims*>(nullptr));
+      }(typename result_t::dims{});
       if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
       result_t r(shape);  // (zeros: what padding rows keep)
       const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
       const auto* index = ix.data();
       using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
       const auto row_strides =
-          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>*) {
+          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>) {
             return std::array<std::size_t, rest::size>{t.template extent<Ds>()...};
-          }(static_cast<rest*>(nullptr)));
+          }(rest{}));
       constexpr bool contiguous_rows =
           detail::is_tensor_v<t_t> &&
           std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
@@ -194,13 +192,13 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
         const std::vector<bool> valid = detail::valid_positions(ix);
         detail::check_indices<v>("one_hot", ix, n, valid);
         using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
-        auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        auto shape = [&]<class... Ds>(dim_list<Ds...>) {
           return result_t::shape_type::from_extents({[&] {
                                                       if constexpr (std::is_same_v<Ds, v>) return n;
                                                       else return ix.template extent<Ds>();
                                                     }()...},
                                                     "one_hot");
-        }(static_cast<typename result_t::dims*>(nullptr));
+        }(typename result_t::dims{});
         if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
         result_t r(shape);
         const auto* index = ix.data();

@@ -190,14 +190,14 @@ auto pack(const X& x) {
     o[0] = 0;
     for (std::size_t r = 0; r < rows; ++r)
       o[r + 1] = o[r] + (l ? (*l)[r] : static_cast<std::int64_t>(full));
-    values_t values = [&]<class... Ps>(dim_list<Ps...>*) {
-      auto one = [&]<class P>(P*) -> std::size_t {
+    values_t values = [&]<class... Ps>(dim_list<Ps...>) {
+      auto one = [&]<class P>(std::type_identity<P>) -> std::size_t {
         if constexpr (std::is_same_v<P, packed_dim<d>>) return static_cast<std::size_t>(o[rows]);
         else return m.template extent<P>();
       };
       return values_t(
-          values_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "pack"));
-    }(static_cast<dims_t<values_t>*>(nullptr));
+          values_t::shape_type::from_extents({one(std::type_identity<Ps>{})...}, "pack"));
+    }(dims_t<values_t>{});
     for (std::size_t r = 0; r < rows; ++r) {
       const auto n = static_cast<std::size_t>(o[r + 1] - o[r]);
       if (n != 0)
@@ -277,14 +277,14 @@ auto unpack(const V& values, const O& offsets, extent_arg<Es>... given) {
           ext = given.value;
         }(),
         ...);
-    auto s = [&]<class... Ps>(dim_list<Ps...>*) {
-      auto one = [&]<class P>(P*) -> std::size_t {
+    auto s = [&]<class... Ps>(dim_list<Ps...>) {
+      auto one = [&]<class P>(std::type_identity<P>) -> std::size_t {
         if constexpr (std::is_same_v<P, b>) return rows;
         else if constexpr (std::is_same_v<P, d>) return ext;
         else return vm.template extent<P>();
       };
-      return out_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "unpack");
-    }(static_cast<dims_t<out_t>*>(nullptr));
+      return out_t::shape_type::from_extents({one(std::type_identity<Ps>{})...}, "unpack");
+    }(dims_t<out_t>{});
     s.template set_lengths<d>("unpack", std::make_shared<const std::vector<std::int64_t>>(lens));
     out_t out(s);
     for (std::size_t r = 0; r < rows; ++r) {

@@ -358,12 +358,12 @@ auto entry_view(X& x, std::size_t i) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
   using xdims = dims_t<std::remove_const_t<X>>;
   constexpr std::size_t k = list_index_of_v<xdims, B>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     const std::array<std::size_t, sizeof...(Ds)> ext{x.template extent<Ds>()...};
     const std::array<std::ptrdiff_t, sizeof...(Ds)> str{x.template stride<Ds>()...};
     return tensor_view<elem, Ds...>(x.data() + static_cast<std::ptrdiff_t>(i) * x.strides()[k],
                                     shape<Ds...>::from_extents(ext), str);
-  }(static_cast<list_difference_t<xdims, dim_list<B>>*>(nullptr));
+  }(list_difference_t<xdims, dim_list<B>>{});
 }
 
 // x as a view with no lengths (every row full: its padding is in it, and x[dg::at<B>(i)] does
@@ -371,10 +371,10 @@ auto entry_view(X& x, std::size_t i) {
 template <class X>
 auto without_lengths(X& x) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(x.shape().extents()),
                                     x.strides());
-  }(static_cast<dims_t<std::remove_const_t<X>>*>(nullptr));
+  }(dims_t<std::remove_const_t<X>>{});
 }
 
 // The view of x's first n positions along D (n at most its extent), with no lengths: what a
@@ -382,11 +382,11 @@ auto without_lengths(X& x) {
 template <class D, class X>
 auto leading_view(const X& x, std::size_t n) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     auto ext = x.shape().extents();
     ext[list_index_of_v<dim_list<Ds...>, D>] = n;
     return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(ext), x.strides());
-  }(static_cast<dims_t<X>*>(nullptr));
+  }(dims_t<X>{});
 }
 
 // mask_dims_t<L, dim_list<Es...>>: the ragged dims Es... of L and their batch dims, in L's order.
@@ -409,7 +409,7 @@ using mask_dims_t = typename mask_dims<L, Masked>::type;
 // Es... of x: int32 where every extent fits it, so that a kernel of 4-byte lanes keeps its vector
 // length; int64 otherwise, and whenever x's lanes are 8 bytes anyway.
 template <class X, class... Es, class F>
-decltype(auto) with_position_type(const X& x, dim_list<Es...>*, F&& f) {
+decltype(auto) with_position_type(const X& x, dim_list<Es...>, F&& f) {
   if constexpr (evaluator_of<X>::lane_bytes >= sizeof(std::int64_t)) {
     return f(std::type_identity<std::int64_t>{});
   } else {
@@ -446,9 +446,9 @@ class ragged_mask {
   auto count() const {
     const auto v = valid();
     using kept = list_difference_t<dims_t<decltype(v)>, dim_list<Rs...>>;
-    auto out = [&]<class... Ks>(dim_list<Ks...>*) {
+    auto out = [&]<class... Ks>(dim_list<Ks...>) {
       return tensor<double, Ks...>(shape<Ks...>::from_extents({v.template extent<Ks>()...}));
-    }(static_cast<kept*>(nullptr));
+    }(kept{});
     constexpr bool lengths_count = [] {
       if constexpr (sizeof...(Es) == 1)
         return std::is_same_v<kept, dim_list<ragged_batch_t<Es>...>>;
@@ -505,9 +505,9 @@ class ragged_mask {
   auto valid_of() const {
     using B = ragged_batch_t<E>;
     const auto& p = std::get<part<E>>(parts_);
-    return [&]<class... Ps>(dim_list<Ps...>*) {
+    return [&]<class... Ps>(dim_list<Ps...>) {
       return less(broadcast_to<Ps...>(p.position, extent<B>(p.length.size())), p.length);
-    }(static_cast<list_intersection_t<L, dim_list<B, E>>*>(nullptr));
+    }(list_intersection_t<L, dim_list<B, E>>{});
   }
   template <std::size_t K, class X, class V>
   auto apply_from(X&& x, V fill) const {
@@ -542,7 +542,7 @@ class ragged_mask {
 
 // The mask of x's ragged dims Es..., with positions of type I.
 template <class I, class X, class... Es>
-ragged_mask<I, dims_t<X>, Es...> make_ragged_mask(const X& x, dim_list<Es...>*) {
+ragged_mask<I, dims_t<X>, Es...> make_ragged_mask(const X& x, dim_list<Es...>) {
   return ragged_mask<I, dims_t<X>, Es...>(x);
 }
 
@@ -558,26 +558,26 @@ void reduce_ragged_into(Dst& dst, const X& x) {
   using masked = masked_dims_t<dims_t<X>, dim_list<Rs...>>;
   using kept = list_difference_t<dims_t<X>, dim_list<Rs...>>;
   constexpr bool mean = std::is_same_v<Op, fn::mean_reduce>;
-  with_position_type(x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
-    const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
+  with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
+    const auto mask = make_ragged_mask<I>(x, masked{});
     using mask_dims = dims_t<decltype(mask.valid())>;
     [[maybe_unused]] const auto count = [&] {
       if constexpr (mean || Op::empty_is_error) return mask.template count<Rs...>();
       else return 0;
     }();
     if constexpr (Op::empty_is_error) mask.check_nonempty(Op::name, count);
-    auto acc = [&]<class... Ds>(dim_list<Ds...>*) {
+    auto acc = [&]<class... Ds>(dim_list<Ds...>) {
       return tensor<acc_t, Ds...>(
           shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
-    }(static_cast<kept*>(nullptr));
+    }(kept{});
     constexpr acc_t identity = Op::template identity<acc_t>();
     if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
     accumulate<Op, acc_t>(acc, mask.apply(x, Op::template identity<V>()));
     if constexpr (mean) {
       // Each valid position of the mask dims stands for every position of the other reduced dims.
-      const double others = [&]<class... Os>(dim_list<Os...>*) {
+      const double others = [&]<class... Os>(dim_list<Os...>) {
         return (1.0 * ... * static_cast<double>(x.template extent<Os>()));
-      }(static_cast<list_difference_t<dim_list<Rs...>, mask_dims>*>(nullptr));
+      }(list_difference_t<dim_list<Rs...>, mask_dims>{});
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
         assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
       else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));

@@ -193,15 +193,14 @@ auto softmax_ragged(const X& x) {
   } else {
     using T = fn::float_of_t<typename X::value_type>;
     constexpr T inf = std::numeric_limits<T>::infinity();
-    return with_position_type(
-        x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
-          const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
-          const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
-          auto out = softmax_rows<D, Log>(without_lengths(masked_x));
-          assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
-          tensor_internals::take_lengths(out, masked_x.shape());
-          return out;
-        });
+    return with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
+      const auto mask = make_ragged_mask<I>(x, masked{});
+      const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
+      auto out = softmax_rows<D, Log>(without_lengths(masked_x));
+      assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
+      tensor_internals::take_lengths(out, masked_x.shape());
+      return out;
+    });
   }
 }
 
@@ -315,12 +314,12 @@ auto arg_extreme_ragged_rows(const X& x, const char* op) {
 // Ks... and the lengths of the masked dims (rules, in the order of Masked).
 template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
 [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
-    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>*) {
+    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>) {
   std::string lens;
-  [&]<class... Es>(dim_list<Es...>*) {
+  [&]<class... Es>(dim_list<Es...>) {
     std::size_t k = 0;
     ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
-  }(static_cast<Masked*>(nullptr));
+  }(Masked{});
   throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
 }
 
@@ -343,7 +342,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
     std::size_t dim, batch;
     std::vector<std::int64_t> lengths;
   };
-  const auto rules = [&]<class... Es>(dim_list<Es...>*) {
+  const auto rules = [&]<class... Es>(dim_list<Es...>) {
     const auto one = [&]<class E>(std::type_identity<E>) {
       const lengths_ref l = lengths_in<E>(x);
       return rule{
@@ -353,7 +352,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
                                         static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
     };
     return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
-  }(static_cast<masked*>(nullptr));
+  }(masked{});
   const auto better = [](V b, V a) {
     if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
     else return Max ? a < b : b < a;
@@ -387,8 +386,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
     p[kd] = 0;
     if (!found) [[unlikely]]
       throw_no_valid_row<xdims, masked>(
-          op, p, rules,
-          static_cast<list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>*>(nullptr));
+          op, p, rules, list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>{});
     out.data()[oo] = index<D>(best_at);
     bool done = true;
     for (std::size_t i = R; i-- > 0;) {

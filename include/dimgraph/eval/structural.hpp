@@ -43,7 +43,7 @@ void fill_view(const tensor_view<T, Ds...>& v, T value) {
 // The lengths of x's ragged dims go with them.
 template <class Result, class Special, class X>
 typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     auto s = Result::shape_type::from_extents({[&] {
                                                 if constexpr (std::is_same_v<Ds, Special>) return n;
                                                 else return x.template extent<Ds>();
@@ -51,7 +51,7 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
                                               op);
     if constexpr (Result::shape_type::ragged_count > 0) take_lengths_of(s, x, op);
     return s;
-  }(static_cast<typename Result::dims*>(nullptr));
+  }(typename Result::dims{});
 }
 
 }  // namespace detail
@@ -114,11 +114,11 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
   using first_t = std::remove_cvref_t<decltype(first)>;
   using others = list_difference_t<dims_t<first_t>, dim_list<front_t<type_list<As...>>>>;
   std::size_t i = 0;
-  auto agree_others = [&]<class... Ds>(dim_list<Ds...>*, const auto& x) {
+  auto agree_others = [&]<class... Ds>(dim_list<Ds...>, const auto& x) {
     (check_agree<Ds>("concat", first.template extent<Ds>(), 1, x.template extent<Ds>(), i + 1),
      ...);
   };
-  ((agree_others(static_cast<others*>(nullptr), parts.operand), ++i), ...);
+  ((agree_others(others{}, parts.operand), ++i), ...);
   std::array<std::size_t, sizeof...(As)> ext{parts.operand.template extent<As>()...};
   // The same tag concatenated with itself (a + a == 2 * a) has one extent.
   constexpr std::size_t firsts[] = {index_of_v<As, type_list<As...>>...};
@@ -453,11 +453,10 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
                                                 static_cast<std::ptrdiff_t>(Before) * s, {n}, {s});
       if constexpr (ragged) {
         if (lengths) {
-          detail::with_position_type(x, static_cast<dim_list<a>*>(nullptr),
-                                     [&]<class I>(std::type_identity<I>) {
-                                       const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
-                                       middle = mask.apply(x, value);
-                                     });
+          detail::with_position_type(x, dim_list<a>{}, [&]<class I>(std::type_identity<I>) {
+            const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
+            middle = mask.apply(x, value);
+          });
         } else {
           middle = x;
         }

@@ -114,13 +114,13 @@ auto outer(A&& a, B&& b, F f = {}) {
     return detail::invalid_expr{};
   } else {
     using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
-    [&]<class... Rs>(dim_list<Rs...>*) {
+    [&]<class... Rs>(dim_list<Rs...>) {
       auto extent_of = [&]<class D>(std::type_identity<D>) {
         if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
         else return b.template extent<D>();
       };
       detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
-    }(static_cast<result_dims*>(nullptr));
+    }(result_dims{});
     return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
         detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
   }

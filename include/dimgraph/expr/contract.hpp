@@ -34,7 +34,7 @@ class contract_expr : public expr_node_base {
   // (shape_error naming dot, the dim and both extents).
   template <class ArgA, class ArgB>
   contract_expr(ArgA&& a, ArgB&& b) : a_(std::forward<ArgA>(a)), b_(std::forward<ArgB>(b)) {
-    check_shared(static_cast<list_intersection_t<dims_t<A>, dims_t<B>>*>(nullptr));
+    check_shared(list_intersection_t<dims_t<A>, dims_t<B>>{});
   }
 
   template <class D>
@@ -64,7 +64,7 @@ class contract_expr : public expr_node_base {
 
  private:
   template <class... Ss>
-  void check_shared(dim_list<Ss...>*) const {
+  void check_shared(dim_list<Ss...>) const {
     (check_one<Ss>(), ...);
   }
   template <class S>

@@ -370,9 +370,9 @@ DIMGRAPH_ALWAYS_INLINE inline void reg_set(Regs& r, fn::lanes_t<T, L> value) {
 // length N for a chain of N ops).
 //   leaf: lanes of a leaf at `at`, stepping by `step` elements (when it is not unit), at i;
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class X, class T>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequence<>,
-                                        std::nullptr_t, const void* at, std::ptrdiff_t step,
-                                        std::size_t i) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, std::type_identity<leaf_op<X, T>>,
+                                        std::index_sequence<>, std::nullptr_t, const void* at,
+                                        std::ptrdiff_t step, std::size_t i) {
   using dims = typename X::dims;
   const T* p = static_cast<const T*>(at);
   if constexpr (!list_contains_v<dims, Inner>) {
@@ -385,16 +385,17 @@ DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequ
 }
 //   scalar: the value in every lane;
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class T>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, scalar_op<T>*, std::index_sequence<>,
-                                        const T* value, const void*, std::ptrdiff_t, std::size_t) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, std::type_identity<scalar_op<T>>,
+                                        std::index_sequence<>, const T* value, const void*,
+                                        std::ptrdiff_t, std::size_t) {
   reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*value)));
 }
 //   apply: F over the registers In... (of types As...), F itself as state when it has data.
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class F, class V,
           class... As, std::size_t... Dist, std::size_t... In, class State>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, apply_op<F, V, type_list<As...>, Dist...>*,
-                                        std::index_sequence<In...>, State f, const void*,
-                                        std::ptrdiff_t, std::size_t) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(
+    Regs& r, std::type_identity<apply_op<F, V, type_list<As...>, Dist...>>,
+    std::index_sequence<In...>, State f, const void*, std::ptrdiff_t, std::size_t) {
   if constexpr (std::is_null_pointer_v<State>)
     reg_set<V, Out, L>(r, F{}.template apply<As...>(reg_get<As, In, L>(r)...));
   else reg_set<V, Out, L>(r, f->template apply<As...>(reg_get<As, In, L>(r)...));
@@ -507,7 +508,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
     // (A braced list runs its elements in order, and does not nest like a fold.)
     const int order[] = {
         (exec<facts::reg_at[Ks], L, typename Row::inner, Row::unit>(
-             r, static_cast<Is*>(nullptr), typename input_registers<facts, Ks, Is>::type{},
+             r, std::type_identity<Is>{}, typename input_registers<facts, Ks, Is>::type{},
              state_of<Is::stateful>::template get<facts::state_at[Ks], typename Is::state>(*this),
              row.at[facts::leaf_at[Ks]], row.step[Row::leaf_slot[facts::leaf_at[Ks]]], i),
          0)...};

@@ -161,11 +161,11 @@ inline constexpr std::size_t no_operand = static_cast<std::size_t>(-1);
 template <class... Ls>
 constexpr std::size_t containing_operand() {
   std::size_t i = 0, found = no_operand;
-  auto check = [&]<class L>(L*) {
+  auto check = [&]<class L>(std::type_identity<L>) {
     if (found == no_operand && (list_is_subset_v<Ls, L> && ...)) found = i;
     ++i;
   };
-  (check(static_cast<Ls*>(nullptr)), ...);
+  (check(std::type_identity<Ls>{}), ...);
   return found;
 }
 

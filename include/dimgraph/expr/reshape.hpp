@@ -76,14 +76,14 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
 template <class X, class... Old>
 constexpr bool is_batch_of_lengths() {
   using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>*) {
-    auto batch_of = []<class D>(D*) {
+  return []<class... Ds>(dim_list<Ds...>) {
+    auto batch_of = []<class D>(std::type_identity<D>) {
       if constexpr (carries_lengths_v<D, xd>)
         return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
       else return false;
     };
-    return (batch_of(static_cast<Ds*>(nullptr)) || ...);
-  }(static_cast<xd*>(nullptr));
+    return (batch_of(std::type_identity<Ds>{}) || ...);
+  }(xd{});
 }
 
 // Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
@@ -327,10 +327,10 @@ auto rename(X&& x) {
     // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
     // a dim that is not ragged, it forgets them (the padding becomes data).
     constexpr bool batch_kept = check != check_t::ok || [] {
-      return []<class... Ds>(dim_list<Ds...>*) {
+      return []<class... Ds>(dim_list<Ds...>) {
         return ((!detail::carries_lengths_v<Ds, xd> ||
                  !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
-      }(static_cast<xd*>(nullptr));
+      }(xd{});
     }();
     DIMGRAPH_REQUIRE(batch_kept,
                      "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "

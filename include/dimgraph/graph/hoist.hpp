@@ -60,9 +60,8 @@ constexpr bool batchable_op(std::string_view name) {
 
 // Every dim of A is in B.
 template <class A, class B>
-inline constexpr bool dims_within_v = []<class... As>(dim_list<As...>*) {
-  return (list_contains_v<B, As> && ...);
-}(static_cast<A*>(nullptr));
+inline constexpr bool dims_within_v =
+    []<class... As>(dim_list<As...>) { return (list_contains_v<B, As> && ...); }(A{});
 
 template <class L, class D>
 using with_dim_t = std::conditional_t<list_contains_v<L, D>, L, list_concat_t<L, dim_list<D>>>;
@@ -120,8 +119,10 @@ constexpr bool batchable() {
                                      with_dim_t<typename Cs::dims, d>, typename Cs::dims>...>;
     // (Some operand's dims, D included, hold every operand's.)
     return []<class... Hs>(type_list<Hs...>) {
-      auto holds_all = []<class Big>(Big*) { return (dims_within_v<Hs, Big> && ...); };
-      return (holds_all(static_cast<Hs*>(nullptr)) || ...);
+      auto holds_all = []<class Big>(std::type_identity<Big>) {
+        return (dims_within_v<Hs, Big> && ...);
+      };
+      return (holds_all(std::type_identity<Hs>{}) || ...);
     }(hoisted{});
   }
 }
@@ -380,9 +381,9 @@ void store_if_hoisted(Ctx* ctx, const X& x) {
       // A view is kept as it is (its tensor is in the arena, alive until the loop ends), in the
       // stored order of dims; anything else is evaluated once into a tensor.
       const auto reordered = [&](const auto& view) {
-        return [&]<class... Ds>(dim_list<Ds...>*) {
+        return [&]<class... Ds>(dim_list<Ds...>) {
           return out_t(dimgraph::permute<Ds...>(view));
-        }(static_cast<typename out_t::dims*>(nullptr));
+        }(typename out_t::dims{});
       };
       if constexpr (is_view_v<decltype(v)>) vec.push_back(reordered(v));
       else vec.push_back(reordered(ctx->store->tensors.materialise(v)));

@@ -472,9 +472,9 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
     constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
-    constexpr bool one = []<class... Ds>(dim_list<Ds...>*) {
+    constexpr bool one = []<class... Ds>(dim_list<Ds...>) {
       return (bounds_v<Ds>.contains(1) && ...);
-    }(static_cast<typename c::dims*>(nullptr));
+    }(typename c::dims{});
     static_assert(is_bool, "dimgraph: if_: a traced condition must be a bool value");
     DIMGRAPH_REQUIRE(!is_bool || one,
                      "dimgraph: if_: the condition must have one element (a dim of it cannot have "

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "dimgraph/graph/region.hpp"
@@ -28,7 +29,7 @@ std::string symbolic_dim_text() {
            (b.is_bounded() ? std::to_string(b.hi) : std::string()) + "]";
 }
 template <class T, class... Ds>
-std::string node_type_text(dim_list<Ds...>*) {
+std::string node_type_text(dim_list<Ds...>) {
   std::string out = element_name<T>() + " [";
   [[maybe_unused]] const char* sep = "";
   ((out += sep, out += symbolic_dim_text<Ds>(), sep = ", "), ...);
@@ -36,21 +37,21 @@ std::string node_type_text(dim_list<Ds...>*) {
 }
 template <class N>
 std::string node_type_text() {
-  return node_type_text<typename N::value_type>(static_cast<typename N::dims*>(nullptr));
+  return node_type_text<typename N::value_type>(typename N::dims{});
 }
 
 template <detail::fixed_string Name, class... Attrs>
-std::string op_label(op_tag<Name, Attrs...>*) {
+std::string op_label(std::type_identity<op_tag<Name, Attrs...>>) {
   std::string out(Name.view());
   if constexpr (sizeof...(Attrs) > 0) {
     const char* sep = "<";
-    auto attr = [&]<class A>(A*) {
+    auto attr = [&]<class A>(std::type_identity<A>) {
       out += sep;
       if constexpr (dimension<A>) out += describe<A>();
       else out += element_name<A>();
       sep = ", ";
     };
-    (attr(static_cast<Attrs*>(nullptr)), ...);
+    (attr(std::type_identity<Attrs>{}), ...);
     out += ">";
   }
   return out;
@@ -139,7 +140,7 @@ struct graph_listing {
     using N = op_node<Op, T, Dims, Cs...>;
     std::vector<std::size_t> in = std::apply(
         [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
-    std::string label = op_label(static_cast<Op*>(nullptr));
+    std::string label = op_label(std::type_identity<Op>{});
     std::string key = key_of(label, in, n.attributes + node_type_text<N>());
     return add(std::move(key),
                {0, no_id, std::move(label), std::move(in), n.attributes, node_type_text<N>()});
@@ -148,8 +149,8 @@ struct graph_listing {
   std::size_t visit(const region_node<Op, Results, Bodies, Cs...>& n) {
     std::vector<std::size_t> in = std::apply(
         [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
-    std::string label = op_label(static_cast<Op*>(nullptr));
-    std::string type = results_text(static_cast<Results*>(nullptr));
+    std::string label = op_label(std::type_identity<Op>{});
+    std::string type = results_text(std::type_identity<Results>{});
     std::string key = key_of(label, in, n.attributes + type + type_key<Bodies>());
     const std::size_t before = next_id;
     const std::size_t id =
@@ -214,12 +215,10 @@ struct graph_listing {
   }
 
   template <class... Ts>
-  static std::string results_text(std::tuple<Ts...>*) {
+  static std::string results_text(std::type_identity<std::tuple<Ts...>>) {
     std::string out = "(";
     [[maybe_unused]] const char* sep = "";
-    ((out += sep,
-      out += node_type_text<typename Ts::value_type>(static_cast<typename Ts::dims*>(nullptr)),
-      sep = ", "),
+    ((out += sep, out += node_type_text<typename Ts::value_type>(typename Ts::dims{}), sep = ", "),
      ...);
     return out + ")";
   }
@@ -229,9 +228,9 @@ template <class G>
 graph_listing list_graph(const G& g) {
   graph_listing l;
   // Inputs first, numbered by position, even when an output does not use them.
-  [&]<class... Ins>(std::tuple<Ins...>*) {
+  [&]<class... Ins>(std::type_identity<std::tuple<Ins...>>) {
     (l.visit(Ins{}), ...);
-  }(static_cast<typename G::input_nodes*>(nullptr));
+  }(std::type_identity<typename G::input_nodes>{});
   std::apply([&](const auto&... out) { (l.visit(out), ...); }, g.output_node_values());
   return l;
 }

@@ -107,7 +107,7 @@ template <class Unroll, class RaggedBatch, class... Xs>
 std::string scan_attributes() {
   std::string sliced, carried;
   std::size_t k = 0;
-  auto one = [&]<class X>(X*) {
+  auto one = [&]<class X>(std::type_identity<X>) {
     if constexpr (is_sliced_v<X>) {
       constexpr slicing s = X::slicing_value;
       sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
@@ -119,7 +119,7 @@ std::string scan_attributes() {
     }
     ++k;
   };
-  (one(static_cast<Xs*>(nullptr)), ...);
+  (one(std::type_identity<Xs>{}), ...);
   std::string out = sliced + (carried.empty() ? "" : ", " + carried);
   if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
   else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
@@ -197,9 +197,10 @@ class scan_fn {
                                                   decltype((void(Is), stand_in{}))...>) {
       using r = dimgraph::detail::call_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
       if constexpr (detail::is_scan_step_v<r>) {
-        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
+        return []<class... Cs, class... Es>(
+                   std::type_identity<scan_step<carry_values<Cs...>, emit_values<Es...>>>) {
           return detail::poisoned_tuple_t<sizeof...(Es) + sizeof...(Cs)>{};
-        }(static_cast<r*>(nullptr));
+        }(std::type_identity<r>{});
       } else {
         return stand_in{};
       }
@@ -380,7 +381,7 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
             if (!out) {
               // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
               auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
-                  n, [&]<class X>(X*) { return e.template extent<X>(); });
+                  n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); });
               out.emplace(detail::tensor_internals::hand_over(fresh));
             } else {
               detail::check_emitted(*out, e, K, i);
@@ -467,8 +468,8 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
     [[maybe_unused]] auto empty = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       auto& out = std::get<K>(outs);
       if (out) return;
-      auto no_rows =
-          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
+      auto no_rows = detail::stacked_output<typename Run::template output_t<K>, iter>(
+          n, [&]<class X>(std::type_identity<X>) {
             return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
               return std::apply(
                   [&](const auto&... carries) {

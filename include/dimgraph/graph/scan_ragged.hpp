@@ -171,7 +171,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
         if (!out) {
           check_scan_rows<D>(e, rows, "emitted value", K);
           out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
-              n, [&]<class X>(X*) { return e.template extent<X>(); }));
+              n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); }));
         } else {
           check_emitted(*out, e, K, i);
         }
@@ -200,7 +200,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
       auto& out = std::get<K>(outs);
       // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
-        out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(X*) {
+        out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(std::type_identity<X>) {
           return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
             return std::apply(
                 [&](const auto&... carries) {

@@ -97,22 +97,22 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   return walks;
 }
 
-// A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
-// static dims their size). Its elements are left uninitialised: the scan writes every slot
-// along Iter. Zeroed: zeros, for a ragged scan, which leaves the padding past each row's
-// length as it finds it.
+// A stacked output of n along Iter; every other non-static dim X gets
+// extent_of(std::type_identity<X>{}) (its static dims their size). Its elements are left
+// uninitialised: the scan writes every slot along Iter. Zeroed: zeros, for a ragged scan, which
+// leaves the padding past each row's length as it finds it.
 template <class Out, class Iter, bool Zeroed = false, class ExtentOf>
 Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    auto one = [&]<class X>(X*) -> std::size_t {
+  return [&]<class... Ds>(dim_list<Ds...>) {
+    auto one = [&]<class X>(std::type_identity<X>) -> std::size_t {
       if constexpr (std::is_same_v<X, Iter>) return n;
       else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
-      else return extent_of(static_cast<X*>(nullptr));
+      else return extent_of(std::type_identity<X>{});
     };
-    const auto shape = Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan");
+    const auto shape = Out::shape_type::from_extents({one(std::type_identity<Ds>{})...}, "scan");
     if constexpr (Zeroed) return Out(shape);
     else return tensor_internals::for_overwrite<Out>(shape);
-  }(static_cast<dims_t<Out>*>(nullptr));
+  }(dims_t<Out>{});
 }
 
 // The extent of dim X for a scan that never ran its body: X's extent in the first of the
@@ -159,15 +159,15 @@ template <class X>
 // naming scan, the iteration, the output, the dim and both extents.
 template <class Out, class E>
 void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
-  [&]<class... Ds>(dim_list<Ds...>*) {
-    [[maybe_unused]] auto one = [&]<class X>(X*) {
+  [&]<class... Ds>(dim_list<Ds...>) {
+    [[maybe_unused]] auto one = [&]<class X>(std::type_identity<X>) {
       if constexpr (!is_static_v<X>) {
         const std::size_t want = out.template extent<X>(), got = e.template extent<X>();
         if (got != want) throw_emitted_extent<X>(k, i, got, want);
       }
     };
-    (one(static_cast<Ds*>(nullptr)), ...);
-  }(static_cast<dims_t<E>*>(nullptr));
+    (one(std::type_identity<Ds>{}), ...);
+  }(dims_t<E>{});
 }
 
 template <class T, class L>
@@ -261,10 +261,10 @@ struct scan_run {
   using args = type_list<arg_of<Xs>...>;
   using call = body_call<Traced, Body, args, std::index_sequence_for<Xs...>>;
   // Every sliced input walks D alike, one position at a time (hoisting needs it).
-  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>*) {
+  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>) {
     return ((Ss::slicing_value == first::slicing_value) && ...) &&
            first::slicing_value.part_size == 1;
-  }(static_cast<sliced*>(nullptr));
+  }(sliced{});
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
   using emitted = typename emitted_of<result>::type;

@@ -39,7 +39,7 @@ bool equal_elements(std::size_t level, const std::array<std::size_t, R>& extent,
 }
 
 template <class... Ds, class A, class B>
-bool equal_by_tag(dim_list<Ds...>*, const A& a, const B& b) {
+bool equal_by_tag(dim_list<Ds...>, const A& a, const B& b) {
   if (((a.template extent<Ds>() != b.template extent<Ds>()) || ...)) return false;
   constexpr std::size_t rank = sizeof...(Ds);
   return equal_elements<rank>(0, {a.template extent<Ds>()...}, {a.template stride<Ds>()...},
@@ -56,7 +56,7 @@ bool equal_by_tag(dim_list<Ds...>*, const A& a, const B& b) {
 template <class A, class B>
   requires detail::same_dims_and_element<A, B>
 bool operator==(const A& a, const B& b) {
-  return detail::equal_by_tag(static_cast<typename A::dims*>(nullptr), a, b);
+  return detail::equal_by_tag(typename A::dims{}, a, b);
 }
 
 }  // namespace dimgraph

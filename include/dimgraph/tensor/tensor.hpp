@@ -335,14 +335,14 @@ class tensor_access {
         str[j++] = self().strides()[i];
       }
     // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
-    [[maybe_unused]] auto to_length = [&]<class R>(R*) {
+    [[maybe_unused]] auto to_length = [&]<class R>(std::type_identity<R>) {
       if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
         constexpr std::size_t r = list_index_of_v<dims, R>;
         if (const auto& l = self().shape().template lengths<R>())
           ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
       }
     };
-    (to_length(static_cast<Ds*>(nullptr)), ...);
+    (to_length(std::type_identity<Ds>{}), ...);
     auto vs = view::shape_type::from_extents(ext, "at");
     if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
     return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
