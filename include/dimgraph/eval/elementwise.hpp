@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
@@ -139,9 +140,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       constexpr auto ext = typename Dst::shape_type{}.extents();
       std::array<std::array<std::ptrdiff_t, R>, table_t::slots> strides{};
       strides[0] = layout_strides<out_dims, out_dims>(ext);
-      [&]<std::size_t... Ls>(std::index_sequence<Ls...>) {
-        ((strides[1 + Ls] = layout_strides<out_dims, at_t<Ls, typename ev::layouts>>(ext)), ...);
-      }(std::make_index_sequence<table_t::layouts>{});
+      for_each_index<table_t::layouts>([&]<std::size_t Layout>(index_constant<Layout>) {
+        strides[1 + Layout] = layout_strides<out_dims, at_t<Layout, typename ev::layouts>>(ext);
+      });
       return make_loop_plan<R>(ext, strides);
     }();
     table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);

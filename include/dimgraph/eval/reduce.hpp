@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
@@ -83,9 +84,9 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
           last = v;
           rest = m;
         } else {
-          [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-            ((lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v))), ...);
-          }(std::make_index_sequence<L / H>{});
+          for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+            lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v));
+          });
         }
       });
   auto sum = load_lanes<1>(o);
@@ -105,9 +106,9 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
   if constexpr (Staged) {
     t[0] += v;
   } else {
-    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-      ((t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v))), ...);
-    }(std::make_index_sequence<N>{});
+    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+    });
   }
 }
 
@@ -115,11 +116,9 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
 template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
   if constexpr (Staged) {
-    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-      (store_lanes<H>(o + P * H,
-                      load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0])),
-       ...);
-    }(std::make_index_sequence<L / H>{});
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      store_lanes<H>(o + P * H, load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0]));
+    });
   } else {
     for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
   }
@@ -141,9 +140,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
   constexpr std::size_t parts = Staged ? 1 : L / H;
   constexpr std::size_t width = Staged ? L : H;
   // (Unused entries repeat the first row.)
-  const auto rows = [&]<std::size_t... J>(std::index_sequence<J...>) DIMGRAPH_ALWAYS_INLINE {
-    return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
-  }(std::make_index_sequence<B>{});
+  const auto rows =
+      with_indices<B>([&]<std::size_t... J>(index_constant<J>...) DIMGRAPH_ALWAYS_INLINE {
+        return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
+      });
   // Whole vectors of a contiguous acc row, C at a time (independent chains of combines; C
   // copies of the kernel, so fewer for a long one).
   constexpr std::size_t size = Kernel::facts::size;
@@ -159,11 +159,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
             else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
           }
         for (std::size_t j = 0; j < count; ++j)
-          [&]<std::size_t... Cs>(std::index_sequence<Cs...>) DIMGRAPH_ALWAYS_INLINE {
-            ((combine_into<Op, Acc, E, Staged, L, H>(t[Cs],
-                                                     k.template packet<L>(rows[j], i + Cs * L))),
-             ...);
-          }(std::make_index_sequence<C>{});
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            combine_into<Op, Acc, E, Staged, L, H>(t[Chain],
+                                                   k.template packet<L>(rows[j], i + Chain * L));
+          });
         for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
       }
   }

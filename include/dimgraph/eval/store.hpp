@@ -8,6 +8,7 @@
 #include <cstring>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/eval/plan.hpp"
@@ -103,14 +104,13 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     unsigned char bytes[sizeof(v)];
     std::memcpy(bytes, &v, sizeof(v));
     std::size_t at = 0;
-    [&]<std::size_t... Bs>(std::index_sequence<Bs...>) {
-      ((m & (std::size_t{L} >> (Bs + 1))
-            ? void((std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at,
-                                (L >> (Bs + 1)) * sizeof(T)),
-                    at += (L >> (Bs + 1)) * sizeof(T)))
-            : void()),
-       ...);
-    }(std::make_index_sequence<std::bit_width(L) - 1>{});
+    for_each_index<std::bit_width(L) - 1>([&]<std::size_t B>(index_constant<B>) {
+      constexpr std::size_t piece = (L >> (B + 1)) * sizeof(T);
+      if (m & (std::size_t{L} >> (B + 1))) {
+        std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at, piece);
+        at += piece;
+      }
+    });
     return;
   }
   for (std::size_t l = 0; l < m; ++l)

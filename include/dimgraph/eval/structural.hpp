@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/reduce.hpp"
@@ -125,11 +126,9 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
   for (std::size_t k = 0; k < sizeof...(As); ++k) {
     const std::size_t j = firsts[k];
     if (j != k && ext[j] != ext[k]) {
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((Ks == k ? check_agree<at_t<Ks, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1)
-                  : void()),
-         ...);
-      }(std::index_sequence_for<As...>{});
+      for_each_index<sizeof...(As)>([&]<std::size_t K>(index_constant<K>) {
+        if (K == k) check_agree<at_t<K, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1);
+      });
     }
   }
   return ext;

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/expr/evaluator.hpp"
 #include "dimgraph/expr/node.hpp"
 
@@ -273,9 +274,9 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
         f_(std::move(f)),
         ops_{{std::forward<Args>(args)}...} {
     if constexpr (extents_base::ragged > 0)
-      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      detail::with_indices<sizeof...(Ops)>([&]<std::size_t... Is>(detail::index_constant<Is>...) {
         this->merge_operand_lengths(name, detail::operand_at<Is>(ops_)...);
-      }(std::index_sequence_for<Ops...>{});
+      });
   }
 
   // The extent of D (kept in the node).

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/expr/node.hpp"
 #include "dimgraph/shape/rules.hpp"
@@ -397,13 +398,14 @@ auto split(X&& z, extent_arg<Es>... given) {
       ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
           "split", z.template extent<whole>(), ext, known);
       const std::ptrdiff_t s = z.template stride<whole>();
-      return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-        std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
-        for (std::size_t i = 1; i < sizeof...(Parts); ++i)
-          offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
-        return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
-            z, "split", offset[Is], {ext[Is]}, {s})...};
-      }(std::index_sequence_for<Parts...>{});
+      return detail::with_indices<sizeof...(Parts)>(
+          [&]<std::size_t... Is>(detail::index_constant<Is>...) {
+            std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
+            for (std::size_t i = 1; i < sizeof...(Parts); ++i)
+              offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
+            return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
+                z, "split", offset[Is], {ext[Is]}, {s})...};
+          });
     } else {
       return detail::invalid_expr{};
     }

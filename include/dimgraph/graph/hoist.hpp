@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/eval/matmul.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/graph/ops.hpp"
@@ -467,7 +468,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<result>) {
     // Several results (split): computed at once in the loop, skipped before it.
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return with_indices<std::tuple_size_v<result>>([&]<std::size_t... Is>(index_constant<Is>...) {
       using parts =
           std::tuple<op_node<Op, value_t<std::tuple_element_t<Is, result>>,
                              dims_t<std::tuple_element_t<Is, result>>, plain_node_t<Xs>...>...>;
@@ -481,7 +482,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
         return std::tuple{make_staged<std::tuple_element_t<Is, parts>, ctx_t, stage_hold::ready>(
             ctx, settle(ctx, std::get<Is>(std::move(r))))...};
       }
-    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+    });
   } else {
     using n = op_node<Op, value_t<result>, dims_t<result>, plain_node_t<Xs>...>;
     constexpr stage s = stage_v<facts, n>;
@@ -499,7 +500,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
       if constexpr (Op::name.view() == "dot") {
         // A tensor a carried product takes that is not staged is a constant of the loop: its
         // product is run over a copy packed once (eval/matmul.hpp, weight_cache).
-        [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        with_indices<sizeof...(Xs)>([&]<std::size_t... Is>(index_constant<Is>...) {
           const auto constant = [&]<class X>(std::type_identity<X>, const auto& v) {
             if constexpr (!is_staged_v<std::remove_cvref_t<X>> &&
                           is_leaf_v<std::remove_cvref_t<decltype(v)>>) {
@@ -508,7 +509,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
             }
           };
           (constant(std::type_identity<Xs>{}, std::get<Is>(values)), ...);
-        }(std::index_sequence_for<Xs...>{});
+        });
       }
       if constexpr (batchable_op(Op::name.view())) {
         return make_staged<n, ctx_t, stage_hold::ready>(

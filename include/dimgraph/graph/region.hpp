@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/call.hpp"
 #include "dimgraph/graph/symbol.hpp"
 
@@ -134,9 +135,9 @@ auto region_results(const Region& r) {
   if constexpr (n == 1 && !Tuple) {
     return symbol<result_node<0, Region>>{{r}};
   } else {
-    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    return with_indices<n>([&]<std::size_t... Ks>(index_constant<Ks>...) {
       return std::tuple{symbol<result_node<Ks, Region>>{{r}}...};
-    }(std::make_index_sequence<n>{});
+    });
   }
 }
 

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/call.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/matmul.hpp"
@@ -354,56 +355,56 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   using outputs_t =
       typename detail::optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
 
-  const auto walks = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-    return detail::scan_walks(std::get<pos[Ss]>(in)...);
-  }(std::make_index_sequence<slice_count>{});
+  const auto walks =
+      detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+        return detail::scan_walks(std::get<pos[Ss]>(in)...);
+      });
   const std::size_t n = walks[0].count;
   if constexpr (Run::ragged) {
-    const lengths_ref lens = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-      return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
-    }(std::make_index_sequence<slice_count>{});
+    const lengths_ref lens =
+        detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+          return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
+        });
     if (lens) return detail::run_ragged_scan<D, Unroll, Run>(body_, in, lens, n);
   }
-  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-    return state_t(std::get<pos[slice_count + Cs]>(in)...);
-  }(std::make_index_sequence<carry_count>{});
+  state_t state =
+      detail::with_indices<carry_count>([&]<std::size_t... Cs>(detail::index_constant<Cs>...) {
+        return state_t(std::get<pos[slice_count + Cs]>(in)...);
+      });
   outputs_t outs;
 
   // The step r of iteration i: its emitted values into the outputs, its carries into the state.
   auto consume = [&](std::size_t i, auto& r) {
     const std::size_t slot = walks[0].slot(i);
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      // (Inlined: the check of the emitted extents would make GCC call it out of line.)
-      [[maybe_unused]] auto put =
-          [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
-            auto& out = std::get<K>(outs);
-            const auto& e = std::get<K>(r.emits.values);
-            if (!out) {
-              // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
-                  n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); });
-              out.emplace(detail::tensor_internals::hand_over(fresh));
-            } else {
-              detail::check_emitted(*out, e, K, i);
-            }
-            (*out)[at<iter>(slot)] = e;
-          };
-      (put(std::integral_constant<std::size_t, Ks>{}), ...);
-    }(std::make_index_sequence<emit_count>{});
+    // (Inlined: the check of the emitted extents would make GCC call it out of line.)
+    detail::for_each_index<emit_count>(
+        [&]<std::size_t K>(detail::index_constant<K>) DIMGRAPH_ALWAYS_INLINE {
+          auto& out = std::get<K>(outs);
+          const auto& e = std::get<K>(r.emits.values);
+          if (!out) {
+            // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
+            auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
+                n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); });
+            out.emplace(detail::tensor_internals::hand_over(fresh));
+          } else {
+            detail::check_emitted(*out, e, K, i);
+          }
+          (*out)[at<iter>(slot)] = e;
+        });
     // Every next carry is computed (from the old ones) before any is replaced. Values of the
     // state's own types are their own tensors: each replaces its carry (no refill of what it
     // leaves, which r drops); others are converted into a new state first.
-    [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    detail::with_indices<carry_count>([&]<std::size_t... Cs>(detail::index_constant<Cs>...) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r.carries.values)>, state_t>)
         (detail::tensor_internals::replace(std::get<Cs>(state), std::get<Cs>(r.carries.values)),
          ...);
       else state = state_t(std::move(std::get<Cs>(r.carries.values))...);
-    }(std::make_index_sequence<carry_count>{});
+    });
   };
   auto slices_at = [&](std::size_t i) {
-    return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
       return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
-    }(std::make_index_sequence<slice_count>{});
+    });
   };
   auto once = [&](std::size_t i) {
     const auto slices = slices_at(i);
@@ -421,11 +422,10 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
     if constexpr (hoisting::enabled) {
       // Hoisted when every sliced input walks the same positions of D.
       bool same_walks = n > 0;
-      [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-        const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
-        ((same_walks = same_walks && std::get<pos[Ss]>(in).operand.template extent<D>() == extent0),
-         ...);
-      }(std::make_index_sequence<slice_count>{});
+      const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
+      detail::for_each_index<slice_count>([&]<std::size_t S>(detail::index_constant<S>) {
+        same_walks = same_walks && std::get<pos[S]>(in).operand.template extent<D>() == extent0;
+      });
       if (same_walks) {
         detail::stage_lease<typename hoisting::store_type> lease;
         auto& store = lease.store();
@@ -464,24 +464,22 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
     detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
   // No iteration: the extents of the other dims come from the inputs (see dg::scan).
-  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    [[maybe_unused]] auto empty = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      auto& out = std::get<K>(outs);
-      if (out) return;
-      auto no_rows = detail::stacked_output<typename Run::template output_t<K>, iter>(
-          n, [&]<class X>(std::type_identity<X>) {
-            return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-              return std::apply(
-                  [&](const auto&... carries) {
-                    return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
-                  },
-                  state);
-            }(std::make_index_sequence<slice_count>{});
-          });
-      out.emplace(detail::tensor_internals::hand_over(no_rows));
-    };
-    (empty(std::integral_constant<std::size_t, Ks>{}), ...);
-  }(std::make_index_sequence<emit_count>{});
+  detail::for_each_index<emit_count>([&]<std::size_t K>(detail::index_constant<K>) {
+    auto& out = std::get<K>(outs);
+    if (out) return;
+    auto no_rows = detail::stacked_output<typename Run::template output_t<K>, iter>(
+        n, [&]<class X>(std::type_identity<X>) {
+          return detail::with_indices<slice_count>(
+              [&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+                return std::apply(
+                    [&](const auto&... carries) {
+                      return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                    },
+                    state);
+              });
+        });
+    out.emplace(detail::tensor_internals::hand_over(no_rows));
+  });
   // The outputs, then the last carries (both dropped here: handed over, not moved).
   return [&]<std::size_t... Ks, std::size_t... Cs>(std::index_sequence<Ks...>,
                                                    std::index_sequence<Cs...>) {

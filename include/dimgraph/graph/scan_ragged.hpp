@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/ops.hpp"
 #include "dimgraph/expr/reshape.hpp"
@@ -118,34 +119,31 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
   constexpr auto pos = Run::positions;
   using state_t = typename tuple_of<typename Run::carried>::type;
   using outputs_t = typename optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
-  constexpr auto slice_seq = std::make_index_sequence<slice_count>{};
-  constexpr auto carry_seq = std::make_index_sequence<carry_count>{};
-  constexpr auto emit_seq = std::make_index_sequence<emit_count>{};
   const std::vector<std::int64_t>& lens = *lens_ref;
   const std::size_t rows = lens.size();
 
-  [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-    (check_scan_rows<D>(std::get<pos[Ss]>(in).operand, rows, "sliced input", Ss), ...);
-  }(slice_seq);
-  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+  for_each_index<slice_count>([&]<std::size_t S>(index_constant<S>) {
+    check_scan_rows<D>(std::get<pos[S]>(in).operand, rows, "sliced input", S);
+  });
+  state_t state = with_indices<carry_count>([&]<std::size_t... Cs>(index_constant<Cs>...) {
     return state_t(std::get<pos[slice_count + Cs]>(in)...);
-  }(carry_seq);
-  [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-    (check_scan_rows<D>(std::get<Cs>(state), rows, "carry", Cs), ...);
-  }(carry_seq);
+  });
+  for_each_index<carry_count>([&]<std::size_t C>(index_constant<C>) {
+    check_scan_rows<D>(std::get<C>(state), rows, "carry", C);
+  });
 
   std::size_t shortest = n, longest = 0;
   for (std::int64_t l : lens) {
     shortest = std::min(shortest, static_cast<std::size_t>(l));
     longest = std::max(longest, static_cast<std::size_t>(l));
   }
-  auto sources = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+  auto sources = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
     return std::tuple{ragged_source(std::get<pos[Ss]>(in), lens)...};
-  }(slice_seq);
-  auto buffers = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+  });
+  auto buffers = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
     return std::tuple<std::optional<
         carry_type_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
-  }(slice_seq);
+  });
   tensor<bool, b> active(extent<b>(rows));
   outputs_t outs;
 
@@ -154,60 +152,56 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
     if (!full)
       for (std::size_t r = 0; r < rows; ++r)
         active.data()[r] = i < static_cast<std::size_t>(lens[r]);
-    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    const auto slices = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
       return std::tuple{
           ragged_slice<D, typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>(
               std::get<Ss>(sources), std::get<Ss>(buffers), active, i, full)...};
-    }(slice_seq);
+    });
     auto r = at_iteration(i, [&] {
       return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         return body(scan_arg<Ks, Run>(slices, state)...);
       }(std::make_index_sequence<Run::input_count>{});
     });
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        auto& out = std::get<K>(outs);
-        const auto& e = std::get<K>(r.emits.values);
-        if (!out) {
-          check_scan_rows<D>(e, rows, "emitted value", K);
-          out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
-              n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); }));
-        } else {
-          check_emitted(*out, e, K, i);
-        }
-        if (full) (*out)[dimgraph::at<iter>(i)] = e;
-        else (*out)[dimgraph::at<iter>(i)] = where(active, e, value_t<decltype(e)>{});
-      };
-      (put(std::integral_constant<std::size_t, Ks>{}), ...);
-    }(emit_seq);
+    for_each_index<emit_count>([&]<std::size_t K>(index_constant<K>) {
+      auto& out = std::get<K>(outs);
+      const auto& e = std::get<K>(r.emits.values);
+      if (!out) {
+        check_scan_rows<D>(e, rows, "emitted value", K);
+        out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
+            n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); }));
+      } else {
+        check_emitted(*out, e, K, i);
+      }
+      if (full) (*out)[dimgraph::at<iter>(i)] = e;
+      else (*out)[dimgraph::at<iter>(i)] = where(active, e, value_t<decltype(e)>{});
+    });
     // Every next carry is computed (from the old ones) before any is replaced.
     if (full) {
-      state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      state = with_indices<carry_count>([&]<std::size_t... Cs>(index_constant<Cs>...) {
         return state_t(std::move(std::get<Cs>(r.carries.values))...);
-      }(carry_seq);
+      });
     } else {
-      [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-        ((std::get<Cs>(state) = where(active, std::get<Cs>(r.carries.values), std::get<Cs>(state))),
-         ...);
-      }(carry_seq);
+      for_each_index<carry_count>([&]<std::size_t C>(index_constant<C>) {
+        std::get<C>(state) = where(active, std::get<C>(r.carries.values), std::get<C>(state));
+      });
     }
   };
   scan_loop<Unroll, 0>(longest, once);
 
-  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+  return with_indices<emit_count>([&]<std::size_t... Ks>(index_constant<Ks>...) {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       using out_t = typename Run::template output_t<K>;
       auto& out = std::get<K>(outs);
       // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
         out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(std::type_identity<X>) {
-          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+          return with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
             return std::apply(
                 [&](const auto&... carries) {
                   return input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
                 },
                 state);
-          }(slice_seq);
+          });
         }));
       out_t result = [&] {
         if constexpr (Run::first::slicing_value.stride < 0) return reversed_rows<iter>(*out, lens);
@@ -220,7 +214,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
     };
     return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
                           std::move(state));
-  }(emit_seq);
+  });
 }
 
 }  // namespace dimgraph::detail

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/call.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/expr/reshape.hpp"
@@ -36,17 +37,13 @@ namespace detail {
 template <class Unroll, std::size_t StaticCount, class F>
 void scan_loop(std::size_t n, F&& once) {
   if constexpr (std::is_same_v<Unroll, unroll_all>) {
-    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      (once(Is), ...);
-    }(std::make_index_sequence<StaticCount>{});
+    for_each_index<StaticCount>([&]<std::size_t I>(index_constant<I>) { once(I); });
   } else {
     constexpr std::size_t k = Unroll::factor;
     std::size_t i = 0;
     if constexpr (k > 1)
       for (; i + k <= n; i += k)
-        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
-          (once(i + Us), ...);
-        }(std::make_index_sequence<k>{});
+        for_each_index<k>([&]<std::size_t U>(index_constant<U>) { once(i + U); });
     for (; i < n; ++i) once(i);
   }
 }

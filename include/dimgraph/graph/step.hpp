@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/graph/slicing.hpp"
@@ -114,9 +115,9 @@ namespace detail {
 // A tuple of the contents of t's elements, handed over (t is dropped next).
 template <class... Xs>
 std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
-  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+  return with_indices<sizeof...(Xs)>([&]<std::size_t... Is>(index_constant<Is>...) {
     return std::tuple<Xs...>(tensor_internals::hand_over(std::get<Is>(t))...);
-  }(std::index_sequence_for<Xs...>{});
+  });
 }
 
 // What carry and emit hold: a tensor as is, any other expression evaluated at once (inside

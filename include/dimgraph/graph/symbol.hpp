@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/fixed_string.hpp"
 #include "dimgraph/expr/node.hpp"
 
@@ -220,10 +221,10 @@ auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<R>) {
     // An op with several results (split): one node per result, told apart by "part=i".
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return with_indices<std::tuple_size_v<R>>([&]<std::size_t... Is>(index_constant<Is>...) {
       return std::tuple{symbol_of<Op, std::tuple_element_t<Is, R>>(
           attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
-    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+    });
   } else {
     return symbol_of<Op, R>(std::move(attributes), xs...);
   }

@@ -6,6 +6,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/eval/assign.hpp"
@@ -177,10 +178,11 @@ auto convolve(const X& x, const W& w, const B&... b) {
     decltype(auto) weights = read_once(w);
     // One product per tap (each evaluated by the element-wise pass that reads it), summed in
     // one pass with the bias.
-    return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
-      const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
-      return dimgraph::eval((taps + ... + b));
-    }(std::make_index_sequence<k>{});
+    return dimgraph::detail::with_indices<k>(
+        [&]<std::size_t... Taps>(dimgraph::detail::index_constant<Taps>...) {
+          const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
+          return dimgraph::eval((taps + ... + b));
+        });
   });
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/checked_size.hpp"
@@ -71,9 +72,9 @@ template <class... Ds>
   std::string dims;
   bool zero = false;
   for (std::size_t x : e) zero = zero || x == 0;
-  [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+  with_indices<sizeof...(Ds)>([&]<std::size_t... Is>(index_constant<Is>...) {
     ((dims += (Is ? ", " : "") + dim_with_extent<Ds>(e[Is])), ...);
-  }(std::index_sequence_for<Ds...>{});
+  });
   throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
                             " multiply to more than " + std::to_string(max_elements) +
                             ", the most elements a tensor can address");
