@@ -331,7 +331,7 @@ struct assign_hook<Dst, E> {
 // when it is the operand of an element-wise op (declared in expr/evaluator.hpp).
 template <class E>
 auto materialize(const E& e) {
-  return [&]<class... Ds>(dim_list<Ds...>) { return tensor<value_t<E>, Ds...>(e); }(dims_t<E>{});
+  return tensor_of_list_t<value_t<E>, dims_t<E>>(e);
 }
 
 }  // namespace detail
@@ -345,9 +345,7 @@ detail::invalid_expr eval(E&&) {
 // A new tensor holding the value of e (dims in e's order).
 template <expression E>
 auto eval(E&& e) {
-  return [&]<class... Ds>(dim_list<Ds...>) {
-    return tensor<value_t<E>, Ds...>(std::forward<E>(e));
-  }(dims_t<E>{});
+  return detail::tensor_of_list_t<value_t<E>, dims_t<E>>(std::forward<E>(e));
 }
 
 // The loop plan of dst = e, as text (for tests and debugging). Its operands are the

@@ -72,7 +72,7 @@ using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::r
 namespace detail {
 
 // tensor_of_list_t<T, L<Ds...>>: the tensor of elements T with the dims in L (a dim_list or a
-// type_list).
+// type_list). The one name for it: of an expression e, tensor_of_list_t<value_t<E>, dims_t<E>>.
 template <class T, class List>
 struct tensor_of_list;
 template <class T, template <class...> class L, class... Ds>

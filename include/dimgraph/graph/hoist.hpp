@@ -590,7 +590,8 @@ struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
   using store_type = typename hoist_context::store_type;
 
   template <std::size_t K>
-  using node_t = typename arg_symbol<carry_type_t<at_t<K, typename Run::args>>, K>::type::node_type;
+  using node_t =
+      typename arg_symbol<tensor_type_of_t<at_t<K, typename Run::args>>, K>::type::node_type;
 
   template <class X>
   static auto const_view_of(const X& x) {

@@ -55,10 +55,6 @@ struct branch_outputs<std::pair<A, B>> {
 template <class R>
 using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
 
-// (Not an expression or symbol: itself, reported by check_branches.)
-template <class R>
-using tensor_of_output_t = tensor_type_of_t<R>;
-
 // Why what the branches return does not match (checked in this order; output by output, the
 // first output that does not match is the one reported).
 enum class branches_check { ok, poisoned, output_counts, not_tensor, element_types, dims };
@@ -79,8 +75,7 @@ constexpr branches_check check_output() {
 template <class... Ts, class... Es>
 constexpr std::size_t first_mismatch(type_list<Ts...>, type_list<Es...>) {
   const bool match[] = {
-      (check_output<tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() == branches_check::ok)...,
-      false};
+      (check_output<tensor_type_of_t<Ts>, tensor_type_of_t<Es>>() == branches_check::ok)..., false};
   std::size_t k = 0;
   while (match[k]) ++k;
   return k;
@@ -106,7 +101,7 @@ constexpr branches_check check_branches() {
   } else {
     constexpr std::size_t k = first_mismatch(ts{}, es{});
     if constexpr (k == ts::size) return branches_check::ok;
-    else return check_output<tensor_of_output_t<at_t<k, ts>>, tensor_of_output_t<at_t<k, es>>>();
+    else return check_output<tensor_type_of_t<at_t<k, ts>>, tensor_type_of_t<at_t<k, es>>>();
   }
 }
 
@@ -123,8 +118,8 @@ void report_branches() {
   } else if constexpr (Check == check::not_tensor || Check == check::element_types ||
                        Check == check::dims) {
     constexpr std::size_t k = first_mismatch(ts{}, es{});
-    using then_t = tensor_of_output_t<at_t<k, ts>>;
-    using else_t = tensor_of_output_t<at_t<k, es>>;
+    using then_t = tensor_type_of_t<at_t<k, ts>>;
+    using else_t = tensor_type_of_t<at_t<k, es>>;
     using then_role = detail::operand_role_t<"then", then_t>;
     using else_role = detail::operand_role_t<"else", else_t>;
     if constexpr (Check == check::not_tensor)
@@ -168,7 +163,7 @@ template <class L>
 struct tensors_of_outputs;
 template <class... Rs>
 struct tensors_of_outputs<type_list<Rs...>> {
-  using type = type_list<tensor_of_output_t<Rs>...>;
+  using type = type_list<tensor_type_of_t<Rs>...>;
 };
 // The tensor types of a branch's outputs (a type_list).
 template <class L>

@@ -39,11 +39,11 @@ struct scan_stand_in {
 };
 template <class N>
 struct scan_stand_in<symbol<N>> {
-  using type = tensor_for_t<symbol<N>>;
+  using type = tensor_type_of_t<symbol<N>>;
 };
 template <class D, slicing S, class N>
 struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
-  using type = sliced_input<D, S, tensor_for_t<symbol<N>>>;
+  using type = sliced_input<D, S, tensor_type_of_t<symbol<N>>>;
 };
 template <class X>
 using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
@@ -232,7 +232,8 @@ class scan_fn {
     using emitted = typename Run::emitted;
     auto body = detail::trace_scan_body<
         typename detail::hoisted_nodes_of<D, Body, Hoist, Run>::type,
-        detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
+        detail::tensor_type_of_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(
+        body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
     using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,

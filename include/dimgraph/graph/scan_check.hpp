@@ -19,11 +19,6 @@
 namespace dimgraph {
 namespace detail {
 
-// The type a carried input has in the body and keeps across iterations (not an expression or
-// symbol: itself, reported by check_scan_inputs).
-template <class X>
-using carry_type_t = tensor_type_of_t<X>;
-
 // Why the inputs of scan<D> are rejected.
 enum class scan_input_check {
   ok,
@@ -188,7 +183,7 @@ constexpr bool emitted_value_fits() {
                   "dimgraph: scan: an emitted value must be a tensor or an expression");
     return false;
   } else {
-    constexpr bool fresh = !list_contains_v<dims_t<carry_type_t<Emitted>>, Iter>;
+    constexpr bool fresh = !list_contains_v<dims_t<tensor_type_of_t<Emitted>>, Iter>;
     DIMGRAPH_REQUIRE(fresh, "dimgraph: scan: an emitted value already has the iteration dim",
                      ::dimgraph::asked<Iter>, detail::operand_role_t<"emitted", Emitted>);
     return fresh;
@@ -244,7 +239,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
   using emits = decltype(std::declval<R>().emits.values);
   constexpr std::size_t changed = [] {
     const bool keeps[] = {
-        carry_keeps_type<at_t<Is, Carried>, carry_type_t<std::tuple_element_t<Is, nexts>>>()...,
+        carry_keeps_type<at_t<Is, Carried>, tensor_type_of_t<std::tuple_element_t<Is, nexts>>>()...,
         false};
     std::size_t i = 0;
     while (keeps[i]) ++i;
@@ -252,7 +247,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
   }();
   if constexpr (changed != Carried::size) {
     using initial = at_t<changed, Carried>;
-    using next = carry_type_t<std::tuple_element_t<changed, nexts>>;
+    using next = tensor_type_of_t<std::tuple_element_t<changed, nexts>>;
     DIMGRAPH_REQUIRE(changed == Carried::size, "dimgraph: scan: a carry changes type",
                      detail::operand_role_t<"initial", initial>,
                      detail::operand_role_t<"next", next>, detail::element_of_t<initial>,
@@ -264,7 +259,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
     return true;
   } else {
     return (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...) &&
-           (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+           (ragged_value_has_rows<Ks, Batch, tensor_type_of_t<std::tuple_element_t<Ks, emits>>,
                                   true>() &&
             ...);
   }

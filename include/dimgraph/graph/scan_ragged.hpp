@@ -59,10 +59,10 @@ void check_scan_rows(const X& x, std::size_t rows, const char* what, std::size_t
 // A copy of x (which has D and its batch dim) with each row's valid part reversed along D:
 // out[b, t] = x[b, len[b] - 1 - t] for t < len[b], 0 past it.
 template <class D, class X>
-tensor_over_t<value_t<X>, dims_t<X>> reversed_rows(const X& x,
-                                                   const std::vector<std::int64_t>& lens) {
+tensor_of_list_t<value_t<X>, dims_t<X>> reversed_rows(const X& x,
+                                                      const std::vector<std::int64_t>& lens) {
   using b = ragged_batch_t<D>;
-  tensor_over_t<value_t<X>, dims_t<X>> out(x.shape());
+  tensor_of_list_t<value_t<X>, dims_t<X>> out(x.shape());
   for (std::size_t r = 0; r < lens.size(); ++r) {
     const auto n = static_cast<std::size_t>(lens[r]);
     if (n == 0) continue;
@@ -142,7 +142,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
   });
   auto buffers = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
     return std::tuple<std::optional<
-        carry_type_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
+        tensor_type_of_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
   });
   tensor<bool, b> active(extent<b>(rows));
   outputs_t outs;

@@ -167,13 +167,10 @@ void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
   }(dims_t<E>{});
 }
 
-template <class T, class L>
-using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
-
 // The type of the body's argument for an input X: its slice or its carry.
 template <class X>
 struct scan_arg_type {
-  using type = carry_type_t<X>;
+  using type = tensor_type_of_t<X>;
 };
 template <class X>
   requires is_sliced_v<X>
@@ -214,7 +211,7 @@ struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
   template <class A, std::size_t I>
-  using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
+  using symbol_t = typename arg_symbol<tensor_type_of_t<A>, I>::type;
   static constexpr bool invocable =
       requires(const Body& b, const symbol_t<Args, Is>&... a) { b(a...); };
   using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
@@ -236,7 +233,7 @@ struct scan_run {
   }();
   using sliced = sliced_inputs_t<Xs...>;
   using carried = typename joined<
-      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
+      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<tensor_type_of_t<Xs>>>...>::type;
   // The inputs' positions: the sliced ones, then the carried ones.
   static constexpr std::array<std::size_t, input_count> positions = [] {
     std::array<std::size_t, input_count> r{};
@@ -266,9 +263,9 @@ struct scan_run {
   using result = typename call::result;
   using emitted = typename emitted_of<result>::type;
   template <std::size_t K>
-  using output_t = tensor_over_t<
-      value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,
-      stacked_dims_t<iter, position, dims_t<carry_type_t<std::tuple_element_t<K, emitted>>>>>;
+  using output_t = tensor_of_list_t<
+      value_t<tensor_type_of_t<std::tuple_element_t<K, emitted>>>,
+      stacked_dims_t<iter, position, dims_t<tensor_type_of_t<std::tuple_element_t<K, emitted>>>>>;
 };
 
 // The argument of input K: its slice or its carry (both alive until the step is consumed).

@@ -93,19 +93,9 @@ concept symbolic = detail::is_symbol_v<std::remove_cvref_t<X>>;
 
 namespace detail {
 
-// The tensor type a node stands for.
-template <class T, class Dims>
-struct tensor_for;
-template <class T, class... Ds>
-struct tensor_for<T, dim_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-template <class X>
-using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
-                                         typename std::remove_cvref_t<X>::dims>::type;
-
 // The tensor type a value stands for: a symbol's, or an expression's (its element type over
-// its dims); anything else is itself (for the caller to report).
+// its dims); anything else is itself (for the caller to report). (Not tensor_of_list_t: from a
+// value's type, which may be no value at all, not from an element type and dims.)
 template <class X>
 struct tensor_type_of {
   using type = X;
@@ -113,7 +103,7 @@ struct tensor_type_of {
 template <class X>
   requires(expression<X> || is_symbol_v<X>)
 struct tensor_type_of<X> {
-  using type = tensor_for_t<X>;
+  using type = tensor_of_list_t<typename X::value_type, typename X::dims>;
 };
 template <class X>
 using tensor_type_of_t = typename tensor_type_of<std::remove_cvref_t<X>>::type;
@@ -126,7 +116,7 @@ struct stand_in {
 };
 template <class N>
 struct stand_in<symbol<N>> {
-  using type = const typename tensor_for<typename N::value_type, typename N::dims>::type&;
+  using type = const tensor_of_list_t<typename N::value_type, typename N::dims>&;
 };
 template <class X>
 using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;

@@ -86,8 +86,10 @@ class graph;
 template <class Fn, class... Inputs, class... Outs>
 class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
  public:
-  using inputs = std::tuple<detail::tensor_for_t<Inputs>...>;
-  using outputs = std::tuple<detail::tensor_for_t<Outs>...>;
+  using inputs =
+      std::tuple<detail::tensor_of_list_t<typename Inputs::value_type, typename Inputs::dims>...>;
+  using outputs =
+      std::tuple<detail::tensor_of_list_t<typename Outs::value_type, typename Outs::dims>...>;
   template <std::size_t I>
   using output_t = std::tuple_element_t<I, outputs>;
   using input_nodes = std::tuple<Inputs...>;
@@ -125,7 +127,8 @@ class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
     } else {
       return std::apply(
           [](auto&&... xs) {
-            return outputs(detail::tensor_for_t<Outs>(std::forward<decltype(xs)>(xs))...);
+            return outputs(detail::tensor_of_list_t<typename Outs::value_type, typename Outs::dims>(
+                std::forward<decltype(xs)>(xs))...);
           },
           std::forward<R>(r));
     }
