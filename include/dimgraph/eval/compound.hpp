@@ -11,9 +11,7 @@ namespace dimgraph {
 // x op= e. Shape rule: e's dims must be a subset of x's (x keeps its dims).
 #define DIMGRAPH_COMPOUND(OP, NAME)                                                                \
   template <class X, class E>                                                                      \
-    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                        \
-             detail::is_view_v<std::remove_cvref_t<X>>) &&                                         \
-            (expression<E> || scalar<E> || detail::poisoned<E>)                                    \
+    requires detail::memory_operand<X> && (expression<E> || scalar<E> || detail::poisoned<E>)      \
   X&& operator OP##=(X&& x, E&& e) {                                                               \
     if constexpr (!detail::poisoned<E>) {                                                          \
       static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \

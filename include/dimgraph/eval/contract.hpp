@@ -30,7 +30,7 @@ inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
 // (an element-wise expression, another dot, another element type) evaluated once.
 template <class T, class X>
 decltype(auto) contract_operand(const X& x) {
-  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
+  if constexpr (memory_operand<X> && std::is_same_v<typename X::value_type, T>) return (x);
   else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
   else return materialize(cast<T>(x));
 }
@@ -46,7 +46,7 @@ template <class Out, class E>
 bool contract_overlaps(const Out& out, const E& e) {
   const auto [lo, hi] = memory_span(out);
   const auto hits = [&](const auto& x) {
-    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
+    if constexpr (memory_operand<std::remove_cvref_t<decltype(x)>>) {
       const auto [xl, xh] = memory_span(x);
       return lo != hi && xl != xh && xl < hi && lo < xh;
     } else {

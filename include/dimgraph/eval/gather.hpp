@@ -25,7 +25,7 @@ concept index_expression = expression<X> && is_index_v<value_t<X>>;
 // A lazy expression evaluated; a tensor or view passed through.
 template <class X>
 decltype(auto) as_memory(const X& x) {
-  if constexpr (is_tensor_v<X> || is_view_v<X>) return x;
+  if constexpr (memory_operand<X>) return x;
   else return eval(x);
 }
 

@@ -457,9 +457,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
         ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, false>(x);
         else return detail::softmax_ragged<D, false>(detail::materialize(x));
-      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, false>(x);
       else return detail::softmax_rows<D, false>(detail::materialize(x));
     } else {
       return detail::invalid_expr{};
@@ -480,9 +480,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
         ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, true>(x);
         else return detail::softmax_ragged<D, true>(detail::materialize(x));
-      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, true>(x);
       else return detail::softmax_rows<D, true>(detail::materialize(x));
     } else {
       return detail::invalid_expr{};
@@ -496,30 +496,31 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
 // Shape rule: [x dims] -> [x dims without D].
 // Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
 // there is no position (shape_error).
-#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                          \
-  template <class D, detail::expression_or_poisoned X>                                             \
-  auto NAME(X&& x) {                                                                               \
-    if constexpr (detail::poisoned<X>) {                                                           \
-      return detail::invalid_expr{};                                                               \
-    } else {                                                                                       \
-      constexpr bool ok = detail::numeric_over<X, D>();                                            \
-      DIMGRAPH_REQUIRE(                                                                            \
-          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers",  \
-          ::dimgraph::asked<D>, detail::has_role_t<X>);                                            \
-      if constexpr (ok) {                                                                          \
-        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
-        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
-          if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
-          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
-        } else if constexpr (detail::is_leaf_v<X>) {                                               \
-          return detail::arg_extreme<D, MAX>(x);                                                   \
-        } else {                                                                                   \
-          return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
-        }                                                                                          \
-      } else {                                                                                     \
-        return detail::invalid_expr{};                                                             \
-      }                                                                                            \
-    }                                                                                              \
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                         \
+  template <class D, detail::expression_or_poisoned X>                                            \
+  auto NAME(X&& x) {                                                                              \
+    if constexpr (detail::poisoned<X>) {                                                          \
+      return detail::invalid_expr{};                                                              \
+    } else {                                                                                      \
+      constexpr bool ok = detail::numeric_over<X, D>();                                           \
+      DIMGRAPH_REQUIRE(                                                                           \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers", \
+          ::dimgraph::asked<D>, detail::has_role_t<X>);                                           \
+      if constexpr (ok) {                                                                         \
+        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);              \
+        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                            \
+          if constexpr (detail::memory_operand<X>)                                                \
+            return detail::arg_extreme_ragged<D, MAX>(x, #NAME);                                  \
+          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);          \
+        } else if constexpr (detail::memory_operand<X>) {                                         \
+          return detail::arg_extreme<D, MAX>(x);                                                  \
+        } else {                                                                                  \
+          return detail::arg_extreme<D, MAX>(detail::materialize(x));                             \
+        }                                                                                         \
+      } else {                                                                                    \
+        return detail::invalid_expr{};                                                            \
+      }                                                                                           \
+    }                                                                                             \
   }
 DIMGRAPH_ARG_REDUCTION(argmax, true)
 DIMGRAPH_ARG_REDUCTION(argmin, false)

@@ -17,7 +17,7 @@ namespace dimgraph {
 // dg::lengths<Time>(lens) next to dg::extent<Batch>(n) where a tensor is made.
 // Errors (compile time): D is not ragged; x is not an integer tensor over D's batch dim alone.
 template <dimension D, expression X>
-  requires detail::is_leaf_v<X>
+  requires detail::memory_operand<X>
 lengths_arg<std::remove_cvref_t<D>> lengths(const X& x) {
   using d = std::remove_cvref_t<D>;
   static_assert(is_ragged_v<d>,

@@ -12,26 +12,10 @@ namespace dimgraph {
 // Every lazy node derives from this.
 struct expr_node_base {};
 
-namespace detail {
-template <class T>
-inline constexpr bool is_tensor_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
-template <class T>
-inline constexpr bool is_view_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
-// A tensor or a view (memory, as opposed to a lazy node).
-template <class T>
-inline constexpr bool is_leaf_v =
-    is_tensor_v<std::remove_cvref_t<T>> || is_view_v<std::remove_cvref_t<T>>;
-}  // namespace detail
-
 // A tensor, a view or a lazy node: anything with dims, a value type and extents.
 template <class E>
 concept expression =
-    detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
-    std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
+    detail::memory_operand<E> || std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
 
 template <expression E>
 using value_t = typename std::remove_cvref_t<E>::value_type;
@@ -45,7 +29,7 @@ namespace detail {
 template <class D, class X>
 lengths_ref lengths_in(const X& x) {
   if constexpr (!carries_lengths_v<D, typename X::dims>) return {};
-  else if constexpr (is_leaf_v<X>) return x.shape().template lengths<D>();
+  else if constexpr (memory_operand<X>) return x.shape().template lengths<D>();
   else return x.template lengths<D>();
 }
 }  // namespace detail

@@ -166,7 +166,7 @@ enum class structural_check {
 template <class X>
 constexpr structural_check check_view_operand() {
   using x = std::remove_cvref_t<X>;
-  if (!is_tensor_v<x> && !is_view_v<x>) return structural_check::not_memory;
+  if (!memory_operand<x>) return structural_check::not_memory;
   if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
   return structural_check::ok;
 }

@@ -503,7 +503,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
         with_indices<sizeof...(Xs)>([&]<std::size_t... Is>(index_constant<Is>...) {
           const auto constant = [&]<class X>(std::type_identity<X>, const auto& v) {
             if constexpr (!is_staged_v<std::remove_cvref_t<X>> &&
-                          is_leaf_v<std::remove_cvref_t<decltype(v)>>) {
+                          memory_operand<std::remove_cvref_t<decltype(v)>>) {
               const auto [lo, hi] = memory_span(v);
               ctx->store->weights.add_constant(lo, hi);
             }

@@ -244,8 +244,7 @@ struct call_parameters<Fn, Xs...>
 // holds lvalues by reference); a view, to the elements of a tensor. A tensor refers to
 // nothing.
 template <class R>
-inline constexpr bool result_is_lazy_v =
-    expression<R> && !is_tensor_v<std::remove_cvref_t<R>> && !is_view_v<std::remove_cvref_t<R>>;
+inline constexpr bool result_is_lazy_v = expression<R> && !memory_operand<R>;
 template <class R>
 inline constexpr bool result_is_view_v = is_view_v<std::remove_cvref_t<R>>;
 

@@ -34,11 +34,11 @@ inline constexpr bool is_sliced_v<sliced_input<D, S, Op>> = true;
 // How sliced_input holds x: lvalue tensors by reference, views and rvalue tensors by value,
 // lazy expressions evaluated.
 template <class X>
-using sliced_operand_t = std::conditional_t<
-    is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
-    const std::remove_cvref_t<X>&,
-    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>,
-                       std::remove_cvref_t<X>, decltype(eval(std::declval<X>()))>>;
+using sliced_operand_t =
+    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
+                       const std::remove_cvref_t<X>&,
+                       std::conditional_t<memory_operand<X>, std::remove_cvref_t<X>,
+                                          decltype(eval(std::declval<X>()))>>;
 
 // Why sliced<D, S>(x) is rejected (one message per mistake).
 enum class sliced_check { ok, not_expression, ill_formed, no_such_dim };
@@ -72,8 +72,7 @@ auto make_sliced(X&& x) {
     return sliced_input<d, S, std::remove_cvref_t<X>>{std::forward<X>(x)};
   } else if constexpr (check == check_t::ok) {
     using operand = sliced_operand_t<X>;
-    if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
-      return sliced_input<d, S, operand>{std::forward<X>(x)};
+    if constexpr (memory_operand<X>) return sliced_input<d, S, operand>{std::forward<X>(x)};
     else return sliced_input<d, S, operand>{eval(std::forward<X>(x))};
   } else {
     return invalid_expr{};

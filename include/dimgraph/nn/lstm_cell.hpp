@@ -153,7 +153,7 @@ auto lstm_fused(const X& x, const H& h, const C& c, const W& w, const B& b) {
   using input = typename d::input;
   using hidden = typename d::hidden;
   using both = decltype(input{} + hidden{});
-  constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+  constexpr bool memory_w = symbolic<W> || dimgraph::detail::memory_operand<W>;
   if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
     const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
     return lstm_separate(x, h, c, w_x, w_h, b);

@@ -10,16 +10,9 @@
 namespace dimgraph {
 namespace detail {
 
-template <class X>
-inline constexpr bool is_tensor_or_view_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_or_view_v<tensor<T, Ds...>> = true;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_or_view_v<tensor_view<T, Ds...>> = true;
-
 // Two tensors or views with the same element type and the same set of dims.
 template <class A, class B>
-concept same_dims_and_element = is_tensor_or_view_v<A> && is_tensor_or_view_v<B> &&
+concept same_dims_and_element = memory_operand<A> && memory_operand<B> &&
                                 std::is_same_v<typename A::value_type, typename B::value_type> &&
                                 list_same_set_v<typename A::dims, typename B::dims>;
 

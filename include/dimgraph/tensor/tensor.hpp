@@ -44,9 +44,6 @@ constexpr strides_t<R> row_major_strides(const std::array<std::size_t, R>& ext) 
   return s;
 }
 
-template <class T>
-struct is_tensor_like : std::false_type {};
-
 // A view without dim D: the same memory, D fixed at index i.
 template <class D, class T, class... Ds>
 struct drop_dim_view;
@@ -742,9 +739,18 @@ template <class T, class... Ds>
 inline constexpr bool assign_source_v<tensor_view<T, Ds...>> = true;
 
 template <class X>
-inline constexpr bool owns_elements_v = false;
+inline constexpr bool is_tensor_v = false;
 template <class T, class... Ds>
-inline constexpr bool owns_elements_v<tensor<T, Ds...>> = true;
+inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
+template <class X>
+inline constexpr bool is_view_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+
+// A tensor or a tensor_view (cv and references ignored): elements in memory, reached through
+// data() and strides, as opposed to a lazy node or a symbol.
+template <class X>
+concept memory_operand = is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>;
 }  // namespace detail
 
 // The same elements with the dims in another order (a view, no copy).
@@ -757,7 +763,7 @@ auto permute(X&& x) {
   DIMGRAPH_REQUIRE((list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size),
                    "dimgraph: permute: the new order must list each dim of the tensor once",
                    asked<Ps...>, detail::has_role_t<x_t>);
-  DIMGRAPH_REQUIRE(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
+  DIMGRAPH_REQUIRE(std::is_lvalue_reference_v<X> || !detail::is_tensor_v<x_t>,
                    "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
                    "it in a variable first",
                    asked<Ps...>, detail::has_role_t<x_t>);
