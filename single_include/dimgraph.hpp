@@ -519,6 +519,67 @@ inline constexpr bool same_dim_v = std::is_same_v<std::remove_cvref_t<A>, std::r
 
 }  // namespace dimgraph
 // ---- end dimgraph/dim/tag.hpp
+// ---- begin dimgraph/dim/atom.hpp
+// atomic_dim: the members a dim that the algebra never looks inside provides.
+
+
+
+namespace dimgraph {
+
+// Every dim is either a form of the algebra (dim/forms.hpp: a constant, a sum, a product, an
+// opaque split or removal), whose size, kind and printed form come from its parts, or an
+// atomic dim, which the algebra treats as one indivisible unit and which says these itself.
+// Atoms are the tags (dg::dim<...>) and the private dims an op makes, declared beside it:
+// reversed_dim and sliced_dim (shape/slice_rule.hpp), part_dim and trip_dim
+// (graph/slicing.hpp), pad_part (eval/structural.hpp), packed_dim (eval/pack.hpp),
+// nn::key_dim (nn/attention_params.hpp) and invalid_dim (the stand-in after a reported
+// mistake, dim/operators.hpp). An atomic dim D has these static members:
+//   D::bounds      an interval    the extents it can have (bounds_v<D>);
+//   D::kind        a dim_kind     its kind (kind_v<D>), which the dims made from it share;
+//   D::name        a string_view  how describe<D>() prints it ("time"), or instead
+//   D::describe()  a std::string  for a printed form built from another dim ("reverse(time)");
+// and, when it is made from one other dim A (a reversal, a slice, a part of A):
+//   D::source      A              whose kinds it shares, all of them (so reverse(4) * batch
+//                                 is a batch dim, as 4 * batch is); kind is then A's.
+// A dim with a length per entry of a batch dim says so through detail::ragged_batch_of
+// (dim/tag.hpp: a tag by its size argument, another atom by a specialisation beside it); any
+// other atom has none. Nothing else about an atom is read: its template parameters, of
+// whatever kinds, are its own business.
+namespace detail {
+template <class D>
+concept sized_and_kinded = requires {
+  { D::bounds } -> std::convertible_to<interval>;
+  { D::kind } -> std::convertible_to<dim_kind>;
+};
+template <class D>
+concept named = requires {
+  { D::name } -> std::convertible_to<std::string_view>;
+};
+template <class D>
+concept self_describing = requires { D::describe(); };
+}  // namespace detail
+
+template <class D>
+concept atomic_dim =
+    dimension<D> && detail::sized_and_kinded<D> && (detail::named<D> || detail::self_describing<D>);
+
+namespace detail {
+
+// The check, in a class of its own: made once per type, so that bounds_v, kind_v and
+// describe(), which all read an atom's members, give one error between them for a dim that is
+// no atom (which then reads as size 0, no kind, printed "<invalid>"); and apart from the
+// readers' values, since Clang drops a class whose body holds a failed check.
+template <class D>
+struct atom_check {
+  DIMGRAPH_REQUIRE_DECL(atomic_dim<D>,
+                        "dimgraph: dim: a dim that is not a form of the algebra must be an atomic "
+                        "dim (static members bounds, kind, and name or describe())",
+                        asked<D>);
+};
+
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/dim/atom.hpp
 // ---- begin dimgraph/dim/forms.hpp
 // The canonical forms of derived dims, and how a form splits into terms and factors.
 
@@ -710,6 +771,7 @@ namespace dimgraph {
 //    dim_quotient<A, B> = A / B, dim_left_quotient<B, A> = div_left(B, A),
 //    dim_difference<A, B> = A - B, dim_left_difference<B, A> = sub_left(B, A),
 //    dim_ceildiv<A, K>, dim_floordiv<A, K>.
+// Any other dim (a tag, or a private dim an op makes) is an atomic dim: see dim/atom.hpp.
 template <std::size_t K>
 struct const_dim : dim_expr_base {
   static constexpr std::size_t value = K;
@@ -887,8 +949,12 @@ namespace detail {
 
 // Interval arithmetic on the parts (sound, not always tight for splits).
 template <class D>
-struct bounds_of {
-  static constexpr interval value = D::bounds;  // a tag
+struct bounds_of {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
+  static constexpr interval value = [] {
+    if constexpr (atomic_dim<D>) return interval{D::bounds};
+    else return interval::exactly(0);
+  }();
 };
 template <std::size_t K>
 struct bounds_of<const_dim<K>> {
@@ -927,23 +993,38 @@ struct bounds_of<dim_floordiv<A, K>> {
   static constexpr interval value = floordiv(bounds_of<A>::value, K);
 };
 
-// The kinds of the tags inside a dim, as a bit mask.
+// The kinds of the atoms inside a dim, as a bit mask.
 template <class D>
-struct kinds_of {
-  static constexpr unsigned value = 1u << static_cast<unsigned>(D::kind);
+struct kinds_of {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
+  static constexpr unsigned value = [] {
+    if constexpr (!atomic_dim<D>) return 0u;
+    else if constexpr (requires { typename D::source; }) return kinds_of<typename D::source>::value;
+    else return 1u << static_cast<unsigned>(dim_kind{D::kind});
+  }();
 };
-template <std::size_t K>
-struct kinds_of<const_dim<K>> {
-  static constexpr unsigned value = 0;
-};
-template <template <class...> class Form, class... Parts>
-struct kinds_of<Form<Parts...>> {
+template <class... Parts>
+struct parts_kinds {
   static constexpr unsigned value = (0u | ... | kinds_of<Parts>::value);
 };
-template <template <class, std::size_t> class Form, class A, std::size_t K>
-struct kinds_of<Form<A, K>> {
-  static constexpr unsigned value = kinds_of<A>::value;
-};
+template <std::size_t K>
+struct kinds_of<const_dim<K>> : parts_kinds<> {};
+template <class... Ts>
+struct kinds_of<dim_sum<Ts...>> : parts_kinds<Ts...> {};
+template <class... Fs>
+struct kinds_of<dim_prod<Fs...>> : parts_kinds<Fs...> {};
+template <class A, class B>
+struct kinds_of<dim_quotient<A, B>> : parts_kinds<A, B> {};
+template <class B, class A>
+struct kinds_of<dim_left_quotient<B, A>> : parts_kinds<B, A> {};
+template <class A, class B>
+struct kinds_of<dim_difference<A, B>> : parts_kinds<A, B> {};
+template <class B, class A>
+struct kinds_of<dim_left_difference<B, A>> : parts_kinds<B, A> {};
+template <class A, std::size_t K>
+struct kinds_of<dim_ceildiv<A, K>> : parts_kinds<A> {};
+template <class A, std::size_t K>
+struct kinds_of<dim_floordiv<A, K>> : parts_kinds<A> {};
 
 // Which derived dims are ragged (RETURNN's rule: a dim computed from a ragged dim has a
 // length per batch entry, computed from that dim's lengths by the same arithmetic):
@@ -1057,9 +1138,14 @@ namespace detail {
 enum describe_level { level_sum = 1, level_prod = 2, level_split = 3, level_atom = 4 };
 
 template <class D>
-struct describer {  // a tag
+struct describer {  // an atom
+  static_assert(sizeof(atom_check<D>) != 0);
   static constexpr int level = level_atom;
-  static std::string text() { return std::string(D::name); }
+  static std::string text() {
+    if constexpr (!atomic_dim<D>) return "<invalid>";
+    else if constexpr (requires { D::describe(); }) return D::describe();
+    else return std::string(D::name);
+  }
 };
 
 template <class D>
@@ -1151,6 +1237,57 @@ std::string describe() {
 // Removing a term of a dim: a - b (trailing term) and sub_left(b, a) (leading term).
 
 
+// ---- begin dimgraph/dim/first_verified.hpp
+// first_verified: the result of a split, the first of its rules' guesses that the op it
+// inverts confirms.
+
+
+
+namespace dimgraph::detail {
+
+// The guess of a rule that does not apply.
+struct no_guess {};
+
+// A split of X by B (X / B, div_left(B, X), X - B, sub_left(B, X)) tries its rules in order.
+// A rule is a type whose guess<X, B>() is std::type_identity<Q> for a guessed result Q, or
+// no_guess. A guess is kept only if the op the split inverts gives X back exactly
+// (MultiplyBack::back<Q> == X: Q * B, B * Q, Q + B or B + Q), so a split is never claimed that
+// the layout does not have; when no guess is kept the result is the opaque form
+// MultiplyBack::opaque (dim_quotient<X, B>, ...). MultiplyBack also names X (input) and B
+// (part). rule is the rule whose guess was kept (void when none was); the guesses of the rules
+// after it are never instantiated.
+template <class Rule, class Q>
+struct split_result {
+  using rule = Rule;
+  using type = Q;
+  static constexpr bool opaque = std::is_void_v<Rule>;
+};
+
+template <class MultiplyBack, class Guess>
+inline constexpr bool gives_back_v = false;  // no_guess
+template <class MultiplyBack, class Q>
+inline constexpr bool gives_back_v<MultiplyBack, std::type_identity<Q>> =
+    std::is_same_v<typename MultiplyBack::template back<Q>, typename MultiplyBack::input>;
+
+template <class MultiplyBack, class Rule, class... Rules>
+constexpr auto first_split_result() {
+  using guess =
+      decltype(Rule::template guess<typename MultiplyBack::input, typename MultiplyBack::part>());
+  if constexpr (gives_back_v<MultiplyBack, guess>)
+    return split_result<Rule, typename guess::type>{};
+  else if constexpr (sizeof...(Rules) == 0)
+    return split_result<void, typename MultiplyBack::opaque>{};
+  else return first_split_result<MultiplyBack, Rules...>();
+}
+
+template <class Rules, class MultiplyBack>
+struct first_verified;
+template <class... Rules, class MultiplyBack>
+struct first_verified<type_list<Rules...>, MultiplyBack>
+    : decltype(first_split_result<MultiplyBack, Rules...>()) {};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/dim/first_verified.hpp
 // ---- begin dimgraph/dim/sum.hpp
 // Concatenation of dims (a + b) in normal form, and run grouping shared by the algebra.
 
@@ -1273,54 +1410,83 @@ using sum_of_t = typename decltype((sum_acc<const_dim<0>>{} + ... + sum_acc<Xs>{
 
 namespace dimgraph::detail {
 
+// X - B is Q with Q + B == X, sub_left(B, X) is Q with B + Q == X: each is the first guess of
+// its rules (below, in order) that adds back to X, else the opaque dim_difference<X, B>
+// (dim_left_difference<B, X>). See first_verified.
+
+// What each removal inverts: Q + B == X and B + Q == X.
 template <class X, class B>
-struct difference {
-  using tx = terms_t<X>;
-  using tb = terms_t<B>;
-  static constexpr std::size_t at = tx::size - (tb::size <= tx::size ? tb::size : 0);
-  static auto candidate() {
+struct trailing_term_back {
+  using input = X;
+  using part = B;
+  using opaque = dim_difference<X, B>;
+  template <class Q>
+  using back = plus_t<Q, B>;
+};
+template <class B, class X>
+struct leading_term_back {
+  using input = X;
+  using part = B;
+  using opaque = dim_left_difference<B, X>;
+  template <class Q>
+  using back = plus_t<B, Q>;
+};
+
+namespace split_rule {
+
+// x - 0 == x (and the same for sub_left).
+struct nothing_removed {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (std::is_same_v<B, const_dim<0>>) return std::type_identity<X>{};
-    else if constexpr (tb::size <= tx::size && terms_match<tb, tx, at, false>())
+    else return no_guess{};
+  }
+};
+
+// (p + b) - b == p, where b's first term may take part of X's coefficient there:
+// (a + 3 * b) - 2 * b == a + b.
+struct trailing_term {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using tx = terms_t<X>;
+    using tb = terms_t<B>;
+    constexpr std::size_t at = tx::size - (tb::size <= tx::size ? tb::size : 0);
+    if constexpr (tb::size <= tx::size && terms_match<tb, tx, at, false>())
       return std::type_identity<from_terms_t<
           concat_t<slice_t<0, at, tx>, residual_terms_t<front_t<tb>, at_t<at, tx>>>>>{};
-    else return no_candidate_terms{};
+    else return no_guess{};
   }
-  struct no_candidate_terms {};
-  static auto pick() {
-    using c = decltype(candidate());
-    if constexpr (std::is_same_v<c, no_candidate_terms>)
-      return std::type_identity<dim_difference<X, B>>{};
-    else if constexpr (std::is_same_v<plus_t<typename c::type, B>, X>) return c{};
-    else return std::type_identity<dim_difference<X, B>>{};
-  }
-  using type = typename decltype(pick())::type;
 };
+
+// sub_left(b, b + p) == p, where b's last term may take part of X's coefficient there:
+// sub_left(2, 5 + a) == 3 + a.
+struct leading_term {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using tx = terms_t<X>;
+    using tb = terms_t<B>;
+    if constexpr (tb::size <= tx::size && terms_match<tb, tx, 0, true>())
+      return std::type_identity<
+          from_terms_t<concat_t<residual_terms_t<back_t<tb>, at_t<tb::size - 1, tx>>,
+                                slice_t<tb::size, tx::size, tx>>>>{};
+    else return no_guess{};
+  }
+};
+
+}  // namespace split_rule
+
+template <class X, class B>
+struct difference
+    : first_verified<type_list<split_rule::nothing_removed, split_rule::trailing_term>,
+                     trailing_term_back<X, B>> {};
 // difference_t<X, B>: X - B, X without its trailing term B.
 template <class X, class B>
 using difference_t = typename difference<X, B>::type;
 
 template <class B, class X>
-struct left_difference {
-  using tx = terms_t<X>;
-  using tb = terms_t<B>;
-  struct no_candidate_terms {};
-  static auto candidate() {
-    if constexpr (std::is_same_v<B, const_dim<0>>) return std::type_identity<X>{};
-    else if constexpr (tb::size <= tx::size && terms_match<tb, tx, 0, true>())
-      return std::type_identity<
-          from_terms_t<concat_t<residual_terms_t<back_t<tb>, at_t<tb::size - 1, tx>>,
-                                slice_t<tb::size, tx::size, tx>>>>{};
-    else return no_candidate_terms{};
-  }
-  static auto pick() {
-    using c = decltype(candidate());
-    if constexpr (std::is_same_v<c, no_candidate_terms>)
-      return std::type_identity<dim_left_difference<B, X>>{};
-    else if constexpr (std::is_same_v<plus_t<B, typename c::type>, X>) return c{};
-    else return std::type_identity<dim_left_difference<B, X>>{};
-  }
-  using type = typename decltype(pick())::type;
-};
+struct left_difference
+    : first_verified<type_list<split_rule::nothing_removed, split_rule::leading_term>,
+                     leading_term_back<B, X>> {};
 // left_difference_t<B, X>: sub_left(B, X), X without its leading term B.
 template <class B, class X>
 using left_difference_t = typename left_difference<B, X>::type;
@@ -1547,30 +1713,45 @@ struct times {
 
 namespace dimgraph::detail {
 
-// A split is found by trying rules in order; each rule guesses Q, and a guess is
-// kept only if multiplying back gives X exactly (Q * B == X, or B * Q == X). So a
-// split is never claimed that the layout does not have; when no rule applies the
-// result is the opaque dim_quotient<X, B> (dim_left_quotient<B, X>).
-struct no_candidate {};
-
+// X / B is Q with Q * B == X, div_left(B, X) is Q with B * Q == X: each is the first guess of
+// its rules (below, in order) that multiplies back to X, else the opaque dim_quotient<X, B>
+// (dim_left_quotient<B, X>). See first_verified.
 template <class X, class B>
 struct quotient;
 template <class B, class X>
 struct left_quotient;
+
+// What each split inverts: Q * B == X and B * Q == X.
+template <class X, class B>
+struct trailing_factor_back {
+  using input = X;
+  using part = B;
+  using opaque = dim_quotient<X, B>;
+  template <class Q>
+  using back = times_t<Q, B>;
+};
+template <class B, class X>
+struct leading_factor_back {
+  using input = X;
+  using part = B;
+  using opaque = dim_left_quotient<B, X>;
+  template <class Q>
+  using back = times_t<B, Q>;
+};
 
 template <class Q, class... Qs>
 constexpr type_list<Q, Qs...> prepend_parsed(type_list<Qs...>) {
   return {};
 }
 template <class Q>
-constexpr no_candidate prepend_parsed(no_candidate) {
+constexpr no_guess prepend_parsed(no_guess) {
   return {};
 }
 template <class... Qs>
 constexpr std::type_identity<sum_of_t<Qs...>> sum_parsed(type_list<Qs...>) {
   return {};
 }
-constexpr no_candidate sum_parsed(no_candidate) {
+constexpr no_guess sum_parsed(no_guess) {
   return {};
 }
 
@@ -1581,11 +1762,6 @@ constexpr bool block_at() {
   else return std::is_same_v<slice_t<P, P + tb::size, Terms>, tb>;
 }
 
-template <class X, class B, int Rule = 0>
-constexpr auto quotient_candidate();
-template <class B, class X, int Rule = 0>
-constexpr auto left_quotient_candidate();
-
 // X's terms read left to right as blocks: a term that B divides (t -> t / B), or, when
 // B is a sum, a run of B's own terms (-> 1). (2 + a) * (2 + a) / (2 + a) == 2 + a.
 template <class Terms, class B, std::size_t P>
@@ -1593,12 +1769,12 @@ constexpr auto parse_quotient() {
   if constexpr (P == Terms::size) {
     return type_list<>{};
   } else {
-    using one = decltype(quotient_candidate<at_t<P, Terms>, B>());
-    if constexpr (!std::is_same_v<one, no_candidate>)
+    using one = quotient<at_t<P, Terms>, B>;
+    if constexpr (!one::opaque)
       return prepend_parsed<typename one::type>(parse_quotient<Terms, B, P + 1>());
     else if constexpr (block_at<Terms, B, P>())
       return prepend_parsed<const_dim<1>>(parse_quotient<Terms, B, P + terms_t<B>::size>());
-    else return no_candidate{};
+    else return no_guess{};
   }
 }
 
@@ -1611,101 +1787,148 @@ constexpr std::size_t copies_guess() {
   else return 0;
 }
 
-// candidate | f: f applied to a found candidate; no_candidate passes through.
+// guess | f: f applied to a guess; no_guess passes through.
 template <class T, class F>
 constexpr auto operator|(std::type_identity<T> t, F f) {
   return f(t);
 }
 template <class F>
-constexpr no_candidate operator|(no_candidate, F) {
+constexpr no_guess operator|(no_guess, F) {
   return {};
 }
-template <class Split>  // an inner split: a candidate only when it did not stay opaque
+template <class Split>  // an inner split: a guess only when it did not stay opaque
 constexpr auto found_if_split() {
-  if constexpr (Split::opaque) return no_candidate{};
+  if constexpr (Split::opaque) return no_guess{};
   else return std::type_identity<typename Split::type>{};
 }
 
-// The rules for X / B.
-inline constexpr int quotient_rules = 8;
-template <class X, class B, int Rule>
-constexpr auto quotient_rule() {
-  using fx = factors_t<X>;
-  using fb = factors_t<B>;
-  if constexpr (Rule == 0) {  // x / 1 == x, x / x == 1, 0 / b == 0
+// The rules. Each guesses the result of one split, guess<X, B>(), from the forms of X (the dim
+// split) and B (the part split off, at the end for X / B, at the front for div_left(B, X)).
+namespace split_rule {
+
+// x / 1 == x, x / x == 1, 0 / b == 0 (and the same for div_left).
+struct trivial {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (std::is_same_v<B, const_dim<1>>) return std::type_identity<X>{};
     else if constexpr (std::is_same_v<X, B>) return std::type_identity<const_dim<1>>{};
     else if constexpr (std::is_same_v<X, const_dim<0>>) return std::type_identity<X>{};
-    else return no_candidate{};
-  } else if constexpr (Rule == 1) {  // (p * b) / b == p, with b's leading constant dividing
+    else return no_guess{};
+  }
+};
+
+// X / B:
+
+// (p * b) / b == p, where b's leading constant may take a divisor of X's factor there:
+// (a * 6) / 3 == a * 2.
+struct trailing_factor {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using fx = factors_t<X>;
+    using fb = factors_t<B>;
     if constexpr (factors_match<fb, fx, fx::size - fb::size, false>()) {
       constexpr std::size_t at = fx::size - fb::size;
       using left = residual_factor_t<front_t<fb>, at_t<at, fx>>;
       return std::type_identity<times_t<from_factors_t<slice_t<0, at, fx>>, left>>{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 2) {  // a sum, block by block
+  }
+};
+
+// A sum, block by block (parse_quotient): (a * b + 2 * b) / b == a + 2.
+struct blockwise_sum {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_sum_v<X>) return sum_parsed(parse_quotient<terms_t<X>, B, 0>());
-    else return no_candidate{};
-  } else if constexpr (Rule == 3) {  // k copies of a sum
+    else return no_guess{};
+  }
+};
+
+// A sum that is k copies of the sum B, the ends of neighbouring copies merged:
+// (a + b + 2 * a + b + a) / (a + b + a) == 2.
+struct copies_of_sum {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_sum_v<X> && is_sum_v<B> && copies_guess<X, B>() > 0)
       return std::type_identity<const_dim<copies_guess<X, B>()>>{};
-    else return no_candidate{};
-  } else if constexpr (Rule == 4) {  // P * S / B == P * (S / B)
+    else return no_guess{};
+  }
+};
+
+// P * S / B == P * (S / B) for a product ending in a sum S.
+struct within_trailing_sum {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using fx = factors_t<X>;
     if constexpr (ends_with_sum<X>())
       return found_if_split<quotient<back_t<fx>, B>>() | [](auto s) {
         return std::type_identity<
             times_t<from_factors_t<pop_back_t<fx>>, typename decltype(s)::type>>{};
       };
-    else return no_candidate{};
-  } else if constexpr (Rule == 5) {  // X / div_left(b, X) == b
+    else return no_guess{};
+  }
+};
+
+// X / div_left(b, X) == b, and R * a / div_left(b, a) == R * b.
+struct by_left_quotient {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_left_quotient_form_v<B>) {
       if constexpr (std::is_same_v<typename B::dividend, X>)
         return std::type_identity<typename B::divisor>{};
-      else  // R * a / div_left(b, a) == R * b
+      else
         return found_if_split<quotient<X, typename B::dividend>>() | [](auto r) {
           return std::type_identity<times_t<typename decltype(r)::type, typename B::divisor>>{};
         };
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 6) {  // X / (P * f) == (X / f) / P: f may have cancelled into X
-    // (X / f == 1 would make the result a reciprocal 1 / P, which is no index space.)
+  }
+};
+
+// X / (P * f) == (X / f) / P: f may have cancelled into X. (X / f == 1 would make the result a
+// reciprocal 1 / P, which is no index space.)
+struct factor_by_factor {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_prod_v<B>) {
+      using fb = factors_t<B>;
       using inner = quotient<X, back_t<fb>>;
       if constexpr (inner::opaque || std::is_same_v<typename inner::type, const_dim<1>>)
-        return no_candidate{};
+        return no_guess{};
       else
         return std::type_identity<
             typename quotient<typename inner::type, from_factors_t<pop_back_t<fb>>>::type>{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else {
-    return no_candidate{};
   }
-}
+};
 
-// The rules for div_left(B, X).
-inline constexpr int left_quotient_rules = 8;
-template <class B, class X, int Rule>
-constexpr auto left_quotient_rule() {
-  using fx = factors_t<X>;
-  using fb = factors_t<B>;
-  if constexpr (Rule == 0) {
-    if constexpr (std::is_same_v<B, const_dim<1>>) return std::type_identity<X>{};
-    else if constexpr (std::is_same_v<X, B>) return std::type_identity<const_dim<1>>{};
-    else if constexpr (std::is_same_v<X, const_dim<0>>) return std::type_identity<X>{};
-    else return no_candidate{};
-  } else if constexpr (Rule == 1) {  // (b * p) -> p, with b's trailing constant dividing
+// div_left(B, X):
+
+// div_left(b, b * p) == p, where b's trailing constant may take a divisor of X's factor there:
+// div_left(3, 6 * a) == 2 * a.
+struct leading_factor {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using fx = factors_t<X>;
+    using fb = factors_t<B>;
     if constexpr (!is_sum_v<X> && factors_match<fb, fx, 0, true>()) {
       using left = residual_factor_t<back_t<fb>, at_t<fb::size - 1, fx>>;
       return std::type_identity<times_t<left, from_factors_t<slice_t<fb::size, fx::size, fx>>>>{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 2) {  // k copies of Q, the ends of neighbours merged or not
+  }
+};
+
+// A sum that is k copies of Q, the ends of neighbouring copies merged or not:
+// div_left(2, a + b + a + b) == a + b, div_left(2, 1 + a + 2 + a + 1) == 1 + a + 1.
+struct copies_by_constant {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_sum_v<X> && is_const_v<B>) {
       using tx = terms_t<X>;
       constexpr std::size_t n = tx::size, k = B::value;
@@ -1713,30 +1936,54 @@ constexpr auto left_quotient_rule() {
       else if constexpr ((n - 1) % k == 0)
         return std::type_identity<
             from_terms_t<concat_t<slice_t<0, (n - 1) / k, tx>, type_list<back_t<tx>>>>>{};
-      else return no_candidate{};
+      else return no_guess{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 3 ||
-                       Rule == 4) {  // (b1 + ... + bn) * Q: Q from the first or last block
-    if constexpr (is_sum_v<X> && is_sum_v<B>) {
-      if constexpr (Rule == 3)
-        return found_if_split<left_quotient<front_t<terms_t<B>>, front_t<terms_t<X>>>>();
-      else return found_if_split<left_quotient<back_t<terms_t<B>>, back_t<terms_t<X>>>>();
-    } else {
-      return no_candidate{};
-    }
-  } else if constexpr (Rule == 5) {  // B = P * R and X = P * S: Q = div_left(R, S)
+  }
+};
+
+// X == (b1 + ... + bn) * Q: Q from X's first block, div_left(b1, x1) ...
+struct first_block {
+  template <class X, class B>
+  static constexpr auto guess() {
+    if constexpr (is_sum_v<X> && is_sum_v<B>)
+      return found_if_split<left_quotient<front_t<terms_t<B>>, front_t<terms_t<X>>>>();
+    else return no_guess{};
+  }
+};
+// ... or from its last block, div_left(bn, xn).
+struct last_block {
+  template <class X, class B>
+  static constexpr auto guess() {
+    if constexpr (is_sum_v<X> && is_sum_v<B>)
+      return found_if_split<left_quotient<back_t<terms_t<B>>, back_t<terms_t<X>>>>();
+    else return no_guess{};
+  }
+};
+
+// B == P * R and X == P * S for a sum S: div_left(B, X) == div_left(R, S).
+struct shared_leading_factors {
+  template <class X, class B>
+  static constexpr auto guess() {
+    using fx = factors_t<X>;
+    using fb = factors_t<B>;
     if constexpr (ends_with_sum<X>() && fb::size >= fx::size) {
       constexpr std::size_t p = fx::size - 1;
       if constexpr (std::is_same_v<slice_t<0, p, fb>, slice_t<0, p, fx>>)
         return found_if_split<
             left_quotient<from_factors_t<slice_t<p, fb::size, fb>>, back_t<fx>>>();
-      else return no_candidate{};
+      else return no_guess{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 6) {  // div_left(X / b, X) == b;  div_left(a / b, a * R) == b * R
+  }
+};
+
+// div_left(X / b, X) == b, and div_left(a / b, a * R) == b * R.
+struct by_quotient {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_quotient_form_v<B>) {
       if constexpr (std::is_same_v<typename B::dividend, X>)
         return std::type_identity<typename B::divisor>{};
@@ -1745,65 +1992,49 @@ constexpr auto left_quotient_rule() {
           return std::type_identity<times_t<typename B::divisor, typename decltype(r)::type>>{};
         };
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else if constexpr (Rule == 7) {  // div_left(f * P, X) == div_left(P, div_left(f, X))
+  }
+};
+
+// div_left(f * P, X) == div_left(P, div_left(f, X)) (as factor_by_factor, from the front).
+struct leading_factor_by_factor {
+  template <class X, class B>
+  static constexpr auto guess() {
     if constexpr (is_prod_v<B>) {
+      using fb = factors_t<B>;
       using inner = left_quotient<front_t<fb>, X>;
       if constexpr (inner::opaque || std::is_same_v<typename inner::type, const_dim<1>>)
-        return no_candidate{};
+        return no_guess{};
       else
         return std::type_identity<
             typename left_quotient<from_factors_t<pop_front_t<fb>>, typename inner::type>::type>{};
     } else {
-      return no_candidate{};
+      return no_guess{};
     }
-  } else {
-    return no_candidate{};
   }
-}
+};
 
-template <class X, class B, int Rule>
-constexpr auto quotient_candidate() {
-  if constexpr (Rule == quotient_rules) {
-    return no_candidate{};
-  } else {
-    using c = decltype(quotient_rule<X, B, Rule>());
-    if constexpr (std::is_same_v<c, no_candidate>) return quotient_candidate<X, B, Rule + 1>();
-    else if constexpr (std::is_same_v<times_t<typename c::type, B>, X>) return c{};
-    else return quotient_candidate<X, B, Rule + 1>();
-  }
-}
-template <class B, class X, int Rule>
-constexpr auto left_quotient_candidate() {
-  if constexpr (Rule == left_quotient_rules) {
-    return no_candidate{};
-  } else {
-    using c = decltype(left_quotient_rule<B, X, Rule>());
-    if constexpr (std::is_same_v<c, no_candidate>) return left_quotient_candidate<B, X, Rule + 1>();
-    else if constexpr (std::is_same_v<times_t<B, typename c::type>, X>) return c{};
-    else return left_quotient_candidate<B, X, Rule + 1>();
-  }
-}
+}  // namespace split_rule
+
+// The rules of X / B and of div_left(B, X), in the order they are tried.
+using quotient_rules =
+    type_list<split_rule::trivial, split_rule::trailing_factor, split_rule::blockwise_sum,
+              split_rule::copies_of_sum, split_rule::within_trailing_sum,
+              split_rule::by_left_quotient, split_rule::factor_by_factor>;
+using left_quotient_rules =
+    type_list<split_rule::trivial, split_rule::leading_factor, split_rule::copies_by_constant,
+              split_rule::first_block, split_rule::last_block, split_rule::shared_leading_factors,
+              split_rule::by_quotient, split_rule::leading_factor_by_factor>;
 
 template <class X, class B>
-struct quotient {
-  using candidate = decltype(quotient_candidate<X, B>());
-  static constexpr bool opaque = std::is_same_v<candidate, no_candidate>;
-  using type =
-      typename std::conditional_t<opaque, std::type_identity<dim_quotient<X, B>>, candidate>::type;
-};
+struct quotient : first_verified<quotient_rules, trailing_factor_back<X, B>> {};
 // quotient_t<X, B>: X / B, the part left when the trailing factor B is split off.
 template <class X, class B>
 using quotient_t = typename quotient<X, B>::type;
 
 template <class B, class X>
-struct left_quotient {
-  using candidate = decltype(left_quotient_candidate<B, X>());
-  static constexpr bool opaque = std::is_same_v<candidate, no_candidate>;
-  using type = typename std::conditional_t<opaque, std::type_identity<dim_left_quotient<B, X>>,
-                                           candidate>::type;
-};
+struct left_quotient : first_verified<left_quotient_rules, leading_factor_back<B, X>> {};
 // left_quotient_t<B, X>: div_left(B, X), the part left when the leading factor B is split off.
 template <class B, class X>
 using left_quotient_t = typename left_quotient<B, X>::type;
@@ -2294,6 +2525,35 @@ constexpr std::size_t runtime_size(const TagExtent& tag_extent) {
 
 #include <cstdint>
 
+// ---- begin dimgraph/detail/indices.hpp
+// for_each_index<N>(f) and with_indices<N>(f): the indices 0 .. N-1 as compile-time values.
+
+
+
+namespace dimgraph::detail {
+
+// The index I as a value (f receives these; `[]<std::size_t I>(index_constant<I>)` names I).
+template <std::size_t I>
+using index_constant = std::integral_constant<std::size_t, I>;
+
+// f(index_constant<0>{}, ..., index_constant<N - 1>{}): f's result. Always inlined, as are the
+// kernels' own lambdas passed to it, so a kernel written with it compiles as if unrolled by hand.
+template <std::size_t N, class F>
+DIMGRAPH_ALWAYS_INLINE constexpr decltype(auto) with_indices(F&& f) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) DIMGRAPH_ALWAYS_INLINE -> decltype(auto) {
+    return static_cast<F&&>(f)(index_constant<I>{}...);
+  }(std::make_index_sequence<N>{});
+}
+
+// f(index_constant<I>{}) for I = 0 .. N - 1, in order.
+template <std::size_t N, class F>
+DIMGRAPH_ALWAYS_INLINE constexpr void for_each_index(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>)
+      DIMGRAPH_ALWAYS_INLINE { (f(index_constant<I>{}), ...); }(std::make_index_sequence<N>{});
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/detail/indices.hpp
 // ---- begin dimgraph/shape/lengths.hpp
 // The per-batch lengths of ragged dims: how a shape holds them, checks them and merges them.
 
@@ -2471,9 +2731,9 @@ template <class... Ds>
   std::string dims;
   bool zero = false;
   for (std::size_t x : e) zero = zero || x == 0;
-  [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+  with_indices<sizeof...(Ds)>([&]<std::size_t... Is>(index_constant<Is>...) {
     ((dims += (Is ? ", " : "") + dim_with_extent<Ds>(e[Is])), ...);
-  }(std::index_sequence_for<Ds...>{});
+  });
   throw shape_error(op, "the extents " + (zero ? std::string("other than 0 of ") : "") + dims +
                             " multiply to more than " + std::to_string(max_elements) +
                             ", the most elements a tensor can address");
@@ -2983,7 +3243,9 @@ constexpr auto positive_static_slice() {
 template <class A>
 struct reversed_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<A>;
+  using source = A;
   static constexpr dim_kind kind = kind_v<A>;
+  static std::string describe() { return "reverse(" + dimgraph::describe<A>() + ")"; }
 };
 
 // The dim of a slice of a. sliced_dim<a> (no parameters) is the result of a slice whose
@@ -2998,7 +3260,18 @@ struct sliced_dim : dim_expr_base {
     if constexpr (sizeof...(Bounds) == 0) return interval{0, bounds_v<A>.hi};
     else return detail::slice_bounds(bounds_v<A>, Bounds...);
   }();
+  using source = A;
   static constexpr dim_kind kind = kind_v<A>;
+  static std::string describe() {
+    if constexpr (sizeof...(Bounds) == 0) {
+      return "slice(" + dimgraph::describe<A>() + ")";
+    } else {
+      const slice_index b[] = {Bounds...};
+      auto bound = [](slice_index i) { return i.is_none ? "" : std::to_string(i.value); };
+      return detail::describe_at<A>(detail::level_atom) + "[" + bound(b[0]) + ":" + bound(b[1]) +
+             ":" + bound(b[2]) + "]";
+    }
+  }
 };
 
 namespace detail {
@@ -3068,26 +3341,6 @@ constexpr auto slice_dim_fn() {
     return sliced_dim<A, Start, End, Step>{};
   }
 }
-
-template <class A>
-struct describer<reversed_dim<A>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "reverse(" + describer<A>::text() + ")"; }
-};
-template <class A, auto... Bounds>
-struct describer<sliced_dim<A, Bounds...>> {
-  static constexpr int level = level_atom;
-  static std::string bound(slice_index b) { return b.is_none ? "" : std::to_string(b.value); }
-  static std::string text() {
-    if constexpr (sizeof...(Bounds) == 0) {
-      return "slice(" + describer<A>::text() + ")";
-    } else {
-      const slice_index b[] = {Bounds...};
-      return describe_at<A>(level_atom) + "[" + bound(b[0]) + ":" + bound(b[1]) + ":" +
-             bound(b[2]) + "]";
-    }
-  }
-};
 
 }  // namespace detail
 
@@ -3973,9 +4226,6 @@ constexpr strides_t<R> row_major_strides(const std::array<std::size_t, R>& ext) 
   return s;
 }
 
-template <class T>
-struct is_tensor_like : std::false_type {};
-
 // A view without dim D: the same memory, D fixed at index i.
 template <class D, class T, class... Ds>
 struct drop_dim_view;
@@ -4264,14 +4514,14 @@ class tensor_access {
         str[j++] = self().strides()[i];
       }
     // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
-    [[maybe_unused]] auto to_length = [&]<class R>(R*) {
+    [[maybe_unused]] auto to_length = [&]<class R>(std::type_identity<R>) {
       if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
         constexpr std::size_t r = list_index_of_v<dims, R>;
         if (const auto& l = self().shape().template lengths<R>())
           ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
       }
     };
-    (to_length(static_cast<Ds*>(nullptr)), ...);
+    (to_length(std::type_identity<Ds>{}), ...);
     auto vs = view::shape_type::from_extents(ext, "at");
     if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
     return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
@@ -4671,9 +4921,18 @@ template <class T, class... Ds>
 inline constexpr bool assign_source_v<tensor_view<T, Ds...>> = true;
 
 template <class X>
-inline constexpr bool owns_elements_v = false;
+inline constexpr bool is_tensor_v = false;
 template <class T, class... Ds>
-inline constexpr bool owns_elements_v<tensor<T, Ds...>> = true;
+inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
+template <class X>
+inline constexpr bool is_view_v = false;
+template <class T, class... Ds>
+inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
+
+// A tensor or a tensor_view (cv and references ignored): elements in memory, reached through
+// data() and strides, as opposed to a lazy node or a symbol.
+template <class X>
+concept memory_operand = is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>;
 }  // namespace detail
 
 // The same elements with the dims in another order (a view, no copy).
@@ -4686,7 +4945,7 @@ auto permute(X&& x) {
   DIMGRAPH_REQUIRE((list_same_set_v<dims, dim_list<Ps...>> && sizeof...(Ps) == dims::size),
                    "dimgraph: permute: the new order must list each dim of the tensor once",
                    asked<Ps...>, detail::has_role_t<x_t>);
-  DIMGRAPH_REQUIRE(std::is_lvalue_reference_v<X> || !detail::owns_elements_v<x_t>,
+  DIMGRAPH_REQUIRE(std::is_lvalue_reference_v<X> || !detail::is_tensor_v<x_t>,
                    "dimgraph: permute: the tensor is a temporary and the view would dangle; keep "
                    "it in a variable first",
                    asked<Ps...>, detail::has_role_t<x_t>);
@@ -5055,16 +5314,9 @@ auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_
 namespace dimgraph {
 namespace detail {
 
-template <class X>
-inline constexpr bool is_tensor_or_view_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_or_view_v<tensor<T, Ds...>> = true;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_or_view_v<tensor_view<T, Ds...>> = true;
-
 // Two tensors or views with the same element type and the same set of dims.
 template <class A, class B>
-concept same_dims_and_element = is_tensor_or_view_v<A> && is_tensor_or_view_v<B> &&
+concept same_dims_and_element = memory_operand<A> && memory_operand<B> &&
                                 std::is_same_v<typename A::value_type, typename B::value_type> &&
                                 list_same_set_v<typename A::dims, typename B::dims>;
 
@@ -5084,7 +5336,7 @@ bool equal_elements(std::size_t level, const std::array<std::size_t, R>& extent,
 }
 
 template <class... Ds, class A, class B>
-bool equal_by_tag(dim_list<Ds...>*, const A& a, const B& b) {
+bool equal_by_tag(dim_list<Ds...>, const A& a, const B& b) {
   if (((a.template extent<Ds>() != b.template extent<Ds>()) || ...)) return false;
   constexpr std::size_t rank = sizeof...(Ds);
   return equal_elements<rank>(0, {a.template extent<Ds>()...}, {a.template stride<Ds>()...},
@@ -5101,7 +5353,7 @@ bool equal_by_tag(dim_list<Ds...>*, const A& a, const B& b) {
 template <class A, class B>
   requires detail::same_dims_and_element<A, B>
 bool operator==(const A& a, const B& b) {
-  return detail::equal_by_tag(static_cast<typename A::dims*>(nullptr), a, b);
+  return detail::equal_by_tag(typename A::dims{}, a, b);
 }
 
 }  // namespace dimgraph
@@ -5283,26 +5535,10 @@ namespace dimgraph {
 // Every lazy node derives from this.
 struct expr_node_base {};
 
-namespace detail {
-template <class T>
-inline constexpr bool is_tensor_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_tensor_v<tensor<T, Ds...>> = true;
-template <class T>
-inline constexpr bool is_view_v = false;
-template <class T, class... Ds>
-inline constexpr bool is_view_v<tensor_view<T, Ds...>> = true;
-// A tensor or a view (memory, as opposed to a lazy node).
-template <class T>
-inline constexpr bool is_leaf_v =
-    is_tensor_v<std::remove_cvref_t<T>> || is_view_v<std::remove_cvref_t<T>>;
-}  // namespace detail
-
 // A tensor, a view or a lazy node: anything with dims, a value type and extents.
 template <class E>
 concept expression =
-    detail::is_tensor_v<std::remove_cvref_t<E>> || detail::is_view_v<std::remove_cvref_t<E>> ||
-    std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
+    detail::memory_operand<E> || std::is_base_of_v<expr_node_base, std::remove_cvref_t<E>>;
 
 template <expression E>
 using value_t = typename std::remove_cvref_t<E>::value_type;
@@ -5316,7 +5552,7 @@ namespace detail {
 template <class D, class X>
 lengths_ref lengths_in(const X& x) {
   if constexpr (!carries_lengths_v<D, typename X::dims>) return {};
-  else if constexpr (is_leaf_v<X>) return x.shape().template lengths<D>();
+  else if constexpr (memory_operand<X>) return x.shape().template lengths<D>();
   else return x.template lengths<D>();
 }
 }  // namespace detail
@@ -5343,7 +5579,7 @@ using operand_t = std::conditional_t<std::is_lvalue_reference_v<E>, const std::r
 namespace detail {
 
 // tensor_of_list_t<T, L<Ds...>>: the tensor of elements T with the dims in L (a dim_list or a
-// type_list).
+// type_list). The one name for it: of an expression e, tensor_of_list_t<value_t<E>, dims_t<E>>.
 template <class T, class List>
 struct tensor_of_list;
 template <class T, template <class...> class L, class... Ds>
@@ -5432,11 +5668,11 @@ inline constexpr std::size_t no_operand = static_cast<std::size_t>(-1);
 template <class... Ls>
 constexpr std::size_t containing_operand() {
   std::size_t i = 0, found = no_operand;
-  auto check = [&]<class L>(L*) {
+  auto check = [&]<class L>(std::type_identity<L>) {
     if (found == no_operand && (list_is_subset_v<Ls, L> && ...)) found = i;
     ++i;
   };
-  (check(static_cast<Ls*>(nullptr)), ...);
+  (check(std::type_identity<Ls>{}), ...);
   return found;
 }
 
@@ -5455,7 +5691,7 @@ namespace dimgraph {
 // dg::lengths<Time>(lens) next to dg::extent<Batch>(n) where a tensor is made.
 // Errors (compile time): D is not ragged; x is not an integer tensor over D's batch dim alone.
 template <dimension D, expression X>
-  requires detail::is_leaf_v<X>
+  requires detail::memory_operand<X>
 lengths_arg<std::remove_cvref_t<D>> lengths(const X& x) {
   using d = std::remove_cvref_t<D>;
   static_assert(is_ragged_v<d>,
@@ -7006,9 +7242,9 @@ DIMGRAPH_ALWAYS_INLINE inline void reg_set(Regs& r, fn::lanes_t<T, L> value) {
 // length N for a chain of N ops).
 //   leaf: lanes of a leaf at `at`, stepping by `step` elements (when it is not unit), at i;
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class X, class T>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequence<>,
-                                        std::nullptr_t, const void* at, std::ptrdiff_t step,
-                                        std::size_t i) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, std::type_identity<leaf_op<X, T>>,
+                                        std::index_sequence<>, std::nullptr_t, const void* at,
+                                        std::ptrdiff_t step, std::size_t i) {
   using dims = typename X::dims;
   const T* p = static_cast<const T*>(at);
   if constexpr (!list_contains_v<dims, Inner>) {
@@ -7021,16 +7257,17 @@ DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, leaf_op<X, T>*, std::index_sequ
 }
 //   scalar: the value in every lane;
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class T>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, scalar_op<T>*, std::index_sequence<>,
-                                        const T* value, const void*, std::ptrdiff_t, std::size_t) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, std::type_identity<scalar_op<T>>,
+                                        std::index_sequence<>, const T* value, const void*,
+                                        std::ptrdiff_t, std::size_t) {
   reg_set<T, Out, L>(r, simd::splat<simd::lane_t<T>, L>(fn::lane_of(*value)));
 }
 //   apply: F over the registers In... (of types As...), F itself as state when it has data.
 template <std::size_t Out, std::size_t L, class Inner, bool Unit, class Regs, class F, class V,
           class... As, std::size_t... Dist, std::size_t... In, class State>
-DIMGRAPH_ALWAYS_INLINE inline void exec(Regs& r, apply_op<F, V, type_list<As...>, Dist...>*,
-                                        std::index_sequence<In...>, State f, const void*,
-                                        std::ptrdiff_t, std::size_t) {
+DIMGRAPH_ALWAYS_INLINE inline void exec(
+    Regs& r, std::type_identity<apply_op<F, V, type_list<As...>, Dist...>>,
+    std::index_sequence<In...>, State f, const void*, std::ptrdiff_t, std::size_t) {
   if constexpr (std::is_null_pointer_v<State>)
     reg_set<V, Out, L>(r, F{}.template apply<As...>(reg_get<As, In, L>(r)...));
   else reg_set<V, Out, L>(r, f->template apply<As...>(reg_get<As, In, L>(r)...));
@@ -7143,7 +7380,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
     // (A braced list runs its elements in order, and does not nest like a fold.)
     const int order[] = {
         (exec<facts::reg_at[Ks], L, typename Row::inner, Row::unit>(
-             r, static_cast<Is*>(nullptr), typename input_registers<facts, Ks, Is>::type{},
+             r, std::type_identity<Is>{}, typename input_registers<facts, Ks, Is>::type{},
              state_of<Is::stateful>::template get<facts::state_at[Ks], typename Is::state>(*this),
              row.at[facts::leaf_at[Ks]], row.step[Row::leaf_slot[facts::leaf_at[Ks]]], i),
          0)...};
@@ -7421,9 +7658,9 @@ class map_expr<F, dim_list<Ds...>, Ops...> : public expr_node_base,
         f_(std::move(f)),
         ops_{{std::forward<Args>(args)}...} {
     if constexpr (extents_base::ragged > 0)
-      [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+      detail::with_indices<sizeof...(Ops)>([&]<std::size_t... Is>(detail::index_constant<Is>...) {
         this->merge_operand_lengths(name, detail::operand_at<Is>(ops_)...);
-      }(std::index_sequence_for<Ops...>{});
+      });
   }
 
   // The extent of D (kept in the node).
@@ -7978,13 +8215,13 @@ auto outer(A&& a, B&& b, F f = {}) {
     return detail::invalid_expr{};
   } else {
     using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
-    [&]<class... Rs>(dim_list<Rs...>*) {
+    [&]<class... Rs>(dim_list<Rs...>) {
       auto extent_of = [&]<class D>(std::type_identity<D>) {
         if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
         else return b.template extent<D>();
       };
       detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
-    }(static_cast<result_dims*>(nullptr));
+    }(result_dims{});
     return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
         detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
   }
@@ -8059,14 +8296,14 @@ auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
 template <class X, class... Old>
 constexpr bool is_batch_of_lengths() {
   using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>*) {
-    auto batch_of = []<class D>(D*) {
+  return []<class... Ds>(dim_list<Ds...>) {
+    auto batch_of = []<class D>(std::type_identity<D>) {
       if constexpr (carries_lengths_v<D, xd>)
         return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
       else return false;
     };
-    return (batch_of(static_cast<Ds*>(nullptr)) || ...);
-  }(static_cast<xd*>(nullptr));
+    return (batch_of(std::type_identity<Ds>{}) || ...);
+  }(xd{});
 }
 
 // Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
@@ -8148,7 +8385,7 @@ enum class structural_check {
 template <class X>
 constexpr structural_check check_view_operand() {
   using x = std::remove_cvref_t<X>;
-  if (!is_tensor_v<x> && !is_view_v<x>) return structural_check::not_memory;
+  if (!memory_operand<x>) return structural_check::not_memory;
   if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
   return structural_check::ok;
 }
@@ -8310,10 +8547,10 @@ auto rename(X&& x) {
     // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
     // a dim that is not ragged, it forgets them (the padding becomes data).
     constexpr bool batch_kept = check != check_t::ok || [] {
-      return []<class... Ds>(dim_list<Ds...>*) {
+      return []<class... Ds>(dim_list<Ds...>) {
         return ((!detail::carries_lengths_v<Ds, xd> ||
                  !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
-      }(static_cast<xd*>(nullptr));
+      }(xd{});
     }();
     DIMGRAPH_REQUIRE(batch_kept,
                      "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
@@ -8380,13 +8617,14 @@ auto split(X&& z, extent_arg<Es>... given) {
       ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
           "split", z.template extent<whole>(), ext, known);
       const std::ptrdiff_t s = z.template stride<whole>();
-      return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-        std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
-        for (std::size_t i = 1; i < sizeof...(Parts); ++i)
-          offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
-        return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
-            z, "split", offset[Is], {ext[Is]}, {s})...};
-      }(std::index_sequence_for<Parts...>{});
+      return detail::with_indices<sizeof...(Parts)>(
+          [&]<std::size_t... Is>(detail::index_constant<Is>...) {
+            std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
+            for (std::size_t i = 1; i < sizeof...(Parts); ++i)
+              offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
+            return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
+                z, "split", offset[Is], {ext[Is]}, {s})...};
+          });
     } else {
       return detail::invalid_expr{};
     }
@@ -8817,7 +9055,7 @@ class contract_expr : public expr_node_base {
   // (shape_error naming dot, the dim and both extents).
   template <class ArgA, class ArgB>
   contract_expr(ArgA&& a, ArgB&& b) : a_(std::forward<ArgA>(a)), b_(std::forward<ArgB>(b)) {
-    check_shared(static_cast<list_intersection_t<dims_t<A>, dims_t<B>>*>(nullptr));
+    check_shared(list_intersection_t<dims_t<A>, dims_t<B>>{});
   }
 
   template <class D>
@@ -8847,7 +9085,7 @@ class contract_expr : public expr_node_base {
 
  private:
   template <class... Ss>
-  void check_shared(dim_list<Ss...>*) const {
+  void check_shared(dim_list<Ss...>) const {
     (check_one<Ss>(), ...);
   }
   template <class S>
@@ -9719,14 +9957,13 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     unsigned char bytes[sizeof(v)];
     std::memcpy(bytes, &v, sizeof(v));
     std::size_t at = 0;
-    [&]<std::size_t... Bs>(std::index_sequence<Bs...>) {
-      ((m & (std::size_t{L} >> (Bs + 1))
-            ? void((std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at,
-                                (L >> (Bs + 1)) * sizeof(T)),
-                    at += (L >> (Bs + 1)) * sizeof(T)))
-            : void()),
-       ...);
-    }(std::make_index_sequence<std::bit_width(L) - 1>{});
+    for_each_index<std::bit_width(L) - 1>([&]<std::size_t B>(index_constant<B>) {
+      constexpr std::size_t piece = (L >> (B + 1)) * sizeof(T);
+      if (m & (std::size_t{L} >> (B + 1))) {
+        std::memcpy(reinterpret_cast<unsigned char*>(p) + at, bytes + at, piece);
+        at += piece;
+      }
+    });
     return;
   }
   for (std::size_t l = 0; l < m; ++l)
@@ -9906,9 +10143,9 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       constexpr auto ext = typename Dst::shape_type{}.extents();
       std::array<std::array<std::ptrdiff_t, R>, table_t::slots> strides{};
       strides[0] = layout_strides<out_dims, out_dims>(ext);
-      [&]<std::size_t... Ls>(std::index_sequence<Ls...>) {
-        ((strides[1 + Ls] = layout_strides<out_dims, at_t<Ls, typename ev::layouts>>(ext)), ...);
-      }(std::make_index_sequence<table_t::layouts>{});
+      for_each_index<table_t::layouts>([&]<std::size_t Layout>(index_constant<Layout>) {
+        strides[1 + Layout] = layout_strides<out_dims, at_t<Layout, typename ev::layouts>>(ext);
+      });
       return make_loop_plan<R>(ext, strides);
     }();
     table_t table(typename Dst::shape_type{}.extents(), info, CheckOverlap);
@@ -10018,9 +10255,9 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
           last = v;
           rest = m;
         } else {
-          [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-            ((lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v))), ...);
-          }(std::make_index_sequence<L / H>{});
+          for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+            lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v));
+          });
         }
       });
   auto sum = load_lanes<1>(o);
@@ -10040,9 +10277,9 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
   if constexpr (Staged) {
     t[0] += v;
   } else {
-    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-      ((t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v))), ...);
-    }(std::make_index_sequence<N>{});
+    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+    });
   }
 }
 
@@ -10050,11 +10287,9 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
 template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
   if constexpr (Staged) {
-    [&]<std::size_t... P>(std::index_sequence<P...>) DIMGRAPH_ALWAYS_INLINE {
-      (store_lanes<H>(o + P * H,
-                      load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0])),
-       ...);
-    }(std::make_index_sequence<L / H>{});
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      store_lanes<H>(o + P * H, load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0]));
+    });
   } else {
     for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
   }
@@ -10076,9 +10311,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
   constexpr std::size_t parts = Staged ? 1 : L / H;
   constexpr std::size_t width = Staged ? L : H;
   // (Unused entries repeat the first row.)
-  const auto rows = [&]<std::size_t... J>(std::index_sequence<J...>) DIMGRAPH_ALWAYS_INLINE {
-    return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
-  }(std::make_index_sequence<B>{});
+  const auto rows =
+      with_indices<B>([&]<std::size_t... J>(index_constant<J>...) DIMGRAPH_ALWAYS_INLINE {
+        return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
+      });
   // Whole vectors of a contiguous acc row, C at a time (independent chains of combines; C
   // copies of the kernel, so fewer for a long one).
   constexpr std::size_t size = Kernel::facts::size;
@@ -10094,11 +10330,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
             else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
           }
         for (std::size_t j = 0; j < count; ++j)
-          [&]<std::size_t... Cs>(std::index_sequence<Cs...>) DIMGRAPH_ALWAYS_INLINE {
-            ((combine_into<Op, Acc, E, Staged, L, H>(t[Cs],
-                                                     k.template packet<L>(rows[j], i + Cs * L))),
-             ...);
-          }(std::make_index_sequence<C>{});
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            combine_into<Op, Acc, E, Staged, L, H>(t[Chain],
+                                                   k.template packet<L>(rows[j], i + Chain * L));
+          });
         for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
       }
   }
@@ -10154,8 +10389,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
 // so there a block is summed in float and then added into acc in double: each element of acc
 // is a double sum of float sums of at most block_rows terms.
-template <class Op, class Acc, class X, class AccTensor>
-DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, const X& x) {
+//
+// Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
+// along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
+// (sum over any dims, and mean, which sums) shares one copy of this code.
+template <class Op, class Acc, class X>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
+    Acc* acc_data, const std::array<std::ptrdiff_t, dims_t<X>::size>& acc_strides, const X& x) {
   using ev = evaluator_of<X>;
   using kernel = program_kernel<typename ev::program>;
   using xdims = dims_t<X>;
@@ -10175,7 +10415,7 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
     return std::array<std::size_t, R>{x.template extent<Ds>()...};
   }(std::type_identity<xdims>{});
-  table_t table(ext, {acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext)}, false);
+  table_t table(ext, {acc_data, acc_strides}, false);
   typename table_t::bases_type bases;
   const kernel k = make_kernel(x, table, bases);
   const auto plan = make_loop_plan<R>(ext, table.strides);
@@ -10218,7 +10458,7 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
     for_each_row<1, true>(
         groups,
         [&](const offsets& first, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-          Acc* o = acc.data() + first[0];
+          Acc* o = acc_data + first[0];
           auto group = rows;
           group.extent[run] = n;
           if (across) {
@@ -10250,6 +10490,18 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void accumulate(AccTensor& acc, c
   else if constexpr (kernel::views > 0) run_groups(std::false_type{});
 }
 
+template <class Op, class Acc, class X, class AccTensor>
+DIMGRAPH_ALWAYS_INLINE inline void accumulate(AccTensor& acc, const X& x) {
+  using xdims = dims_t<X>;
+  const auto ext = [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return std::array<std::size_t, xdims::size>{x.template extent<Ds>()...};
+  }(std::type_identity<xdims>{});
+  // A mean accumulates as a sum (the same code).
+  using fold = std::conditional_t<std::is_base_of_v<fn::sum_reduce, Op>, fn::sum_reduce, Op>;
+  accumulate_strided<fold, Acc>(acc.data(), layout_strides<xdims, typename AccTensor::dims>(ext),
+                                x);
+}
+
 // "dim 'time' has lengths {5, 3, 0}"
 template <class E>
 std::string lengths_description(const std::vector<std::int64_t>& lens) {
@@ -10276,12 +10528,12 @@ auto entry_view(X& x, std::size_t i) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
   using xdims = dims_t<std::remove_const_t<X>>;
   constexpr std::size_t k = list_index_of_v<xdims, B>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     const std::array<std::size_t, sizeof...(Ds)> ext{x.template extent<Ds>()...};
     const std::array<std::ptrdiff_t, sizeof...(Ds)> str{x.template stride<Ds>()...};
     return tensor_view<elem, Ds...>(x.data() + static_cast<std::ptrdiff_t>(i) * x.strides()[k],
                                     shape<Ds...>::from_extents(ext), str);
-  }(static_cast<list_difference_t<xdims, dim_list<B>>*>(nullptr));
+  }(list_difference_t<xdims, dim_list<B>>{});
 }
 
 // x as a view with no lengths (every row full: its padding is in it, and x[dg::at<B>(i)] does
@@ -10289,10 +10541,10 @@ auto entry_view(X& x, std::size_t i) {
 template <class X>
 auto without_lengths(X& x) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(x.shape().extents()),
                                     x.strides());
-  }(static_cast<dims_t<std::remove_const_t<X>>*>(nullptr));
+  }(dims_t<std::remove_const_t<X>>{});
 }
 
 // The view of x's first n positions along D (n at most its extent), with no lengths: what a
@@ -10300,11 +10552,11 @@ auto without_lengths(X& x) {
 template <class D, class X>
 auto leading_view(const X& x, std::size_t n) {
   using elem = std::remove_pointer_t<decltype(x.data())>;
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     auto ext = x.shape().extents();
     ext[list_index_of_v<dim_list<Ds...>, D>] = n;
     return tensor_view<elem, Ds...>(x.data(), shape<Ds...>::from_extents(ext), x.strides());
-  }(static_cast<dims_t<X>*>(nullptr));
+  }(dims_t<X>{});
 }
 
 // mask_dims_t<L, dim_list<Es...>>: the ragged dims Es... of L and their batch dims, in L's order.
@@ -10327,7 +10579,7 @@ using mask_dims_t = typename mask_dims<L, Masked>::type;
 // Es... of x: int32 where every extent fits it, so that a kernel of 4-byte lanes keeps its vector
 // length; int64 otherwise, and whenever x's lanes are 8 bytes anyway.
 template <class X, class... Es, class F>
-decltype(auto) with_position_type(const X& x, dim_list<Es...>*, F&& f) {
+decltype(auto) with_position_type(const X& x, dim_list<Es...>, F&& f) {
   if constexpr (evaluator_of<X>::lane_bytes >= sizeof(std::int64_t)) {
     return f(std::type_identity<std::int64_t>{});
   } else {
@@ -10364,9 +10616,9 @@ class ragged_mask {
   auto count() const {
     const auto v = valid();
     using kept = list_difference_t<dims_t<decltype(v)>, dim_list<Rs...>>;
-    auto out = [&]<class... Ks>(dim_list<Ks...>*) {
+    auto out = [&]<class... Ks>(dim_list<Ks...>) {
       return tensor<double, Ks...>(shape<Ks...>::from_extents({v.template extent<Ks>()...}));
-    }(static_cast<kept*>(nullptr));
+    }(kept{});
     constexpr bool lengths_count = [] {
       if constexpr (sizeof...(Es) == 1)
         return std::is_same_v<kept, dim_list<ragged_batch_t<Es>...>>;
@@ -10423,9 +10675,9 @@ class ragged_mask {
   auto valid_of() const {
     using B = ragged_batch_t<E>;
     const auto& p = std::get<part<E>>(parts_);
-    return [&]<class... Ps>(dim_list<Ps...>*) {
+    return [&]<class... Ps>(dim_list<Ps...>) {
       return less(broadcast_to<Ps...>(p.position, extent<B>(p.length.size())), p.length);
-    }(static_cast<list_intersection_t<L, dim_list<B, E>>*>(nullptr));
+    }(list_intersection_t<L, dim_list<B, E>>{});
   }
   template <std::size_t K, class X, class V>
   auto apply_from(X&& x, V fill) const {
@@ -10460,7 +10712,7 @@ class ragged_mask {
 
 // The mask of x's ragged dims Es..., with positions of type I.
 template <class I, class X, class... Es>
-ragged_mask<I, dims_t<X>, Es...> make_ragged_mask(const X& x, dim_list<Es...>*) {
+ragged_mask<I, dims_t<X>, Es...> make_ragged_mask(const X& x, dim_list<Es...>) {
   return ragged_mask<I, dims_t<X>, Es...>(x);
 }
 
@@ -10476,26 +10728,26 @@ void reduce_ragged_into(Dst& dst, const X& x) {
   using masked = masked_dims_t<dims_t<X>, dim_list<Rs...>>;
   using kept = list_difference_t<dims_t<X>, dim_list<Rs...>>;
   constexpr bool mean = std::is_same_v<Op, fn::mean_reduce>;
-  with_position_type(x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
-    const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
+  with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
+    const auto mask = make_ragged_mask<I>(x, masked{});
     using mask_dims = dims_t<decltype(mask.valid())>;
     [[maybe_unused]] const auto count = [&] {
       if constexpr (mean || Op::empty_is_error) return mask.template count<Rs...>();
       else return 0;
     }();
     if constexpr (Op::empty_is_error) mask.check_nonempty(Op::name, count);
-    auto acc = [&]<class... Ds>(dim_list<Ds...>*) {
+    auto acc = [&]<class... Ds>(dim_list<Ds...>) {
       return tensor<acc_t, Ds...>(
           shape<Ds...>::from_extents({x.template extent<Ds>()...}, Op::name));
-    }(static_cast<kept*>(nullptr));
+    }(kept{});
     constexpr acc_t identity = Op::template identity<acc_t>();
     if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
     accumulate<Op, acc_t>(acc, mask.apply(x, Op::template identity<V>()));
     if constexpr (mean) {
       // Each valid position of the mask dims stands for every position of the other reduced dims.
-      const double others = [&]<class... Os>(dim_list<Os...>*) {
+      const double others = [&]<class... Os>(dim_list<Os...>) {
         return (1.0 * ... * static_cast<double>(x.template extent<Os>()));
-      }(static_cast<list_difference_t<dim_list<Rs...>, mask_dims>*>(nullptr));
+      }(list_difference_t<dim_list<Rs...>, mask_dims>{});
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
         assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
       else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));
@@ -11781,14 +12033,14 @@ inline constexpr bool is_contract_v<contract_expr<A, B, Ks...>> = true;
 // (an element-wise expression, another dot, another element type) evaluated once.
 template <class T, class X>
 decltype(auto) contract_operand(const X& x) {
-  if constexpr (is_leaf_v<X> && std::is_same_v<typename X::value_type, T>) return (x);
+  if constexpr (memory_operand<X> && std::is_same_v<typename X::value_type, T>) return (x);
   else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
   else return materialize(cast<T>(x));
 }
 
 // The group of x's dims Gs... (x has them all), in the order listed.
 template <class... Gs, class X>
-dim_group group_of(dim_list<Gs...>*, const X& x) {
+dim_group group_of(dim_list<Gs...>, const X& x) {
   return make_dim_group<sizeof...(Gs)>({x.template extent<Gs>()...}, {x.template stride<Gs>()...});
 }
 
@@ -11797,7 +12049,7 @@ template <class Out, class E>
 bool contract_overlaps(const Out& out, const E& e) {
   const auto [lo, hi] = memory_span(out);
   const auto hits = [&](const auto& x) {
-    if constexpr (is_leaf_v<std::remove_cvref_t<decltype(x)>>) {
+    if constexpr (memory_operand<std::remove_cvref_t<decltype(x)>>) {
       const auto [xl, xh] = memory_span(x);
       return lo != hi && xl != xh && xl < hi && lo < xh;
     } else {
@@ -11852,9 +12104,9 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
   using masked =
       list_union_t<masked_dims_t<dims_t<A>, contracted>, masked_dims_t<dims_t<B>, contracted>>;
   using Bt = ragged_batch_t<front_t<types_of_t<masked>>>;
-  constexpr bool one_batch = []<class... Es>(dim_list<Es...>*) {
+  constexpr bool one_batch = []<class... Es>(dim_list<Es...>) {
     return (std::is_same_v<ragged_batch_t<Es>, Bt> && ...);
-  }(static_cast<masked*>(nullptr));
+  }(masked{});
   static_assert(one_batch,
                 "dimgraph: dot: the contraction reads ragged dims over different batch dims; "
                 "contract over one batch dim's ragged dims at a time");
@@ -11866,7 +12118,7 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
       else return b.template extent<Bt>();
     }();
     // Each masked dim's lengths (full where none are given), in masked's order.
-    const auto lengths = [&]<class... Es>(dim_list<Es...>*) {
+    const auto lengths = [&]<class... Es>(dim_list<Es...>) {
       const auto one = [&]<class E>(std::type_identity<E>) {
         lengths_ref l = lengths_in<E>(e.lhs());
         if (!l) l = lengths_in<E>(e.rhs());
@@ -11877,7 +12129,7 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
           return std::vector<std::int64_t>(rows, static_cast<std::int64_t>(b.template extent<E>()));
       };
       return std::array<std::vector<std::int64_t>, sizeof...(Es)>{one(std::type_identity<Es>{})...};
-    }(static_cast<masked*>(nullptr));
+    }(masked{});
     if constexpr (list_contains_v<contracted, Bt>) {
       // Bt contracted: out is the sum over i of the product of the valid parts at i.
       for_each_offset<Out::rank>(out.shape().extents(), out.strides(),
@@ -11886,12 +12138,12 @@ void contract_ragged_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
         const auto av = valid_part<Bt, masked>(a, i, lengths);
         const auto bv = valid_part<Bt, masked>(b, i, lengths);
         const auto ov = valid_part<Bt, masked>(out, i, lengths);
-        [&]<class... Rest>(dim_list<Rest...>*) {
+        [&]<class... Rest>(dim_list<Rest...>) {
           const auto part =
               materialize(contract_expr<std::remove_const_t<decltype(av)>,
                                         std::remove_const_t<decltype(bv)>, Rest...>(av, bv));
           assign_elementwise<false>(ov, ov + part);
-        }(static_cast<list_difference_t<contracted, dim_list<Bt>>*>(nullptr));
+        }(list_difference_t<contracted, dim_list<Bt>>{});
       }
     } else {
       for (std::size_t i = 0; i < rows; ++i) {
@@ -11933,16 +12185,16 @@ void contract_into(const Out& out, const contract_expr<A, B, Ks...>& e) {
     using batch = list_difference_t<list_intersection_t<adims, bdims>, kdims>;
     using mdims = list_difference_t<adims, bdims>;
     using ndims = list_difference_t<bdims, adims>;
-    const auto group = [](const auto& x, auto* dims) { return group_of(dims, x); };
-    const dim_group am = group(a, static_cast<mdims*>(nullptr));
-    const dim_group ak = group(a, static_cast<kdims*>(nullptr));
-    const dim_group bk = group(b, static_cast<kdims*>(nullptr));
-    const dim_group bn = group(b, static_cast<ndims*>(nullptr));
-    const dim_group cm = group(out, static_cast<mdims*>(nullptr));
-    const dim_group cn = group(out, static_cast<ndims*>(nullptr));
-    const dim_group ab = group(a, static_cast<batch*>(nullptr));
-    const dim_group bb = group(b, static_cast<batch*>(nullptr));
-    const dim_group cb = group(out, static_cast<batch*>(nullptr));
+    const auto group = [](const auto& x, auto dims) { return group_of(dims, x); };
+    const dim_group am = group(a, mdims{});
+    const dim_group ak = group(a, kdims{});
+    const dim_group bk = group(b, kdims{});
+    const dim_group bn = group(b, ndims{});
+    const dim_group cm = group(out, mdims{});
+    const dim_group cn = group(out, ndims{});
+    const dim_group ab = group(a, batch{});
+    const dim_group bb = group(b, batch{});
+    const dim_group cb = group(out, batch{});
     // (An operand with no elements may have no storage: its offsets are then not added.)
     const auto at = [](auto* p, std::ptrdiff_t offset) { return p ? p + offset : p; };
     const auto entries = [&](std::size_t first, std::size_t last) {
@@ -11995,14 +12247,14 @@ constexpr bool check_assign() {
 // The expression's extents in the destination's dim order.
 template <class... Ds, class E>
 DIMGRAPH_ALWAYS_INLINE inline std::array<std::size_t, sizeof...(Ds)> extents_in_order(
-    dim_list<Ds...>*, const E& e) {
+    dim_list<Ds...>, const E& e) {
   return {e.template extent<Ds>()...};
 }
 
 // (Cold and out of line: the message is built only when it is thrown.)
 template <class... Ds, std::size_t R>
 [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_extent_mismatch(
-    dim_list<Ds...>*, const std::array<std::size_t, R>& have,
+    dim_list<Ds...>, const std::array<std::size_t, R>& have,
     const std::array<std::size_t, R>& want) {
   std::string what;
   std::size_t i = 0;
@@ -12018,9 +12270,46 @@ template <class... Ds, std::size_t R>
 template <class Dst, class E>
 DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
   if constexpr (Dst::rank > 0) {
-    const auto want = extents_in_order(static_cast<typename Dst::dims*>(nullptr), e);
+    const auto want = extents_in_order(typename Dst::dims{}, e);
     const auto have = dst.shape().extents();
-    if (want != have) throw_extent_mismatch(static_cast<typename Dst::dims*>(nullptr), have, want);
+    if (want != have) throw_extent_mismatch(typename Dst::dims{}, have, want);
+  }
+}
+
+// out[i] = To(in[i] / divisor) (Divide) or To(in[i]), for i < n: a reduction's result from its
+// accumulators, in vectors of L elements, then one at a time. One copy per pair of types,
+// shared by every reduction, so a reduction compiles no element-wise kernel of its own.
+template <class To, class From, bool Divide>
+DIMGRAPH_NOINLINE void convert_elements(To* out, const From* in, std::size_t n, double divisor) {
+  static_assert(!Divide || std::is_same_v<From, double>);
+  constexpr std::size_t L =
+      simd::lanes_for(std::max(sizeof(simd::lane_t<To>), sizeof(simd::lane_t<From>)));
+  const auto one = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    auto v = load_lanes<M>(in + i);
+    if constexpr (Divide) v = v / simd::splat<double, M>(divisor);
+    store_lanes<M>(out + i, fn::as<To, From>(v));
+  };
+  std::size_t i = 0;
+  for (; i + L <= n; i += L) one.template operator()<L>(i);
+  for (; i < n; ++i) one.template operator()<1>(i);
+}
+
+// dst = acc (a fresh tensor of the reduction's dims), divided by divisor when Divide, as the
+// reduction's element type result_t (then widened to dst's, if wider).
+template <bool Divide, class result_t, class Dst, class Acc>
+DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, double divisor) {
+  using acc_t = typename Acc::value_type;
+  if constexpr (is_tensor_v<std::remove_const_t<Dst>> &&
+                std::is_same_v<typename Dst::dims, typename Acc::dims> &&
+                std::is_same_v<typename Dst::value_type, result_t>) {
+    // The same dims in the same order, both contiguous: element for element.
+    convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
+  } else if constexpr (Divide) {
+    assign_elementwise<false>(dst, cast<result_t>(acc / divisor));
+  } else if constexpr (std::is_same_v<acc_t, result_t>) {
+    assign_elementwise<false>(dst, acc);
+  } else {
+    assign_elementwise<false>(dst, cast<result_t>(acc));
   }
 }
 
@@ -12047,10 +12336,8 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_into(Dst& dst, const reduce_expr<Op, X
     constexpr acc_t identity = Op::template identity<acc_t>();
     if constexpr (identity != acc_t(0)) std::fill_n(acc.data(), acc.size(), identity);
     accumulate<Op, acc_t>(acc, x);
-    if constexpr (std::is_same_v<Op, fn::mean_reduce>)
-      assign_elementwise<false>(dst, cast<result_t>(acc / static_cast<double>(e.count())));
-    else if constexpr (std::is_same_v<acc_t, result_t>) assign_elementwise<false>(dst, acc);
-    else assign_elementwise<false>(dst, cast<result_t>(acc));
+    constexpr bool mean = std::is_same_v<Op, fn::mean_reduce>;
+    write_reduction<mean, result_t>(dst, acc, mean ? static_cast<double>(e.count()) : 1.0);
   }
 }
 
@@ -12110,8 +12397,7 @@ DIMGRAPH_ALWAYS_INLINE inline typename Dst::shape_type shape_for(const E& e) {
     return {};
   } else {
     const char* op = is_contract_v<E> ? "dot" : "assign";
-    auto s = Dst::shape_type::from_extents(
-        extents_in_order(static_cast<typename Dst::dims*>(nullptr), e), op);
+    auto s = Dst::shape_type::from_extents(extents_in_order(typename Dst::dims{}, e), op);
     if constexpr (Dst::shape_type::ragged_count > 0) take_lengths_of(s, e, op);
     return s;
   }
@@ -12172,7 +12458,7 @@ template <std::size_t J, class Dst, class F, class Dims, class... Ops>
 void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
   const auto& product = e.template operand<J>();
   using product_dims = dims_t<std::remove_cvref_t<decltype(product)>>;
-  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>*, std::index_sequence<Is...>) {
+  [&]<class... Ps, std::size_t... Is>(dim_list<Ps...>, std::index_sequence<Is...>) {
     contract_into(permute<Ps...>(dst), product);
     const auto done = permute<Ps...>(std::as_const(dst));
     const auto operand =
@@ -12185,7 +12471,7 @@ void construct_through_product(Dst& dst, const map_expr<F, Dims, Ops...>& e) {
         std::conditional_t<Is == J, tensor_view<const typename Dst::value_type, Ps...>, Ops>...>;
     assign_elementwise<false>(dst,
                               rest(e.fn(), operand(std::integral_constant<std::size_t, Is>{})...));
-  }(static_cast<product_dims*>(nullptr), std::index_sequence_for<Ops...>{});
+  }(product_dims{}, std::index_sequence_for<Ops...>{});
 }
 
 // The assignment hook (declared in tensor/assign_hook.hpp), for every expression: what
@@ -12246,9 +12532,7 @@ struct assign_hook<Dst, E> {
 // when it is the operand of an element-wise op (declared in expr/evaluator.hpp).
 template <class E>
 auto materialize(const E& e) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    return tensor<value_t<E>, Ds...>(e);
-  }(static_cast<dims_t<E>*>(nullptr));
+  return tensor_of_list_t<value_t<E>, dims_t<E>>(e);
 }
 
 }  // namespace detail
@@ -12262,9 +12546,7 @@ detail::invalid_expr eval(E&&) {
 // A new tensor holding the value of e (dims in e's order).
 template <expression E>
 auto eval(E&& e) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    return tensor<value_t<E>, Ds...>(std::forward<E>(e));
-  }(static_cast<dims_t<E>*>(nullptr));
+  return detail::tensor_of_list_t<value_t<E>, dims_t<E>>(std::forward<E>(e));
 }
 
 // The loop plan of dst = e, as text (for tests and debugging). Its operands are the
@@ -12290,9 +12572,7 @@ namespace dimgraph {
 // x op= e. Shape rule: e's dims must be a subset of x's (x keeps its dims).
 #define DIMGRAPH_COMPOUND(OP, NAME)                                                                \
   template <class X, class E>                                                                      \
-    requires(detail::is_tensor_v<std::remove_cvref_t<X>> ||                                        \
-             detail::is_view_v<std::remove_cvref_t<X>>) &&                                         \
-            (expression<E> || scalar<E> || detail::poisoned<E>)                                    \
+    requires detail::memory_operand<X> && (expression<E> || scalar<E> || detail::poisoned<E>)      \
   X&& operator OP##=(X&& x, E&& e) {                                                               \
     if constexpr (!detail::poisoned<E>) {                                                          \
       static_assert(list_is_subset_v<detail::operand_dims_t<E>, dims_t<X>>,                        \
@@ -12338,7 +12618,7 @@ void fill_view(const tensor_view<T, Ds...>& v, T value) {
 // The lengths of x's ragged dims go with them.
 template <class Result, class Special, class X>
 typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
+  return [&]<class... Ds>(dim_list<Ds...>) {
     auto s = Result::shape_type::from_extents({[&] {
                                                 if constexpr (std::is_same_v<Ds, Special>) return n;
                                                 else return x.template extent<Ds>();
@@ -12346,7 +12626,7 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
                                               op);
     if constexpr (Result::shape_type::ragged_count > 0) take_lengths_of(s, x, op);
     return s;
-  }(static_cast<typename Result::dims*>(nullptr));
+  }(typename Result::dims{});
 }
 
 }  // namespace detail
@@ -12409,22 +12689,20 @@ std::array<std::size_t, sizeof...(As)> concat_extents(const along_arg<As, Xs>&..
   using first_t = std::remove_cvref_t<decltype(first)>;
   using others = list_difference_t<dims_t<first_t>, dim_list<front_t<type_list<As...>>>>;
   std::size_t i = 0;
-  auto agree_others = [&]<class... Ds>(dim_list<Ds...>*, const auto& x) {
+  auto agree_others = [&]<class... Ds>(dim_list<Ds...>, const auto& x) {
     (check_agree<Ds>("concat", first.template extent<Ds>(), 1, x.template extent<Ds>(), i + 1),
      ...);
   };
-  ((agree_others(static_cast<others*>(nullptr), parts.operand), ++i), ...);
+  ((agree_others(others{}, parts.operand), ++i), ...);
   std::array<std::size_t, sizeof...(As)> ext{parts.operand.template extent<As>()...};
   // The same tag concatenated with itself (a + a == 2 * a) has one extent.
   constexpr std::size_t firsts[] = {index_of_v<As, type_list<As...>>...};
   for (std::size_t k = 0; k < sizeof...(As); ++k) {
     const std::size_t j = firsts[k];
     if (j != k && ext[j] != ext[k]) {
-      [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-        ((Ks == k ? check_agree<at_t<Ks, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1)
-                  : void()),
-         ...);
-      }(std::index_sequence_for<As...>{});
+      for_each_index<sizeof...(As)>([&]<std::size_t K>(index_constant<K>) {
+        if (K == k) check_agree<at_t<K, type_list<As...>>>("concat", ext[j], j + 1, ext[k], k + 1);
+      });
     }
   }
   return ext;
@@ -12748,11 +13026,10 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
                                                 static_cast<std::ptrdiff_t>(Before) * s, {n}, {s});
       if constexpr (ragged) {
         if (lengths) {
-          detail::with_position_type(x, static_cast<dim_list<a>*>(nullptr),
-                                     [&]<class I>(std::type_identity<I>) {
-                                       const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
-                                       middle = mask.apply(x, value);
-                                     });
+          detail::with_position_type(x, dim_list<a>{}, [&]<class I>(std::type_identity<I>) {
+            const detail::ragged_mask<I, dims_t<x_t>, a> mask(x);
+            middle = mask.apply(x, value);
+          });
         } else {
           middle = x;
         }
@@ -12794,7 +13071,7 @@ concept index_expression = expression<X> && is_index_v<value_t<X>>;
 // A lazy expression evaluated; a tensor or view passed through.
 template <class X>
 decltype(auto) as_memory(const X& x) {
-  if constexpr (is_tensor_v<X> || is_view_v<X>) return x;
+  if constexpr (memory_operand<X>) return x;
   else return eval(x);
 }
 
@@ -12821,7 +13098,7 @@ std::vector<bool> valid_positions(const X& x) {
   using dims = typename X::dims;
   [[maybe_unused]] const auto ext = x.shape().extents();
   [[maybe_unused]] const auto str = row_major_strides<X::rank>(ext);
-  [[maybe_unused]] auto one = [&]<class R>(R*) {
+  [[maybe_unused]] auto one = [&]<class R>(std::type_identity<R>) {
     if constexpr (carries_lengths_v<R, dims>) {
       const lengths_ref& l = x.shape().template lengths<R>();
       if (!l) return;
@@ -12835,9 +13112,7 @@ std::vector<bool> valid_positions(const X& x) {
       }
     }
   };
-  [&]<class... Ds>(dim_list<Ds...>*) {
-    (one(static_cast<Ds*>(nullptr)), ...);
-  }(static_cast<dims*>(nullptr));
+  [&]<class... Ds>(dim_list<Ds...>) { (one(std::type_identity<Ds>{}), ...); }(dims{});
   return valid;
 }
 
@@ -12891,23 +13166,23 @@ auto gather(const Table& table, const Idx& idx) {
       const std::size_t n = t.template extent<v>();
       const std::vector<bool> valid = detail::valid_positions(ix);
       detail::check_indices<v>("gather", ix, n, valid);
-      auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+      auto shape = [&]<class... Ds>(dim_list<Ds...>) {
         return result_t::shape_type::from_extents({[&] {
                                                     if constexpr (list_contains_v<dims_t<Idx>, Ds>)
                                                       return ix.template extent<Ds>();
                                                     else return t.template extent<Ds>();
                                                   }()...},
                                                   "gather");
-      }(static_cast<typename result_t::dims*>(nullptr));
+      }(typename result_t::dims{});
       if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
       result_t r(shape);  // (zeros: what padding rows keep)
       const std::size_t rows = ix.size(), block = rows == 0 ? 0 : r.size() / rows;
       const auto* index = ix.data();
       using row_view = detail::view_of_list_t<value_t<t_t>, detail::types_of_t<rest>>;
       const auto row_strides =
-          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>*) {
+          detail::row_major_strides<rest::size>([&]<class... Ds>(dim_list<Ds...>) {
             return std::array<std::size_t, rest::size>{t.template extent<Ds>()...};
-          }(static_cast<rest*>(nullptr)));
+          }(rest{}));
       constexpr bool contiguous_rows =
           detail::is_tensor_v<t_t> &&
           std::is_same_v<detail::front_t<detail::types_of_t<dims_t<t_t>>>, v>;
@@ -12963,13 +13238,13 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
         const std::vector<bool> valid = detail::valid_positions(ix);
         detail::check_indices<v>("one_hot", ix, n, valid);
         using result_t = detail::tensor_of_list_t<T, detail::one_hot_dims_t<dims_t<Idx>, v>>;
-        auto shape = [&]<class... Ds>(dim_list<Ds...>*) {
+        auto shape = [&]<class... Ds>(dim_list<Ds...>) {
           return result_t::shape_type::from_extents({[&] {
                                                       if constexpr (std::is_same_v<Ds, v>) return n;
                                                       else return ix.template extent<Ds>();
                                                     }()...},
                                                     "one_hot");
-        }(static_cast<typename result_t::dims*>(nullptr));
+        }(typename result_t::dims{});
         if constexpr (result_t::shape_type::ragged_count > 0) shape.take_lengths(ix.shape());
         result_t r(shape);
         const auto* index = ix.data();
@@ -13002,7 +13277,9 @@ namespace dimgraph {
 template <class D>
 struct packed_dim : dim_expr_base {
   static constexpr interval bounds = interval{0, (bounds_v<ragged_batch_t<D>> * bounds_v<D>).hi};
+  using source = D;
   static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() { return "packed(" + dimgraph::describe<D>() + ")"; }
 };
 
 // The dim of the offsets of dg::pack<D>: batch + 1 entries (D's batch dim plus the constant 1).
@@ -13022,12 +13299,6 @@ struct packed {
 };
 
 namespace detail {
-
-template <class D>
-struct describer<packed_dim<D>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "packed(" + describer<D>::text() + ")"; }
-};
 
 // The dims of pack<D> of [Ds...]: packed_dim<D> where D's batch dim was, D dropped.
 template <class D, class L>
@@ -13170,14 +13441,14 @@ auto pack(const X& x) {
     o[0] = 0;
     for (std::size_t r = 0; r < rows; ++r)
       o[r + 1] = o[r] + (l ? (*l)[r] : static_cast<std::int64_t>(full));
-    values_t values = [&]<class... Ps>(dim_list<Ps...>*) {
-      auto one = [&]<class P>(P*) -> std::size_t {
+    values_t values = [&]<class... Ps>(dim_list<Ps...>) {
+      auto one = [&]<class P>(std::type_identity<P>) -> std::size_t {
         if constexpr (std::is_same_v<P, packed_dim<d>>) return static_cast<std::size_t>(o[rows]);
         else return m.template extent<P>();
       };
       return values_t(
-          values_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "pack"));
-    }(static_cast<dims_t<values_t>*>(nullptr));
+          values_t::shape_type::from_extents({one(std::type_identity<Ps>{})...}, "pack"));
+    }(dims_t<values_t>{});
     for (std::size_t r = 0; r < rows; ++r) {
       const auto n = static_cast<std::size_t>(o[r + 1] - o[r]);
       if (n != 0)
@@ -13257,14 +13528,14 @@ auto unpack(const V& values, const O& offsets, extent_arg<Es>... given) {
           ext = given.value;
         }(),
         ...);
-    auto s = [&]<class... Ps>(dim_list<Ps...>*) {
-      auto one = [&]<class P>(P*) -> std::size_t {
+    auto s = [&]<class... Ps>(dim_list<Ps...>) {
+      auto one = [&]<class P>(std::type_identity<P>) -> std::size_t {
         if constexpr (std::is_same_v<P, b>) return rows;
         else if constexpr (std::is_same_v<P, d>) return ext;
         else return vm.template extent<P>();
       };
-      return out_t::shape_type::from_extents({one(static_cast<Ps*>(nullptr))...}, "unpack");
-    }(static_cast<dims_t<out_t>*>(nullptr));
+      return out_t::shape_type::from_extents({one(std::type_identity<Ps>{})...}, "unpack");
+    }(dims_t<out_t>{});
     s.template set_lengths<d>("unpack", std::make_shared<const std::vector<std::int64_t>>(lens));
     out_t out(s);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -13462,15 +13733,14 @@ auto softmax_ragged(const X& x) {
   } else {
     using T = fn::float_of_t<typename X::value_type>;
     constexpr T inf = std::numeric_limits<T>::infinity();
-    return with_position_type(
-        x, static_cast<masked*>(nullptr), [&]<class I>(std::type_identity<I>) {
-          const auto mask = make_ragged_mask<I>(x, static_cast<masked*>(nullptr));
-          const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
-          auto out = softmax_rows<D, Log>(without_lengths(masked_x));
-          assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
-          tensor_internals::take_lengths(out, masked_x.shape());
-          return out;
-        });
+    return with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
+      const auto mask = make_ragged_mask<I>(x, masked{});
+      const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
+      auto out = softmax_rows<D, Log>(without_lengths(masked_x));
+      assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
+      tensor_internals::take_lengths(out, masked_x.shape());
+      return out;
+    });
   }
 }
 
@@ -13584,12 +13854,12 @@ auto arg_extreme_ragged_rows(const X& x, const char* op) {
 // Ks... and the lengths of the masked dims (rules, in the order of Masked).
 template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
 [[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
-    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>*) {
+    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>) {
   std::string lens;
-  [&]<class... Es>(dim_list<Es...>*) {
+  [&]<class... Es>(dim_list<Es...>) {
     std::size_t k = 0;
     ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
-  }(static_cast<Masked*>(nullptr));
+  }(Masked{});
   throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
 }
 
@@ -13612,7 +13882,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
     std::size_t dim, batch;
     std::vector<std::int64_t> lengths;
   };
-  const auto rules = [&]<class... Es>(dim_list<Es...>*) {
+  const auto rules = [&]<class... Es>(dim_list<Es...>) {
     const auto one = [&]<class E>(std::type_identity<E>) {
       const lengths_ref l = lengths_in<E>(x);
       return rule{
@@ -13622,7 +13892,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
                                         static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
     };
     return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
-  }(static_cast<masked*>(nullptr));
+  }(masked{});
   const auto better = [](V b, V a) {
     if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
     else return Max ? a < b : b < a;
@@ -13656,8 +13926,7 @@ auto arg_extreme_masked(const X& x, const char* op) {
     p[kd] = 0;
     if (!found) [[unlikely]]
       throw_no_valid_row<xdims, masked>(
-          op, p, rules,
-          static_cast<list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>*>(nullptr));
+          op, p, rules, list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>{});
     out.data()[oo] = index<D>(best_at);
     bool done = true;
     for (std::size_t i = R; i-- > 0;) {
@@ -13728,9 +13997,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
         ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, false>(x);
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, false>(x);
         else return detail::softmax_ragged<D, false>(detail::materialize(x));
-      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, false>(x);
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, false>(x);
       else return detail::softmax_rows<D, false>(detail::materialize(x));
     } else {
       return detail::invalid_expr{};
@@ -13751,9 +14020,9 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
         ::dimgraph::asked<D>, detail::has_role_t<X>);
     if constexpr (ok) {
       if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::is_leaf_v<X>) return detail::softmax_ragged<D, true>(x);
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, true>(x);
         else return detail::softmax_ragged<D, true>(detail::materialize(x));
-      } else if constexpr (detail::is_leaf_v<X>) return detail::softmax_rows<D, true>(x);
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, true>(x);
       else return detail::softmax_rows<D, true>(detail::materialize(x));
     } else {
       return detail::invalid_expr{};
@@ -13767,30 +14036,31 @@ DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
 // Shape rule: [x dims] -> [x dims without D].
 // Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
 // there is no position (shape_error).
-#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                          \
-  template <class D, detail::expression_or_poisoned X>                                             \
-  auto NAME(X&& x) {                                                                               \
-    if constexpr (detail::poisoned<X>) {                                                           \
-      return detail::invalid_expr{};                                                               \
-    } else {                                                                                       \
-      constexpr bool ok = detail::numeric_over<X, D>();                                            \
-      DIMGRAPH_REQUIRE(                                                                            \
-          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers",  \
-          ::dimgraph::asked<D>, detail::has_role_t<X>);                                            \
-      if constexpr (ok) {                                                                          \
-        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);               \
-        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                             \
-          if constexpr (detail::is_leaf_v<X>) return detail::arg_extreme_ragged<D, MAX>(x, #NAME); \
-          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);           \
-        } else if constexpr (detail::is_leaf_v<X>) {                                               \
-          return detail::arg_extreme<D, MAX>(x);                                                   \
-        } else {                                                                                   \
-          return detail::arg_extreme<D, MAX>(detail::materialize(x));                              \
-        }                                                                                          \
-      } else {                                                                                     \
-        return detail::invalid_expr{};                                                             \
-      }                                                                                            \
-    }                                                                                              \
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                         \
+  template <class D, detail::expression_or_poisoned X>                                            \
+  auto NAME(X&& x) {                                                                              \
+    if constexpr (detail::poisoned<X>) {                                                          \
+      return detail::invalid_expr{};                                                              \
+    } else {                                                                                      \
+      constexpr bool ok = detail::numeric_over<X, D>();                                           \
+      DIMGRAPH_REQUIRE(                                                                           \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers", \
+          ::dimgraph::asked<D>, detail::has_role_t<X>);                                           \
+      if constexpr (ok) {                                                                         \
+        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);              \
+        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                            \
+          if constexpr (detail::memory_operand<X>)                                                \
+            return detail::arg_extreme_ragged<D, MAX>(x, #NAME);                                  \
+          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);          \
+        } else if constexpr (detail::memory_operand<X>) {                                         \
+          return detail::arg_extreme<D, MAX>(x);                                                  \
+        } else {                                                                                  \
+          return detail::arg_extreme<D, MAX>(detail::materialize(x));                             \
+        }                                                                                         \
+      } else {                                                                                    \
+        return detail::invalid_expr{};                                                            \
+      }                                                                                           \
+    }                                                                                             \
   }
 DIMGRAPH_ARG_REDUCTION(argmax, true)
 DIMGRAPH_ARG_REDUCTION(argmin, false)
@@ -13947,6 +14217,11 @@ constexpr slice_walk static_walk() {
 template <class D, std::size_t P>
 struct part_dim : dim_expr_base {
   static constexpr interval bounds = interval::exactly(P);
+  using source = D;
+  static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() {
+    return "part" + std::to_string(P) + "(" + dimgraph::describe<D>() + ")";
+  }
 };
 
 // The iteration dim of an emitted output when the walk does not read every position of D
@@ -13958,7 +14233,13 @@ struct trip_dim : dim_expr_base {
     if constexpr (static_trip_v<D, S>) return interval::exactly(static_walk<D, S>().count);
     else return interval{0, bounds_v<D>.hi};
   }();
+  using source = D;
   static constexpr dim_kind kind = kind_v<D>;
+  static std::string describe() {
+    return "trip(" + dimgraph::describe<D>() + ", " + std::to_string(S.start) + ":" +
+           std::to_string(S.end) + ":" + std::to_string(S.stride) + ", part " +
+           std::to_string(S.part_size) + ")";
+  }
 };
 
 namespace detail {
@@ -14006,23 +14287,6 @@ struct stacked_dims {
   static constexpr std::size_t at = Pos < list::size ? Pos : list::size;
   using type =
       dims_of_t<concat_t<slice_t<0, at, list>, type_list<Iter>, slice_t<at, list::size, list>>>;
-};
-
-template <class D, std::size_t P>
-struct describer<part_dim<D, P>> {
-  static constexpr int level = level_atom;
-  static std::string text() {
-    return "part" + std::to_string(P) + "(" + describer<D>::text() + ")";
-  }
-};
-template <class D, slicing S>
-struct describer<trip_dim<D, S>> {
-  static constexpr int level = level_atom;
-  static std::string text() {
-    return "trip(" + describer<D>::text() + ", " + std::to_string(S.start) + ":" +
-           std::to_string(S.end) + ":" + std::to_string(S.stride) + ", part " +
-           std::to_string(S.part_size) + ")";
-  }
 };
 
 }  // namespace detail
@@ -14135,19 +14399,9 @@ concept symbolic = detail::is_symbol_v<std::remove_cvref_t<X>>;
 
 namespace detail {
 
-// The tensor type a node stands for.
-template <class T, class Dims>
-struct tensor_for;
-template <class T, class... Ds>
-struct tensor_for<T, dim_list<Ds...>> {
-  using type = tensor<T, Ds...>;
-};
-template <class X>
-using tensor_for_t = typename tensor_for<typename std::remove_cvref_t<X>::value_type,
-                                         typename std::remove_cvref_t<X>::dims>::type;
-
 // The tensor type a value stands for: a symbol's, or an expression's (its element type over
-// its dims); anything else is itself (for the caller to report).
+// its dims); anything else is itself (for the caller to report). (Not tensor_of_list_t: from a
+// value's type, which may be no value at all, not from an element type and dims.)
 template <class X>
 struct tensor_type_of {
   using type = X;
@@ -14155,7 +14409,7 @@ struct tensor_type_of {
 template <class X>
   requires(expression<X> || is_symbol_v<X>)
 struct tensor_type_of<X> {
-  using type = tensor_for_t<X>;
+  using type = tensor_of_list_t<typename X::value_type, typename X::dims>;
 };
 template <class X>
 using tensor_type_of_t = typename tensor_type_of<std::remove_cvref_t<X>>::type;
@@ -14168,7 +14422,7 @@ struct stand_in {
 };
 template <class N>
 struct stand_in<symbol<N>> {
-  using type = const typename tensor_for<typename N::value_type, typename N::dims>::type&;
+  using type = const tensor_of_list_t<typename N::value_type, typename N::dims>&;
 };
 template <class X>
 using stand_in_t = typename stand_in<std::remove_cvref_t<X>>::type;
@@ -14263,10 +14517,10 @@ auto symbolic_apply_with(std::string attributes, Eager eager, Xs&&... xs) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<R>) {
     // An op with several results (split): one node per result, told apart by "part=i".
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return with_indices<std::tuple_size_v<R>>([&]<std::size_t... Is>(index_constant<Is>...) {
       return std::tuple{symbol_of<Op, std::tuple_element_t<Is, R>>(
           attributes + (attributes.empty() ? "" : ", ") + "part=" + std::to_string(Is), xs...)...};
-    }(std::make_index_sequence<std::tuple_size_v<R>>{});
+    });
   } else {
     return symbol_of<Op, R>(std::move(attributes), xs...);
   }
@@ -14311,11 +14565,11 @@ inline constexpr bool is_sliced_v<sliced_input<D, S, Op>> = true;
 // How sliced_input holds x: lvalue tensors by reference, views and rvalue tensors by value,
 // lazy expressions evaluated.
 template <class X>
-using sliced_operand_t = std::conditional_t<
-    is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
-    const std::remove_cvref_t<X>&,
-    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>,
-                       std::remove_cvref_t<X>, decltype(eval(std::declval<X>()))>>;
+using sliced_operand_t =
+    std::conditional_t<is_tensor_v<std::remove_cvref_t<X>> && std::is_lvalue_reference_v<X>,
+                       const std::remove_cvref_t<X>&,
+                       std::conditional_t<memory_operand<X>, std::remove_cvref_t<X>,
+                                          decltype(eval(std::declval<X>()))>>;
 
 // Why sliced<D, S>(x) is rejected (one message per mistake).
 enum class sliced_check { ok, not_expression, ill_formed, no_such_dim };
@@ -14349,8 +14603,7 @@ auto make_sliced(X&& x) {
     return sliced_input<d, S, std::remove_cvref_t<X>>{std::forward<X>(x)};
   } else if constexpr (check == check_t::ok) {
     using operand = sliced_operand_t<X>;
-    if constexpr (is_tensor_v<std::remove_cvref_t<X>> || is_view_v<std::remove_cvref_t<X>>)
-      return sliced_input<d, S, operand>{std::forward<X>(x)};
+    if constexpr (memory_operand<X>) return sliced_input<d, S, operand>{std::forward<X>(x)};
     else return sliced_input<d, S, operand>{eval(std::forward<X>(x))};
   } else {
     return invalid_expr{};
@@ -14392,9 +14645,9 @@ namespace detail {
 // A tuple of the contents of t's elements, handed over (t is dropped next).
 template <class... Xs>
 std::tuple<Xs...> hand_over_all(std::tuple<Xs...>& t) {
-  return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+  return with_indices<sizeof...(Xs)>([&]<std::size_t... Is>(index_constant<Is>...) {
     return std::tuple<Xs...>(tensor_internals::hand_over(std::get<Is>(t))...);
-  }(std::index_sequence_for<Xs...>{});
+  });
 }
 
 // What carry and emit hold: a tensor as is, any other expression evaluated at once (inside
@@ -14458,11 +14711,6 @@ scan_step<carry_values<>, emit_values<Es...>> step(emit_values<Es...> e) {
 
 namespace dimgraph {
 namespace detail {
-
-// The type a carried input has in the body and keeps across iterations (not an expression or
-// symbol: itself, reported by check_scan_inputs).
-template <class X>
-using carry_type_t = tensor_type_of_t<X>;
 
 // Why the inputs of scan<D> are rejected.
 enum class scan_input_check {
@@ -14628,7 +14876,7 @@ constexpr bool emitted_value_fits() {
                   "dimgraph: scan: an emitted value must be a tensor or an expression");
     return false;
   } else {
-    constexpr bool fresh = !list_contains_v<dims_t<carry_type_t<Emitted>>, Iter>;
+    constexpr bool fresh = !list_contains_v<dims_t<tensor_type_of_t<Emitted>>, Iter>;
     DIMGRAPH_REQUIRE(fresh, "dimgraph: scan: an emitted value already has the iteration dim",
                      ::dimgraph::asked<Iter>, detail::operand_role_t<"emitted", Emitted>);
     return fresh;
@@ -14684,7 +14932,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
   using emits = decltype(std::declval<R>().emits.values);
   constexpr std::size_t changed = [] {
     const bool keeps[] = {
-        carry_keeps_type<at_t<Is, Carried>, carry_type_t<std::tuple_element_t<Is, nexts>>>()...,
+        carry_keeps_type<at_t<Is, Carried>, tensor_type_of_t<std::tuple_element_t<Is, nexts>>>()...,
         false};
     std::size_t i = 0;
     while (keeps[i]) ++i;
@@ -14692,7 +14940,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
   }();
   if constexpr (changed != Carried::size) {
     using initial = at_t<changed, Carried>;
-    using next = carry_type_t<std::tuple_element_t<changed, nexts>>;
+    using next = tensor_type_of_t<std::tuple_element_t<changed, nexts>>;
     DIMGRAPH_REQUIRE(changed == Carried::size, "dimgraph: scan: a carry changes type",
                      detail::operand_role_t<"initial", initial>,
                      detail::operand_role_t<"next", next>, detail::element_of_t<initial>,
@@ -14704,7 +14952,7 @@ constexpr bool check_scan_values(std::index_sequence<Is...>, std::index_sequence
     return true;
   } else {
     return (ragged_value_has_rows<Is, Batch, at_t<Is, Carried>, false>() && ...) &&
-           (ragged_value_has_rows<Ks, Batch, carry_type_t<std::tuple_element_t<Ks, emits>>,
+           (ragged_value_has_rows<Ks, Batch, tensor_type_of_t<std::tuple_element_t<Ks, emits>>,
                                   true>() &&
             ...);
   }
@@ -14865,9 +15113,9 @@ auto region_results(const Region& r) {
   if constexpr (n == 1 && !Tuple) {
     return symbol<result_node<0, Region>>{{r}};
   } else {
-    return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+    return with_indices<n>([&]<std::size_t... Ks>(index_constant<Ks>...) {
       return std::tuple{symbol<result_node<Ks, Region>>{{r}}...};
-    }(std::make_index_sequence<n>{});
+    });
   }
 }
 
@@ -14892,17 +15140,13 @@ namespace detail {
 template <class Unroll, std::size_t StaticCount, class F>
 void scan_loop(std::size_t n, F&& once) {
   if constexpr (std::is_same_v<Unroll, unroll_all>) {
-    [&]<std::size_t... Is>(std::index_sequence<Is...>) {
-      (once(Is), ...);
-    }(std::make_index_sequence<StaticCount>{});
+    for_each_index<StaticCount>([&]<std::size_t I>(index_constant<I>) { once(I); });
   } else {
     constexpr std::size_t k = Unroll::factor;
     std::size_t i = 0;
     if constexpr (k > 1)
       for (; i + k <= n; i += k)
-        [&]<std::size_t... Us>(std::index_sequence<Us...>) {
-          (once(i + Us), ...);
-        }(std::make_index_sequence<k>{});
+        for_each_index<k>([&]<std::size_t U>(index_constant<U>) { once(i + U); });
     for (; i < n; ++i) once(i);
   }
 }
@@ -14953,22 +15197,22 @@ std::array<slice_walk, sizeof...(Ss)> scan_walks(const Ss&... in) {
   return walks;
 }
 
-// A stacked output of n along Iter; every other non-static dim X gets extent_of(X*) (its
-// static dims their size). Its elements are left uninitialised: the scan writes every slot
-// along Iter. Zeroed: zeros, for a ragged scan, which leaves the padding past each row's
-// length as it finds it.
+// A stacked output of n along Iter; every other non-static dim X gets
+// extent_of(std::type_identity<X>{}) (its static dims their size). Its elements are left
+// uninitialised: the scan writes every slot along Iter. Zeroed: zeros, for a ragged scan, which
+// leaves the padding past each row's length as it finds it.
 template <class Out, class Iter, bool Zeroed = false, class ExtentOf>
 Out stacked_output(std::size_t n, const ExtentOf& extent_of) {
-  return [&]<class... Ds>(dim_list<Ds...>*) {
-    auto one = [&]<class X>(X*) -> std::size_t {
+  return [&]<class... Ds>(dim_list<Ds...>) {
+    auto one = [&]<class X>(std::type_identity<X>) -> std::size_t {
       if constexpr (std::is_same_v<X, Iter>) return n;
       else if constexpr (is_static_v<X>) return bounds_v<X>.lo;
-      else return extent_of(static_cast<X*>(nullptr));
+      else return extent_of(std::type_identity<X>{});
     };
-    const auto shape = Out::shape_type::from_extents({one(static_cast<Ds*>(nullptr))...}, "scan");
+    const auto shape = Out::shape_type::from_extents({one(std::type_identity<Ds>{})...}, "scan");
     if constexpr (Zeroed) return Out(shape);
     else return tensor_internals::for_overwrite<Out>(shape);
-  }(static_cast<dims_t<Out>*>(nullptr));
+  }(dims_t<Out>{});
 }
 
 // The extent of dim X for a scan that never ran its body: X's extent in the first of the
@@ -15015,24 +15259,21 @@ template <class X>
 // naming scan, the iteration, the output, the dim and both extents.
 template <class Out, class E>
 void check_emitted(const Out& out, const E& e, std::size_t k, std::size_t i) {
-  [&]<class... Ds>(dim_list<Ds...>*) {
-    [[maybe_unused]] auto one = [&]<class X>(X*) {
+  [&]<class... Ds>(dim_list<Ds...>) {
+    [[maybe_unused]] auto one = [&]<class X>(std::type_identity<X>) {
       if constexpr (!is_static_v<X>) {
         const std::size_t want = out.template extent<X>(), got = e.template extent<X>();
         if (got != want) throw_emitted_extent<X>(k, i, got, want);
       }
     };
-    (one(static_cast<Ds*>(nullptr)), ...);
-  }(static_cast<dims_t<E>*>(nullptr));
+    (one(std::type_identity<Ds>{}), ...);
+  }(dims_t<E>{});
 }
-
-template <class T, class L>
-using tensor_over_t = tensor_of_list_t<T, types_of_t<L>>;
 
 // The type of the body's argument for an input X: its slice or its carry.
 template <class X>
 struct scan_arg_type {
-  using type = carry_type_t<X>;
+  using type = tensor_type_of_t<X>;
 };
 template <class X>
   requires is_sliced_v<X>
@@ -15073,7 +15314,7 @@ struct body_call<false, Body, type_list<Args...>, std::index_sequence<Is...>> {
 template <class Body, class... Args, std::size_t... Is>
 struct body_call<true, Body, type_list<Args...>, std::index_sequence<Is...>> {
   template <class A, std::size_t I>
-  using symbol_t = typename arg_symbol<carry_type_t<A>, I>::type;
+  using symbol_t = typename arg_symbol<tensor_type_of_t<A>, I>::type;
   static constexpr bool invocable =
       requires(const Body& b, const symbol_t<Args, Is>&... a) { b(a...); };
   using result = typename body_result<invocable, Body, symbol_t<Args, Is>...>::type;
@@ -15095,7 +15336,7 @@ struct scan_run {
   }();
   using sliced = sliced_inputs_t<Xs...>;
   using carried = typename joined<
-      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<carry_type_t<Xs>>>...>::type;
+      std::conditional_t<is_sliced_v<Xs>, type_list<>, type_list<tensor_type_of_t<Xs>>>...>::type;
   // The inputs' positions: the sliced ones, then the carried ones.
   static constexpr std::array<std::size_t, input_count> positions = [] {
     std::array<std::size_t, input_count> r{};
@@ -15117,17 +15358,17 @@ struct scan_run {
   using args = type_list<arg_of<Xs>...>;
   using call = body_call<Traced, Body, args, std::index_sequence_for<Xs...>>;
   // Every sliced input walks D alike, one position at a time (hoisting needs it).
-  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>*) {
+  static constexpr bool same_plain_walks = []<class... Ss>(type_list<Ss...>) {
     return ((Ss::slicing_value == first::slicing_value) && ...) &&
            first::slicing_value.part_size == 1;
-  }(static_cast<sliced*>(nullptr));
+  }(sliced{});
   static constexpr bool invocable = call::invocable;
   using result = typename call::result;
   using emitted = typename emitted_of<result>::type;
   template <std::size_t K>
-  using output_t = tensor_over_t<
-      value_t<carry_type_t<std::tuple_element_t<K, emitted>>>,
-      stacked_dims_t<iter, position, dims_t<carry_type_t<std::tuple_element_t<K, emitted>>>>>;
+  using output_t = tensor_of_list_t<
+      value_t<tensor_type_of_t<std::tuple_element_t<K, emitted>>>,
+      stacked_dims_t<iter, position, dims_t<tensor_type_of_t<std::tuple_element_t<K, emitted>>>>>;
 };
 
 // The argument of input K: its slice or its carry (both alive until the step is consumed).
@@ -15581,8 +15822,10 @@ class graph;
 template <class Fn, class... Inputs, class... Outs>
 class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
  public:
-  using inputs = std::tuple<detail::tensor_for_t<Inputs>...>;
-  using outputs = std::tuple<detail::tensor_for_t<Outs>...>;
+  using inputs =
+      std::tuple<detail::tensor_of_list_t<typename Inputs::value_type, typename Inputs::dims>...>;
+  using outputs =
+      std::tuple<detail::tensor_of_list_t<typename Outs::value_type, typename Outs::dims>...>;
   template <std::size_t I>
   using output_t = std::tuple_element_t<I, outputs>;
   using input_nodes = std::tuple<Inputs...>;
@@ -15620,7 +15863,8 @@ class graph<Fn, std::tuple<Inputs...>, std::tuple<Outs...>> {
     } else {
       return std::apply(
           [](auto&&... xs) {
-            return outputs(detail::tensor_for_t<Outs>(std::forward<decltype(xs)>(xs))...);
+            return outputs(detail::tensor_of_list_t<typename Outs::value_type, typename Outs::dims>(
+                std::forward<decltype(xs)>(xs))...);
           },
           std::forward<R>(r));
     }
@@ -15698,9 +15942,8 @@ constexpr bool batchable_op(std::string_view name) {
 
 // Every dim of A is in B.
 template <class A, class B>
-inline constexpr bool dims_within_v = []<class... As>(dim_list<As...>*) {
-  return (list_contains_v<B, As> && ...);
-}(static_cast<A*>(nullptr));
+inline constexpr bool dims_within_v =
+    []<class... As>(dim_list<As...>) { return (list_contains_v<B, As> && ...); }(A{});
 
 template <class L, class D>
 using with_dim_t = std::conditional_t<list_contains_v<L, D>, L, list_concat_t<L, dim_list<D>>>;
@@ -15758,8 +16001,10 @@ constexpr bool batchable() {
                                      with_dim_t<typename Cs::dims, d>, typename Cs::dims>...>;
     // (Some operand's dims, D included, hold every operand's.)
     return []<class... Hs>(type_list<Hs...>) {
-      auto holds_all = []<class Big>(Big*) { return (dims_within_v<Hs, Big> && ...); };
-      return (holds_all(static_cast<Hs*>(nullptr)) || ...);
+      auto holds_all = []<class Big>(std::type_identity<Big>) {
+        return (dims_within_v<Hs, Big> && ...);
+      };
+      return (holds_all(std::type_identity<Hs>{}) || ...);
     }(hoisted{});
   }
 }
@@ -16018,9 +16263,9 @@ void store_if_hoisted(Ctx* ctx, const X& x) {
       // A view is kept as it is (its tensor is in the arena, alive until the loop ends), in the
       // stored order of dims; anything else is evaluated once into a tensor.
       const auto reordered = [&](const auto& view) {
-        return [&]<class... Ds>(dim_list<Ds...>*) {
+        return [&]<class... Ds>(dim_list<Ds...>) {
           return out_t(dimgraph::permute<Ds...>(view));
-        }(static_cast<typename out_t::dims*>(nullptr));
+        }(typename out_t::dims{});
       };
       if constexpr (is_view_v<decltype(v)>) vec.push_back(reordered(v));
       else vec.push_back(reordered(ctx->store->tensors.materialise(v)));
@@ -16104,7 +16349,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
     return invalid_expr{};
   } else if constexpr (is_tuple_v<result>) {
     // Several results (split): computed at once in the loop, skipped before it.
-    return [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+    return with_indices<std::tuple_size_v<result>>([&]<std::size_t... Is>(index_constant<Is>...) {
       using parts =
           std::tuple<op_node<Op, value_t<std::tuple_element_t<Is, result>>,
                              dims_t<std::tuple_element_t<Is, result>>, plain_node_t<Xs>...>...>;
@@ -16118,7 +16363,7 @@ auto staged_apply(Eager eager, Xs&&... xs) {
         return std::tuple{make_staged<std::tuple_element_t<Is, parts>, ctx_t, stage_hold::ready>(
             ctx, settle(ctx, std::get<Is>(std::move(r))))...};
       }
-    }(std::make_index_sequence<std::tuple_size_v<result>>{});
+    });
   } else {
     using n = op_node<Op, value_t<result>, dims_t<result>, plain_node_t<Xs>...>;
     constexpr stage s = stage_v<facts, n>;
@@ -16136,16 +16381,16 @@ auto staged_apply(Eager eager, Xs&&... xs) {
       if constexpr (Op::name.view() == "dot") {
         // A tensor a carried product takes that is not staged is a constant of the loop: its
         // product is run over a copy packed once (eval/matmul.hpp, weight_cache).
-        [&]<std::size_t... Is>(std::index_sequence<Is...>) {
+        with_indices<sizeof...(Xs)>([&]<std::size_t... Is>(index_constant<Is>...) {
           const auto constant = [&]<class X>(std::type_identity<X>, const auto& v) {
             if constexpr (!is_staged_v<std::remove_cvref_t<X>> &&
-                          is_leaf_v<std::remove_cvref_t<decltype(v)>>) {
+                          memory_operand<std::remove_cvref_t<decltype(v)>>) {
               const auto [lo, hi] = memory_span(v);
               ctx->store->weights.add_constant(lo, hi);
             }
           };
           (constant(std::type_identity<Xs>{}, std::get<Is>(values)), ...);
-        }(std::index_sequence_for<Xs...>{});
+        });
       }
       if constexpr (batchable_op(Op::name.view())) {
         return make_staged<n, ctx_t, stage_hold::ready>(
@@ -16226,7 +16471,8 @@ struct scan_hoisting<D, Body, Run, std::index_sequence<Ks...>> {
   using store_type = typename hoist_context::store_type;
 
   template <std::size_t K>
-  using node_t = typename arg_symbol<carry_type_t<at_t<K, typename Run::args>>, K>::type::node_type;
+  using node_t =
+      typename arg_symbol<tensor_type_of_t<at_t<K, typename Run::args>>, K>::type::node_type;
 
   template <class X>
   static auto const_view_of(const X& x) {
@@ -16321,10 +16567,10 @@ void check_scan_rows(const X& x, std::size_t rows, const char* what, std::size_t
 // A copy of x (which has D and its batch dim) with each row's valid part reversed along D:
 // out[b, t] = x[b, len[b] - 1 - t] for t < len[b], 0 past it.
 template <class D, class X>
-tensor_over_t<value_t<X>, dims_t<X>> reversed_rows(const X& x,
-                                                   const std::vector<std::int64_t>& lens) {
+tensor_of_list_t<value_t<X>, dims_t<X>> reversed_rows(const X& x,
+                                                      const std::vector<std::int64_t>& lens) {
   using b = ragged_batch_t<D>;
-  tensor_over_t<value_t<X>, dims_t<X>> out(x.shape());
+  tensor_of_list_t<value_t<X>, dims_t<X>> out(x.shape());
   for (std::size_t r = 0; r < lens.size(); ++r) {
     const auto n = static_cast<std::size_t>(lens[r]);
     if (n == 0) continue;
@@ -16381,34 +16627,31 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
   constexpr auto pos = Run::positions;
   using state_t = typename tuple_of<typename Run::carried>::type;
   using outputs_t = typename optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
-  constexpr auto slice_seq = std::make_index_sequence<slice_count>{};
-  constexpr auto carry_seq = std::make_index_sequence<carry_count>{};
-  constexpr auto emit_seq = std::make_index_sequence<emit_count>{};
   const std::vector<std::int64_t>& lens = *lens_ref;
   const std::size_t rows = lens.size();
 
-  [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-    (check_scan_rows<D>(std::get<pos[Ss]>(in).operand, rows, "sliced input", Ss), ...);
-  }(slice_seq);
-  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+  for_each_index<slice_count>([&]<std::size_t S>(index_constant<S>) {
+    check_scan_rows<D>(std::get<pos[S]>(in).operand, rows, "sliced input", S);
+  });
+  state_t state = with_indices<carry_count>([&]<std::size_t... Cs>(index_constant<Cs>...) {
     return state_t(std::get<pos[slice_count + Cs]>(in)...);
-  }(carry_seq);
-  [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-    (check_scan_rows<D>(std::get<Cs>(state), rows, "carry", Cs), ...);
-  }(carry_seq);
+  });
+  for_each_index<carry_count>([&]<std::size_t C>(index_constant<C>) {
+    check_scan_rows<D>(std::get<C>(state), rows, "carry", C);
+  });
 
   std::size_t shortest = n, longest = 0;
   for (std::int64_t l : lens) {
     shortest = std::min(shortest, static_cast<std::size_t>(l));
     longest = std::max(longest, static_cast<std::size_t>(l));
   }
-  auto sources = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+  auto sources = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
     return std::tuple{ragged_source(std::get<pos[Ss]>(in), lens)...};
-  }(slice_seq);
-  auto buffers = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+  });
+  auto buffers = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
     return std::tuple<std::optional<
-        carry_type_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
-  }(slice_seq);
+        tensor_type_of_t<typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>>...>{};
+  });
   tensor<bool, b> active(extent<b>(rows));
   outputs_t outs;
 
@@ -16417,60 +16660,56 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
     if (!full)
       for (std::size_t r = 0; r < rows; ++r)
         active.data()[r] = i < static_cast<std::size_t>(lens[r]);
-    const auto slices = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    const auto slices = with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
       return std::tuple{
           ragged_slice<D, typename Run::template arg_of<at_t<Ss, typename Run::sliced>>>(
               std::get<Ss>(sources), std::get<Ss>(buffers), active, i, full)...};
-    }(slice_seq);
+    });
     auto r = at_iteration(i, [&] {
       return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
         return body(scan_arg<Ks, Run>(slices, state)...);
       }(std::make_index_sequence<Run::input_count>{});
     });
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      [[maybe_unused]] auto put = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        auto& out = std::get<K>(outs);
-        const auto& e = std::get<K>(r.emits.values);
-        if (!out) {
-          check_scan_rows<D>(e, rows, "emitted value", K);
-          out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
-              n, [&]<class X>(X*) { return e.template extent<X>(); }));
-        } else {
-          check_emitted(*out, e, K, i);
-        }
-        if (full) (*out)[dimgraph::at<iter>(i)] = e;
-        else (*out)[dimgraph::at<iter>(i)] = where(active, e, value_t<decltype(e)>{});
-      };
-      (put(std::integral_constant<std::size_t, Ks>{}), ...);
-    }(emit_seq);
+    for_each_index<emit_count>([&]<std::size_t K>(index_constant<K>) {
+      auto& out = std::get<K>(outs);
+      const auto& e = std::get<K>(r.emits.values);
+      if (!out) {
+        check_scan_rows<D>(e, rows, "emitted value", K);
+        out.emplace(stacked_output<typename Run::template output_t<K>, iter, true>(
+            n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); }));
+      } else {
+        check_emitted(*out, e, K, i);
+      }
+      if (full) (*out)[dimgraph::at<iter>(i)] = e;
+      else (*out)[dimgraph::at<iter>(i)] = where(active, e, value_t<decltype(e)>{});
+    });
     // Every next carry is computed (from the old ones) before any is replaced.
     if (full) {
-      state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+      state = with_indices<carry_count>([&]<std::size_t... Cs>(index_constant<Cs>...) {
         return state_t(std::move(std::get<Cs>(r.carries.values))...);
-      }(carry_seq);
+      });
     } else {
-      [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-        ((std::get<Cs>(state) = where(active, std::get<Cs>(r.carries.values), std::get<Cs>(state))),
-         ...);
-      }(carry_seq);
+      for_each_index<carry_count>([&]<std::size_t C>(index_constant<C>) {
+        std::get<C>(state) = where(active, std::get<C>(r.carries.values), std::get<C>(state));
+      });
     }
   };
   scan_loop<Unroll, 0>(longest, once);
 
-  return [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
+  return with_indices<emit_count>([&]<std::size_t... Ks>(index_constant<Ks>...) {
     [[maybe_unused]] auto finish = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
       using out_t = typename Run::template output_t<K>;
       auto& out = std::get<K>(outs);
       // No iteration: the extents of the other dims come from the inputs (see dg::scan).
       if (!out)
-        out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(X*) {
-          return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+        out.emplace(stacked_output<out_t, iter, true>(n, [&]<class X>(std::type_identity<X>) {
+          return with_indices<slice_count>([&]<std::size_t... Ss>(index_constant<Ss>...) {
             return std::apply(
                 [&](const auto&... carries) {
                   return input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
                 },
                 state);
-          }(slice_seq);
+          });
         }));
       out_t result = [&] {
         if constexpr (Run::first::slicing_value.stride < 0) return reversed_rows<iter>(*out, lens);
@@ -16483,7 +16722,7 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
     };
     return std::tuple_cat(std::tuple{finish(std::integral_constant<std::size_t, Ks>{})...},
                           std::move(state));
-  }(emit_seq);
+  });
 }
 
 }  // namespace dimgraph::detail
@@ -16506,11 +16745,11 @@ struct scan_stand_in {
 };
 template <class N>
 struct scan_stand_in<symbol<N>> {
-  using type = tensor_for_t<symbol<N>>;
+  using type = tensor_type_of_t<symbol<N>>;
 };
 template <class D, slicing S, class N>
 struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
-  using type = sliced_input<D, S, tensor_for_t<symbol<N>>>;
+  using type = sliced_input<D, S, tensor_type_of_t<symbol<N>>>;
 };
 template <class X>
 using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
@@ -16575,7 +16814,7 @@ template <class Unroll, class RaggedBatch, class... Xs>
 std::string scan_attributes() {
   std::string sliced, carried;
   std::size_t k = 0;
-  auto one = [&]<class X>(X*) {
+  auto one = [&]<class X>(std::type_identity<X>) {
     if constexpr (is_sliced_v<X>) {
       constexpr slicing s = X::slicing_value;
       sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
@@ -16587,7 +16826,7 @@ std::string scan_attributes() {
     }
     ++k;
   };
-  (one(static_cast<Xs*>(nullptr)), ...);
+  (one(std::type_identity<Xs>{}), ...);
   std::string out = sliced + (carried.empty() ? "" : ", " + carried);
   if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
   else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
@@ -16665,9 +16904,10 @@ class scan_fn {
                                                   decltype((void(Is), stand_in{}))...>) {
       using r = dimgraph::detail::call_result_t<const Body&, decltype((void(Is), stand_in{}))...>;
       if constexpr (detail::is_scan_step_v<r>) {
-        return []<class... Cs, class... Es>(scan_step<carry_values<Cs...>, emit_values<Es...>>*) {
+        return []<class... Cs, class... Es>(
+                   std::type_identity<scan_step<carry_values<Cs...>, emit_values<Es...>>>) {
           return detail::poisoned_tuple_t<sizeof...(Es) + sizeof...(Cs)>{};
-        }(static_cast<r*>(nullptr));
+        }(std::type_identity<r>{});
       } else {
         return stand_in{};
       }
@@ -16698,7 +16938,8 @@ class scan_fn {
     using emitted = typename Run::emitted;
     auto body = detail::trace_scan_body<
         typename detail::hoisted_nodes_of<D, Body, Hoist, Run>::type,
-        detail::carry_type_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(body_);
+        detail::tensor_type_of_t<typename Run::template arg_of<detail::scan_stand_in_t<Xs>>>...>(
+        body_);
     using results = decltype(detail::scan_results<Run>(
         std::make_index_sequence<std::tuple_size_v<emitted>>{}, typename Run::carried{}));
     using region = region_node<op_tag<"scan", D>, results, std::tuple<decltype(body)>,
@@ -16821,56 +17062,56 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
   using outputs_t =
       typename detail::optional_outputs<Run, std::make_index_sequence<emit_count>>::type;
 
-  const auto walks = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-    return detail::scan_walks(std::get<pos[Ss]>(in)...);
-  }(std::make_index_sequence<slice_count>{});
+  const auto walks =
+      detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+        return detail::scan_walks(std::get<pos[Ss]>(in)...);
+      });
   const std::size_t n = walks[0].count;
   if constexpr (Run::ragged) {
-    const lengths_ref lens = [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-      return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
-    }(std::make_index_sequence<slice_count>{});
+    const lengths_ref lens =
+        detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+          return detail::scan_lengths<D>(std::get<pos[Ss]>(in)...);
+        });
     if (lens) return detail::run_ragged_scan<D, Unroll, Run>(body_, in, lens, n);
   }
-  state_t state = [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
-    return state_t(std::get<pos[slice_count + Cs]>(in)...);
-  }(std::make_index_sequence<carry_count>{});
+  state_t state =
+      detail::with_indices<carry_count>([&]<std::size_t... Cs>(detail::index_constant<Cs>...) {
+        return state_t(std::get<pos[slice_count + Cs]>(in)...);
+      });
   outputs_t outs;
 
   // The step r of iteration i: its emitted values into the outputs, its carries into the state.
   auto consume = [&](std::size_t i, auto& r) {
     const std::size_t slot = walks[0].slot(i);
-    [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-      // (Inlined: the check of the emitted extents would make GCC call it out of line.)
-      [[maybe_unused]] auto put =
-          [&]<std::size_t K>(std::integral_constant<std::size_t, K>) DIMGRAPH_ALWAYS_INLINE {
-            auto& out = std::get<K>(outs);
-            const auto& e = std::get<K>(r.emits.values);
-            if (!out) {
-              // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
-              auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
-                  n, [&]<class X>(X*) { return e.template extent<X>(); });
-              out.emplace(detail::tensor_internals::hand_over(fresh));
-            } else {
-              detail::check_emitted(*out, e, K, i);
-            }
-            (*out)[at<iter>(slot)] = e;
-          };
-      (put(std::integral_constant<std::size_t, Ks>{}), ...);
-    }(std::make_index_sequence<emit_count>{});
+    // (Inlined: the check of the emitted extents would make GCC call it out of line.)
+    detail::for_each_index<emit_count>(
+        [&]<std::size_t K>(detail::index_constant<K>) DIMGRAPH_ALWAYS_INLINE {
+          auto& out = std::get<K>(outs);
+          const auto& e = std::get<K>(r.emits.values);
+          if (!out) {
+            // (Uninitialised: iteration i writes slot(i), and the slots are 0 .. n - 1.)
+            auto fresh = detail::stacked_output<typename Run::template output_t<K>, iter>(
+                n, [&]<class X>(std::type_identity<X>) { return e.template extent<X>(); });
+            out.emplace(detail::tensor_internals::hand_over(fresh));
+          } else {
+            detail::check_emitted(*out, e, K, i);
+          }
+          (*out)[at<iter>(slot)] = e;
+        });
     // Every next carry is computed (from the old ones) before any is replaced. Values of the
     // state's own types are their own tensors: each replaces its carry (no refill of what it
     // leaves, which r drops); others are converted into a new state first.
-    [&]<std::size_t... Cs>(std::index_sequence<Cs...>) {
+    detail::with_indices<carry_count>([&]<std::size_t... Cs>(detail::index_constant<Cs>...) {
       if constexpr (std::is_same_v<std::remove_cvref_t<decltype(r.carries.values)>, state_t>)
         (detail::tensor_internals::replace(std::get<Cs>(state), std::get<Cs>(r.carries.values)),
          ...);
       else state = state_t(std::move(std::get<Cs>(r.carries.values))...);
-    }(std::make_index_sequence<carry_count>{});
+    });
   };
   auto slices_at = [&](std::size_t i) {
-    return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
+    return detail::with_indices<slice_count>([&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
       return std::tuple{detail::slice_at(std::get<pos[Ss]>(in), walks[Ss], i)...};
-    }(std::make_index_sequence<slice_count>{});
+    });
   };
   auto once = [&](std::size_t i) {
     const auto slices = slices_at(i);
@@ -16888,11 +17129,10 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
     if constexpr (hoisting::enabled) {
       // Hoisted when every sliced input walks the same positions of D.
       bool same_walks = n > 0;
-      [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-        const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
-        ((same_walks = same_walks && std::get<pos[Ss]>(in).operand.template extent<D>() == extent0),
-         ...);
-      }(std::make_index_sequence<slice_count>{});
+      const std::size_t extent0 = std::get<pos[0]>(in).operand.template extent<D>();
+      detail::for_each_index<slice_count>([&]<std::size_t S>(detail::index_constant<S>) {
+        same_walks = same_walks && std::get<pos[S]>(in).operand.template extent<D>() == extent0;
+      });
       if (same_walks) {
         detail::stage_lease<typename hoisting::store_type> lease;
         auto& store = lease.store();
@@ -16931,24 +17171,22 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
     detail::scan_loop<Unroll, (static_trip_v<D, s> ? static_walk<D, s>().count : 0)>(n, once);
 
   // No iteration: the extents of the other dims come from the inputs (see dg::scan).
-  [&]<std::size_t... Ks>(std::index_sequence<Ks...>) {
-    [[maybe_unused]] auto empty = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-      auto& out = std::get<K>(outs);
-      if (out) return;
-      auto no_rows =
-          detail::stacked_output<typename Run::template output_t<K>, iter>(n, [&]<class X>(X*) {
-            return [&]<std::size_t... Ss>(std::index_sequence<Ss...>) {
-              return std::apply(
-                  [&](const auto&... carries) {
-                    return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
-                  },
-                  state);
-            }(std::make_index_sequence<slice_count>{});
-          });
-      out.emplace(detail::tensor_internals::hand_over(no_rows));
-    };
-    (empty(std::integral_constant<std::size_t, Ks>{}), ...);
-  }(std::make_index_sequence<emit_count>{});
+  detail::for_each_index<emit_count>([&]<std::size_t K>(detail::index_constant<K>) {
+    auto& out = std::get<K>(outs);
+    if (out) return;
+    auto no_rows = detail::stacked_output<typename Run::template output_t<K>, iter>(
+        n, [&]<class X>(std::type_identity<X>) {
+          return detail::with_indices<slice_count>(
+              [&]<std::size_t... Ss>(detail::index_constant<Ss>...) {
+                return std::apply(
+                    [&](const auto&... carries) {
+                      return detail::input_extent<X>(std::get<pos[Ss]>(in).operand..., carries...);
+                    },
+                    state);
+              });
+        });
+    out.emplace(detail::tensor_internals::hand_over(no_rows));
+  });
   // The outputs, then the last carries (both dropped here: handed over, not moved).
   return [&]<std::size_t... Ks, std::size_t... Cs>(std::index_sequence<Ks...>,
                                                    std::index_sequence<Cs...>) {
@@ -17007,10 +17245,6 @@ struct branch_outputs<std::pair<A, B>> {
 template <class R>
 using branch_outputs_t = typename branch_outputs<std::remove_cvref_t<R>>::list;
 
-// (Not an expression or symbol: itself, reported by check_branches.)
-template <class R>
-using tensor_of_output_t = tensor_type_of_t<R>;
-
 // Why what the branches return does not match (checked in this order; output by output, the
 // first output that does not match is the one reported).
 enum class branches_check { ok, poisoned, output_counts, not_tensor, element_types, dims };
@@ -17031,8 +17265,7 @@ constexpr branches_check check_output() {
 template <class... Ts, class... Es>
 constexpr std::size_t first_mismatch(type_list<Ts...>, type_list<Es...>) {
   const bool match[] = {
-      (check_output<tensor_of_output_t<Ts>, tensor_of_output_t<Es>>() == branches_check::ok)...,
-      false};
+      (check_output<tensor_type_of_t<Ts>, tensor_type_of_t<Es>>() == branches_check::ok)..., false};
   std::size_t k = 0;
   while (match[k]) ++k;
   return k;
@@ -17058,7 +17291,7 @@ constexpr branches_check check_branches() {
   } else {
     constexpr std::size_t k = first_mismatch(ts{}, es{});
     if constexpr (k == ts::size) return branches_check::ok;
-    else return check_output<tensor_of_output_t<at_t<k, ts>>, tensor_of_output_t<at_t<k, es>>>();
+    else return check_output<tensor_type_of_t<at_t<k, ts>>, tensor_type_of_t<at_t<k, es>>>();
   }
 }
 
@@ -17075,8 +17308,8 @@ void report_branches() {
   } else if constexpr (Check == check::not_tensor || Check == check::element_types ||
                        Check == check::dims) {
     constexpr std::size_t k = first_mismatch(ts{}, es{});
-    using then_t = tensor_of_output_t<at_t<k, ts>>;
-    using else_t = tensor_of_output_t<at_t<k, es>>;
+    using then_t = tensor_type_of_t<at_t<k, ts>>;
+    using else_t = tensor_type_of_t<at_t<k, es>>;
     using then_role = detail::operand_role_t<"then", then_t>;
     using else_role = detail::operand_role_t<"else", else_t>;
     if constexpr (Check == check::not_tensor)
@@ -17120,7 +17353,7 @@ template <class L>
 struct tensors_of_outputs;
 template <class... Rs>
 struct tensors_of_outputs<type_list<Rs...>> {
-  using type = type_list<tensor_of_output_t<Rs>...>;
+  using type = type_list<tensor_type_of_t<Rs>...>;
 };
 // The tensor types of a branch's outputs (a type_list).
 template <class L>
@@ -17201,8 +17434,7 @@ struct call_parameters<Fn, Xs...>
 // holds lvalues by reference); a view, to the elements of a tensor. A tensor refers to
 // nothing.
 template <class R>
-inline constexpr bool result_is_lazy_v =
-    expression<R> && !is_tensor_v<std::remove_cvref_t<R>> && !is_view_v<std::remove_cvref_t<R>>;
+inline constexpr bool result_is_lazy_v = expression<R> && !memory_operand<R>;
 template <class R>
 inline constexpr bool result_is_view_v = is_view_v<std::remove_cvref_t<R>>;
 
@@ -17424,9 +17656,9 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
   } else if constexpr (symbolic<c>) {
     // Traced: the condition is a symbol (a graph input or a value computed from one).
     constexpr bool is_bool = std::is_same_v<typename c::value_type, bool>;
-    constexpr bool one = []<class... Ds>(dim_list<Ds...>*) {
+    constexpr bool one = []<class... Ds>(dim_list<Ds...>) {
       return (bounds_v<Ds>.contains(1) && ...);
-    }(static_cast<typename c::dims*>(nullptr));
+    }(typename c::dims{});
     static_assert(is_bool, "dimgraph: if_: a traced condition must be a bool value");
     DIMGRAPH_REQUIRE(!is_bool || one,
                      "dimgraph: if_: the condition must have one element (a dim of it cannot have "
@@ -17470,7 +17702,7 @@ std::string symbolic_dim_text() {
            (b.is_bounded() ? std::to_string(b.hi) : std::string()) + "]";
 }
 template <class T, class... Ds>
-std::string node_type_text(dim_list<Ds...>*) {
+std::string node_type_text(dim_list<Ds...>) {
   std::string out = element_name<T>() + " [";
   [[maybe_unused]] const char* sep = "";
   ((out += sep, out += symbolic_dim_text<Ds>(), sep = ", "), ...);
@@ -17478,21 +17710,21 @@ std::string node_type_text(dim_list<Ds...>*) {
 }
 template <class N>
 std::string node_type_text() {
-  return node_type_text<typename N::value_type>(static_cast<typename N::dims*>(nullptr));
+  return node_type_text<typename N::value_type>(typename N::dims{});
 }
 
 template <detail::fixed_string Name, class... Attrs>
-std::string op_label(op_tag<Name, Attrs...>*) {
+std::string op_label(std::type_identity<op_tag<Name, Attrs...>>) {
   std::string out(Name.view());
   if constexpr (sizeof...(Attrs) > 0) {
     const char* sep = "<";
-    auto attr = [&]<class A>(A*) {
+    auto attr = [&]<class A>(std::type_identity<A>) {
       out += sep;
       if constexpr (dimension<A>) out += describe<A>();
       else out += element_name<A>();
       sep = ", ";
     };
-    (attr(static_cast<Attrs*>(nullptr)), ...);
+    (attr(std::type_identity<Attrs>{}), ...);
     out += ">";
   }
   return out;
@@ -17581,7 +17813,7 @@ struct graph_listing {
     using N = op_node<Op, T, Dims, Cs...>;
     std::vector<std::size_t> in = std::apply(
         [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
-    std::string label = op_label(static_cast<Op*>(nullptr));
+    std::string label = op_label(std::type_identity<Op>{});
     std::string key = key_of(label, in, n.attributes + node_type_text<N>());
     return add(std::move(key),
                {0, no_id, std::move(label), std::move(in), n.attributes, node_type_text<N>()});
@@ -17590,8 +17822,8 @@ struct graph_listing {
   std::size_t visit(const region_node<Op, Results, Bodies, Cs...>& n) {
     std::vector<std::size_t> in = std::apply(
         [&](const auto&... c) { return std::vector<std::size_t>{visit(c)...}; }, n.children);
-    std::string label = op_label(static_cast<Op*>(nullptr));
-    std::string type = results_text(static_cast<Results*>(nullptr));
+    std::string label = op_label(std::type_identity<Op>{});
+    std::string type = results_text(std::type_identity<Results>{});
     std::string key = key_of(label, in, n.attributes + type + type_key<Bodies>());
     const std::size_t before = next_id;
     const std::size_t id =
@@ -17656,12 +17888,10 @@ struct graph_listing {
   }
 
   template <class... Ts>
-  static std::string results_text(std::tuple<Ts...>*) {
+  static std::string results_text(std::type_identity<std::tuple<Ts...>>) {
     std::string out = "(";
     [[maybe_unused]] const char* sep = "";
-    ((out += sep,
-      out += node_type_text<typename Ts::value_type>(static_cast<typename Ts::dims*>(nullptr)),
-      sep = ", "),
+    ((out += sep, out += node_type_text<typename Ts::value_type>(typename Ts::dims{}), sep = ", "),
      ...);
     return out + ")";
   }
@@ -17671,9 +17901,9 @@ template <class G>
 graph_listing list_graph(const G& g) {
   graph_listing l;
   // Inputs first, numbered by position, even when an output does not use them.
-  [&]<class... Ins>(std::tuple<Ins...>*) {
+  [&]<class... Ins>(std::type_identity<std::tuple<Ins...>>) {
     (l.visit(Ins{}), ...);
-  }(static_cast<typename G::input_nodes*>(nullptr));
+  }(std::type_identity<typename G::input_nodes>{});
   std::apply([&](const auto&... out) { (l.visit(out), ...); }, g.output_node_values());
   return l;
 }
@@ -18208,7 +18438,7 @@ auto lstm_fused(const X& x, const H& h, const C& c, const W& w, const B& b) {
   using input = typename d::input;
   using hidden = typename d::hidden;
   using both = decltype(input{} + hidden{});
-  constexpr bool memory_w = symbolic<W> || dimgraph::detail::is_leaf_v<W>;
+  constexpr bool memory_w = symbolic<W> || dimgraph::detail::memory_operand<W>;
   if constexpr (memory_w && (is_static_v<input> || is_static_v<hidden>)) {
     const auto [w_x, w_h] = dimgraph::split<input, hidden>(w);
     return lstm_separate(x, h, c, w_x, w_h, b);
@@ -19064,6 +19294,7 @@ template <dimension Time>
 struct key_dim : dim_expr_base {
   static constexpr interval bounds = bounds_v<Time>;
   static constexpr dim_kind kind = kind_v<Time>;
+  static std::string describe() { return "key(" + dimgraph::describe<Time>() + ")"; }
 };
 
 }  // namespace dimgraph::nn
@@ -19374,14 +19605,6 @@ concept attention_struct = packed_attention_struct<P> || separate_attention_stru
 }  // namespace detail
 
 }  // namespace dimgraph::nn
-
-namespace dimgraph::detail {
-template <class Time>
-struct describer<nn::key_dim<Time>> {
-  static constexpr int level = level_atom;
-  static std::string text() { return "key(" + describer<Time>::text() + ")"; }
-};
-}  // namespace dimgraph::detail
 // ---- end dimgraph/nn/attention_params.hpp
 // ---- begin dimgraph/nn/attention.hpp
 // dg::nn::multi_head_attention: scaled dot-product attention over heads, as
@@ -20040,10 +20263,11 @@ auto convolve(const X& x, const W& w, const B&... b) {
     decltype(auto) weights = read_once(w);
     // One product per tap (each evaluated by the element-wise pass that reads it), summed in
     // one pass with the bias.
-    return [&]<std::size_t... Taps>(std::index_sequence<Taps...>) {
-      const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
-      return dimgraph::eval((taps + ... + b));
-    }(std::make_index_sequence<k>{});
+    return dimgraph::detail::with_indices<k>(
+        [&]<std::size_t... Taps>(dimgraph::detail::index_constant<Taps>...) {
+          const auto taps = (... + conv_tap<Time, Kernel, O, Taps, in>(padded, weights));
+          return dimgraph::eval((taps + ... + b));
+        });
   });
 }
 
