@@ -3,7 +3,10 @@
 #   cmake -DCOMPILER=<c++> -DSOURCE=<kernels.cpp> -DINCLUDE_DIR=<dir> -DWORK_DIR=<dir>
 #         [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] [-DOBJDUMP=<objdump>] [-DRULE=body|loop]
 #         [-DLEVEL=native|O2] -P run_codegen_check.cmake
-# The functions to check follow "// codegen: " in the first lines of SOURCE (extern "C" names).
+# The functions to check follow "// codegen: " in the first lines of SOURCE: extern "C" names,
+# or, for a library function compiled out of line, a pattern in which * stands for any text
+# that matches the function's demangled name ("*reduce_block<*sum_reduce*": the first function
+# whose name matches).
 # SOURCE is compiled with -O3 -march=x86-64-v3 (LEVEL native, the default: AVX2 on every
 # machine, whatever the host) or with plain -O2 (LEVEL O2: what most users build with, SSE2
 # only) and disassembled with objdump. A function passes when its body holds at least one
@@ -113,6 +116,13 @@ set(_instruction "^ *[0-9a-f]+:\t")
 set(_packed_float "${_packed_prefix}(add|sub|mul|div|min|max|fm(add|sub)[0-9]+|fnm(add|sub)[0-9]+)p[sd]")
 set(_failures "")
 foreach(_fn IN LISTS _functions)
+  # The name as a regular expression: * any text; the other characters of a pattern are
+  # letters, digits and _:<>, which stand for themselves. (A pattern matches a compiler's
+  # clone, such as GCC's "[clone .isra.0]", but not a function's cold part.)
+  if(NOT _fn MATCHES "^[A-Za-z0-9_:<>,*]+$")
+    message(FATAL_ERROR "codegen: '${_fn}': a name or pattern holds letters, digits, _:<>, and *")
+  endif()
+  string(REPLACE "*" ".*" _fn_regex "^${_fn}$")
   set(_inside FALSE)
   set(_found FALSE)
   set(_simd_kinds "")
@@ -126,7 +136,9 @@ foreach(_fn IN LISTS _functions)
       if(_inside)
         break()
       endif()
-      if(CMAKE_MATCH_1 STREQUAL _fn)
+      set(_label "${CMAKE_MATCH_1}")  # (kept: every MATCHES below sets CMAKE_MATCH_1)
+      if(_label STREQUAL _fn OR (_fn MATCHES "[*]" AND _label MATCHES "${_fn_regex}" AND
+                                 NOT _label MATCHES "[.]cold"))
         set(_inside TRUE)
         set(_found TRUE)
       endif()

@@ -1,8 +1,11 @@
 // Row kernels (softmax, reductions) whose machine code is checked by
 // cmake/run_codegen_check.cmake under the loop rule: their set-up allocates the result, but
 // the loops over a row hold packed SIMD float instructions (the vectorised exp included) and
-// no call.
-// codegen: softmax_kernel sum_kernel
+// no call. A reduction runs out of line, in code shared by the reductions of one input type:
+// sum_kernel's vertical sum in reduce_block, its across path (a reduced inner dim) in
+// accumulate_strided.
+// codegen: softmax_kernel *reduce_block<dimgraph::detail::fn::sum_reduce,*
+// *accumulate_strided<dimgraph::detail::fn::sum_reduce,*
 
 #include <dimgraph.hpp>
 
