@@ -10502,6 +10502,43 @@ DIMGRAPH_ALWAYS_INLINE inline void accumulate(AccTensor& acc, const X& x) {
                                 x);
 }
 
+// out[i] = To(in[i] / divisor) (Divide) or To(in[i]), for i < n: a reduction's result from its
+// accumulators, in vectors of L elements, then one at a time. One copy per pair of types,
+// shared by every reduction, so a reduction compiles no element-wise kernel of its own.
+template <class To, class From, bool Divide>
+DIMGRAPH_NOINLINE void convert_elements(To* out, const From* in, std::size_t n, double divisor) {
+  static_assert(!Divide || std::is_same_v<From, double>);
+  constexpr std::size_t L =
+      simd::lanes_for(std::max(sizeof(simd::lane_t<To>), sizeof(simd::lane_t<From>)));
+  const auto one = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    auto v = load_lanes<M>(in + i);
+    if constexpr (Divide) v = v / simd::splat<double, M>(divisor);
+    store_lanes<M>(out + i, fn::as<To, From>(v));
+  };
+  std::size_t i = 0;
+  for (; i + L <= n; i += L) one.template operator()<L>(i);
+  for (; i < n; ++i) one.template operator()<1>(i);
+}
+
+// dst = acc (a fresh tensor of the reduction's dims), divided by divisor when Divide, as the
+// reduction's element type result_t (then widened to dst's, if wider).
+template <bool Divide, class result_t, class Dst, class Acc>
+DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, double divisor) {
+  using acc_t = typename Acc::value_type;
+  if constexpr (is_tensor_v<std::remove_const_t<Dst>> &&
+                std::is_same_v<typename Dst::dims, typename Acc::dims> &&
+                std::is_same_v<typename Dst::value_type, result_t>) {
+    // The same dims in the same order, both contiguous: element for element.
+    convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
+  } else if constexpr (Divide) {
+    assign_elementwise<false>(dst, cast<result_t>(acc / divisor));
+  } else if constexpr (std::is_same_v<acc_t, result_t>) {
+    assign_elementwise<false>(dst, acc);
+  } else {
+    assign_elementwise<false>(dst, cast<result_t>(acc));
+  }
+}
+
 // "dim 'time' has lengths {5, 3, 0}"
 template <class E>
 std::string lengths_description(const std::vector<std::int64_t>& lens) {
@@ -10751,10 +10788,8 @@ void reduce_ragged_into(Dst& dst, const X& x) {
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
         assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
       else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));
-    } else if constexpr (std::is_same_v<acc_t, result_t>) {
-      assign_elementwise<false>(dst, acc);
     } else {
-      assign_elementwise<false>(dst, cast<result_t>(acc));
+      write_reduction<false, result_t>(dst, acc, 1.0);
     }
   });
 }
@@ -12273,43 +12308,6 @@ DIMGRAPH_ALWAYS_INLINE inline void check_extents(const Dst& dst, const E& e) {
     const auto want = extents_in_order(typename Dst::dims{}, e);
     const auto have = dst.shape().extents();
     if (want != have) throw_extent_mismatch(typename Dst::dims{}, have, want);
-  }
-}
-
-// out[i] = To(in[i] / divisor) (Divide) or To(in[i]), for i < n: a reduction's result from its
-// accumulators, in vectors of L elements, then one at a time. One copy per pair of types,
-// shared by every reduction, so a reduction compiles no element-wise kernel of its own.
-template <class To, class From, bool Divide>
-DIMGRAPH_NOINLINE void convert_elements(To* out, const From* in, std::size_t n, double divisor) {
-  static_assert(!Divide || std::is_same_v<From, double>);
-  constexpr std::size_t L =
-      simd::lanes_for(std::max(sizeof(simd::lane_t<To>), sizeof(simd::lane_t<From>)));
-  const auto one = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-    auto v = load_lanes<M>(in + i);
-    if constexpr (Divide) v = v / simd::splat<double, M>(divisor);
-    store_lanes<M>(out + i, fn::as<To, From>(v));
-  };
-  std::size_t i = 0;
-  for (; i + L <= n; i += L) one.template operator()<L>(i);
-  for (; i < n; ++i) one.template operator()<1>(i);
-}
-
-// dst = acc (a fresh tensor of the reduction's dims), divided by divisor when Divide, as the
-// reduction's element type result_t (then widened to dst's, if wider).
-template <bool Divide, class result_t, class Dst, class Acc>
-DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, double divisor) {
-  using acc_t = typename Acc::value_type;
-  if constexpr (is_tensor_v<std::remove_const_t<Dst>> &&
-                std::is_same_v<typename Dst::dims, typename Acc::dims> &&
-                std::is_same_v<typename Dst::value_type, result_t>) {
-    // The same dims in the same order, both contiguous: element for element.
-    convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
-  } else if constexpr (Divide) {
-    assign_elementwise<false>(dst, cast<result_t>(acc / divisor));
-  } else if constexpr (std::is_same_v<acc_t, result_t>) {
-    assign_elementwise<false>(dst, acc);
-  } else {
-    assign_elementwise<false>(dst, cast<result_t>(acc));
   }
 }
 
