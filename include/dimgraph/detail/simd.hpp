@@ -260,6 +260,16 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
     return __builtin_ia32_pmovmskb256(bits<vec<char, 32>>(m)) == -1;
   }
 #endif
+#if defined(__AVX512F__)
+  // A lane compare into a mask register tested at once (the compiler folds it into the compare
+  // that made m), instead of folding four 16-byte quarters.
+  else if constexpr (sizeof(M) == 64 && sizeof(m[0]) == 4) {
+    return __builtin_ia32_cmpd512_mask(bits<vec<int, 16>>(m), vec<int, 16>{}, 4, 0xffff) == 0xffff;
+  } else if constexpr (sizeof(M) == 64 && sizeof(m[0]) == 8) {
+    return __builtin_ia32_cmpq512_mask(bits<vec<long long, 8>>(m), vec<long long, 8>{}, 4, 0xff) ==
+           0xff;
+  }
+#endif
   else if constexpr (sizeof(M) % 16 == 0) {
     vec<char, 16> c[sizeof(M) / 16];
     std::memcpy(c, &m, sizeof(M));

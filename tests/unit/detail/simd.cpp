@@ -1,0 +1,47 @@
+// SIMD vector helpers: all_lanes on masks from comparisons, for every lane type and width the
+// kernels use (a set lane is all ones, a clear one zero), with one lane clear at each position.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <dimgraph.hpp>
+
+namespace {
+
+namespace simd = dimgraph::detail::simd;
+
+template <class T, std::size_t L>
+void check_all_lanes() {
+  using V = simd::vec<T, L>;
+  V x{};
+  for (std::size_t l = 0; l < L; ++l) x[l] = T(l + 1);
+  INFO("lane type of ", sizeof(T), " bytes, ", L, " lanes");
+  CHECK(simd::all_lanes(x > T(0)));
+  CHECK_FALSE(simd::all_lanes(x > T(L)));
+  for (std::size_t clear = 0; clear < L; ++clear) {
+    V y = x;
+    y[clear] = T(0);
+    INFO("lane ", clear, " clear");
+    CHECK_FALSE(simd::all_lanes(y > T(0)));
+  }
+}
+
+template <class T>
+void check_all_widths() {
+  check_all_lanes<T, 1>();
+  // Widths up to the target's registers (a wider vector would be passed in memory).
+  check_all_lanes<T, 16 / sizeof(T)>();
+  if constexpr (simd::bytes >= 32) check_all_lanes<T, 32 / sizeof(T)>();
+  if constexpr (simd::bytes >= 64) check_all_lanes<T, 64 / sizeof(T)>();
+}
+
+}  // namespace
+
+TEST_CASE("simd: all_lanes is true only when every lane of the mask is set") {
+  check_all_widths<float>();
+  check_all_widths<double>();
+  check_all_widths<std::int32_t>();
+  check_all_widths<std::int64_t>();
+  check_all_widths<std::int8_t>();
+}
