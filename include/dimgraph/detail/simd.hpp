@@ -283,6 +283,41 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
   return all;
 }
 
+// The lanes of v folded into one as a tree: f(lower half, upper half) lane by lane, then the
+// same on that, down to one lane: log2 L steps on the vector unit, where folding in lane order
+// is L dependent scalar steps, each after a lane extract. (For a sum the order of additions
+// differs from lane order.)
+template <class V, class F>
+DIMGRAPH_ALWAYS_INLINE inline vec<value_t<V>, 1> fold_lanes(V v, F f) {
+  if constexpr (lanes_v<V> == 1) {
+    return v;
+  } else {
+    // Halves by shuffles, so that v stays in registers (a copy through memory would make the
+    // compiler keep the loop's accumulator on the stack).
+    return [&]<std::size_t... I>(std::index_sequence<I...>) DIMGRAPH_ALWAYS_INLINE {
+      return fold_lanes(f(__builtin_shufflevector(v, v, I...),
+                          __builtin_shufflevector(v, v, (I + sizeof...(I))...)),
+                        f);
+    }(std::make_index_sequence<lanes_v<V> / 2>{});
+  }
+}
+
+// Whether a < b in every lane (false for a NaN lane). The same as all_lanes(a < b); with
+// AVX-512 the compare goes straight into a mask register (GCC would otherwise widen the mask
+// into a vector and compare it again).
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline bool all_lanes_less(V a, V b) {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(V) == 64 && std::is_same_v<std::remove_cvref_t<decltype(a[0])>, float>) {
+    return __builtin_ia32_cmpps512_mask(a, b, 0x11 /* less, ordered */, 0xffff, 4) == 0xffff;
+  } else if constexpr (sizeof(V) == 64 &&
+                       std::is_same_v<std::remove_cvref_t<decltype(a[0])>, double>) {
+    return __builtin_ia32_cmppd512_mask(a, b, 0x11, 0xff, 4) == 0xff;
+  }
+#endif
+  return all_lanes(a < b);
+}
+
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {

@@ -179,7 +179,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
 template <class V, bool Lo = true>
 DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {}) {
   using T = value_t<V>;
-  if (all_lanes(abs(hi) < normal_exp_limit<T>)) [[likely]]
+  if (all_lanes_less(abs(hi), fill<V>(normal_exp_limit<T>))) [[likely]]
     return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);

@@ -71,16 +71,29 @@ DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::si
   else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
 }
 
-// fold(acc, lanes) over a row of n elements: L-lane vectors, then single lanes, then the
-// vector's lanes folded into the single-lane result.
-template <std::size_t L, class T, class Load, class Fold>
+// fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
+// Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
+// wait on it at every vector), then the vector's lanes folded as a tree, then single lanes.
+template <std::size_t L, std::size_t Chains, class T, class Load, class Fold>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identity,
                                                          const Load& load, const Fold& fold) {
+  static_assert(Chains == 1 || Chains == 4);
   auto acc = simd::splat<T, L>(identity);
   std::size_t i = 0;
+  if constexpr (Chains == 4) {
+    if (n >= 4 * L) {
+      auto acc1 = acc, acc2 = acc, acc3 = acc;
+      for (; i + 4 * L <= n; i += 4 * L) {
+        acc = fold(acc, load.template operator()<L>(i));
+        acc1 = fold(acc1, load.template operator()<L>(i + L));
+        acc2 = fold(acc2, load.template operator()<L>(i + 2 * L));
+        acc3 = fold(acc3, load.template operator()<L>(i + 3 * L));
+      }
+      acc = fold(fold(acc, acc1), fold(acc2, acc3));
+    }
+  }
   for (; i + L <= n; i += L) acc = fold(acc, load.template operator()<L>(i));
-  auto one = simd::splat<T, 1>(identity);
-  for (std::size_t l = 0; l < L; ++l) one = fold(one, simd::splat<T, 1>(acc[l]));
+  auto one = simd::fold_lanes(acc, fold);
   for (; i < n; ++i) one = fold(one, load.template operator()<1>(i));
   return one;
 }
@@ -94,9 +107,10 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
   constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
   const auto in = [&]<std::size_t M>(std::size_t i)
                       DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
-  const auto largest = [](auto a, auto b)
-                           DIMGRAPH_ALWAYS_INLINE { return fn::max_reduce::combine(a, b); };
-  const T m = fold_row<L>(n, fn::max_reduce::identity<T>(), in, largest)[0];
+  // The row's max without NaN propagation (one max instruction per vector): a NaN in the row
+  // makes the sum below NaN, and with it every output, whatever the max is.
+  const auto largest = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a > b ? a : b; };
+  const T m = fold_row<L, 4>(n, fn::max_reduce::identity<T>(), in, largest)[0];
   const auto shifted_exp = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
     const auto d = in.template operator()<M>(i) - m;
     const auto e = simd::exp(d);
@@ -104,7 +118,8 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
     return e;
   };
   const auto add = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
-  const T sum = fold_row<L>(n, T(0), shifted_exp, add)[0];
+  // (One accumulator: each vector's exp takes longer than the addition that waits on it.)
+  const T sum = fold_row<L, 1>(n, T(0), shifted_exp, add)[0];
   const auto out = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
     if constexpr (Unit) return load_lanes<M>(o + i);
     else return load_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * os, os);

@@ -1,9 +1,12 @@
-// SIMD vector helpers: all_lanes on masks from comparisons, for every lane type and width the
-// kernels use (a set lane is all ones, a clear one zero), with one lane clear at each position.
+// SIMD vector helpers: all_lanes on masks from comparisons (a set lane is all ones, a clear one
+// zero) and all_lanes_less (a NaN lane compares false), for every lane type and width the
+// kernels use, with one lane clear (or NaN) at each position.
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include <dimgraph.hpp>
 
@@ -24,7 +27,16 @@ void check_all_lanes() {
     y[clear] = T(0);
     INFO("lane ", clear, " clear");
     CHECK_FALSE(simd::all_lanes(y > T(0)));
+    if constexpr (std::is_floating_point_v<T>) {
+      CHECK_FALSE(simd::all_lanes_less(x, y));
+      CHECK(simd::all_lanes_less(y, x + T(1)));
+      V z = x;
+      z[clear] = std::numeric_limits<T>::quiet_NaN();
+      CHECK_FALSE(simd::all_lanes_less(z, x + T(1)));
+      CHECK_FALSE(simd::all_lanes_less(x, z + T(1)));
+    }
   }
+  if constexpr (std::is_floating_point_v<T>) CHECK(simd::all_lanes_less(x, x + T(1)));
 }
 
 template <class T>

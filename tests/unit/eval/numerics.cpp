@@ -120,6 +120,31 @@ TEST_CASE("numerics: softmax of infinite rows gives NaN as PyTorch, finite rows 
   CHECK(s.data()[5] == 1.0f);
 }
 
+TEST_CASE("numerics: a NaN or +inf anywhere in a row makes its softmax and log_softmax NaN") {
+  // Rows long enough that the value falls in each of the unrolled vector chains, a later lane
+  // and the remainder; the other row stays finite.
+  for (std::size_t n : {3u, 17u, 67u, 200u}) {
+    for (const float bad : {nan_f, inf_f}) {
+      for (std::size_t at = 0; at < n; at += 7) {
+        dg::tensor<float, R, F> x(dg::extent<R>(2), dg::extent<F>(n));
+        for (std::size_t i = 0; i < 2 * n; ++i) x.data()[i] = float(i % 11) - 5.0f;
+        x.data()[at] = bad;
+        const auto s = dg::softmax<F>(x);
+        const auto l = dg::log_softmax<F>(x);
+        INFO("n = ", n, ", at = ", at, ", value ", bad);
+        for (std::size_t i = 0; i < n; ++i) {
+          CHECK(std::isnan(s.data()[i]));
+          CHECK(std::isnan(l.data()[i]));
+        }
+        for (std::size_t i = n; i < 2 * n; ++i) {
+          CHECK(std::isfinite(s.data()[i]));
+          CHECK(std::isfinite(l.data()[i]));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("numerics: float sums are exact for 2^25 ones and accurate for 10^7 tenths") {
   dg::tensor<float, N> ones(dg::extent<N>(std::size_t{1} << 25));
   for (std::size_t i = 0; i < ones.size(); ++i) ones.data()[i] = 1.0f;
