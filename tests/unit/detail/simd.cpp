@@ -1,6 +1,6 @@
 // SIMD vector helpers: all_lanes on masks from comparisons (a set lane is all ones, a clear one
 // zero) and all_lanes_less (a NaN lane compares false), for every lane type and width the
-// kernels use, with one lane clear (or NaN) at each position.
+// kernels use, with one lane clear (or NaN) at each position; fold_lanes (a sum and a max).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -37,6 +37,15 @@ void check_all_lanes() {
     }
   }
   if constexpr (std::is_floating_point_v<T>) CHECK(simd::all_lanes_less(x, x + T(1)));
+  // fold_lanes: the sum of 1..L, and the max wherever it sits.
+  if constexpr (sizeof(T) > 1) {
+    CHECK(simd::fold_lanes(x, [](auto a, auto b) { return a + b; })[0] == T(L * (L + 1) / 2));
+    for (std::size_t top = 0; top < L; ++top) {
+      V y = x;
+      y[top] = T(100);
+      CHECK(simd::fold_lanes(y, [](auto a, auto b) { return a > b ? a : b; })[0] == T(100));
+    }
+  }
 }
 
 template <class T>
