@@ -62,6 +62,38 @@ DIMGRAPH_ALWAYS_INLINE inline V abs(V x) {
   return bits<V>(bits<U>(x) & ~layout<value_t<V>>::sign);
 }
 
+// min(x, c) and max(x, c) for a constant c, a NaN lane of x kept (c < x ? c : x, as the x86
+// min and max instructions compare). GCC writes a vector ?: as a compare and a blend (three
+// instructions without SSE4.1), so on SSE and AVX registers the instruction is asked for.
+template <bool Max, class V>
+DIMGRAPH_ALWAYS_INLINE inline V bound(V x, value_t<V> c) {
+  const V cv = fill<V>(c);
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+  constexpr bool is_float = std::is_same_v<value_t<V>, float>;
+  if constexpr (sizeof(V) == 16) {
+    if constexpr (is_float) return Max ? __builtin_ia32_maxps(cv, x) : __builtin_ia32_minps(cv, x);
+    else return Max ? __builtin_ia32_maxpd(cv, x) : __builtin_ia32_minpd(cv, x);
+  }
+#if defined(__AVX__)
+  if constexpr (sizeof(V) == 32) {
+    if constexpr (is_float)
+      return Max ? __builtin_ia32_maxps256(cv, x) : __builtin_ia32_minps256(cv, x);
+    else return Max ? __builtin_ia32_maxpd256(cv, x) : __builtin_ia32_minpd256(cv, x);
+  }
+#endif
+#endif
+  if constexpr (Max) return cv > x ? cv : x;
+  else return cv < x ? cv : x;
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V at_most(V x, value_t<V> c) {
+  return bound<false>(x, c);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V at_least(V x, value_t<V> c) {
+  return bound<true>(x, c);
+}
+
 // |magnitude| with the sign of `sign` (magnitude has its sign bit clear).
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V with_sign_of(V magnitude, V sign) {
@@ -184,8 +216,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
   const int_t<V> clamped = (hi < lowest) | (hi > highest);
-  hi = hi < lowest ? fill<V>(lowest) : hi;  // NaN stays NaN
-  hi = hi > highest ? fill<V>(highest) : hi;
+  hi = at_most(at_least(hi, lowest), highest);  // NaN stays NaN
   lo = clamped ? V{} : lo;
   const auto k = round_to_int(hi * log2e<T>);
   const V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T> + lo;
@@ -216,8 +247,7 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
   using L = layout<T>;
   constexpr T lowest = L::is_float ? T(-17.5) : T(-38);  // expm1 rounds to -1 below
   constexpr T highest = L::is_float ? T(89) : T(710);
-  x = x < lowest ? fill<V>(lowest) : x;
-  x = x > highest ? fill<V>(highest) : x;
+  x = at_most(at_least(x, lowest), highest);
   const expm1_split<V> e = expm1_reduce(x);
   const int_t<V> max_exponent = int_t<V>{} + L::bias;
   const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
@@ -297,14 +327,14 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V erfc_tail(V z, pair<V> z2, V scale) {
   using T = value_t<V>;
   if constexpr (layout<T>::is_float) {
-    z = z > T(10.5) ? fill<V>(T(10.5)) : z;
+    z = at_most(z, T(10.5));
     const V t = T(1) / (T(1) + T(0.5) * z);
     const V r = horner(t, 0x1.28ed7ep-19f, 0x1.20cb34p-2f, 0x1.21d898p-2f, 0x1.ea032ep-3f,
                        0x1.b6b2cap-3f, -0x1.4f18eap-5f, 0x1.0d778cp-2f, -0x1.a1bfbep-2f,
                        0x1.57906ap-3f, 0x1.5bfc76p-6f, -0x1.6664f6p-6f);
     return exp_sum(-z2.hi, -z2.lo) * (r * scale);
   } else {
-    z = z > T(28) ? fill<V>(T(28)) : z;
+    z = at_most(z, T(28));
     const V t = T(1) / (T(1) + T(0.25) * z);
     const V r = horner(
         t, 0x1.286e97734a393p-39, 0x1.20dd74ff288adp-3, 0x1.20dd75a5c35aap-3, 0x1.17d67cb21ea95p-3,
@@ -545,7 +575,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh(V x) {
     using T = value_t<V>;
     constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
     V a = math::abs(x);
-    a = a > saturated ? math::fill<V>(saturated) : a;
+    a = math::at_most(a, saturated);
     // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
     const math::expm1_split<V> em = math::expm1_reduce(a + a);
     const V s = math::pow2i<V>(em.k);
@@ -577,7 +607,7 @@ DIMGRAPH_ALWAYS_INLINE inline V erf(V x) {
     using T = value_t<V>;
     constexpr T one_from = math::layout<T>::is_float ? T(4) : T(6);  // erf rounds to 1 beyond
     V a = math::abs(x);
-    a = a > one_from ? math::fill<V>(one_from) : a;
+    a = math::at_most(a, one_from);
     const V small = x + x * math::erf_small_poly(x * x);
     const V large = T(1) - math::erfc_tail(a, math::scaled_square(a, T(1)), math::fill<V>(T(1)));
     return a < T(0.75) ? small : math::with_sign_of(large, x);
@@ -597,8 +627,8 @@ DIMGRAPH_ALWAYS_INLINE inline V gelu(V x) {
     using T = value_t<V>;
     // Below -limit gelu rounds to -0; above +limit it is x (and w below is 2).
     constexpr T limit = math::layout<T>::is_float ? T(15) : T(40);
-    x = x < -limit ? math::fill<V>(-limit) : x;
-    const V xw = x > limit ? math::fill<V>(limit) : x;
+    x = math::at_least(x, -limit);
+    const V xw = math::at_most(x, limit);
     const V z = xw * T(0x1.6a09e667f3bcdp-1);
     const V a = math::abs(z);
     const V half_x = T(0.5) * x;
