@@ -50,11 +50,16 @@ inline constexpr std::size_t block_rows = 16;
 // Lanes [P * H, P * H + H) of v (lanes of elements E), converted to To. (To may be wider
 // than v's lanes: a vector of v's lane count would then be wider than a register, so it is
 // taken in parts.)
+// (By a shuffle: a copy through memory would keep a loop's accumulator of v on the stack.)
 template <class To, class E, std::size_t H, std::size_t P, class V>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<To, H> widened_part(V v) {
-  fn::lanes_t<E, H> part;
-  std::memcpy(&part, reinterpret_cast<const unsigned char*>(&v) + P * sizeof(part), sizeof(part));
-  return fn::as<To, E>(part);
+  if constexpr (sizeof(V) == sizeof(fn::lanes_t<E, H>)) {
+    return fn::as<To, E>(v);
+  } else {
+    return with_indices<H>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+      return fn::as<To, E>(fn::lanes_t<E, H>(__builtin_shufflevector(v, v, (P * H + I)...)));
+    });
+  }
 }
 
 template <std::size_t S>
@@ -64,34 +69,84 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, S> add_offsets(
   return a;
 }
 
+// The parts of two sets of lane accumulators combined part by part.
+template <class Op, class T, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
+                                                             const std::array<T, N>& b) {
+  for_each_index<N>([&]<std::size_t P>(index_constant<P>)
+                        DIMGRAPH_ALWAYS_INLINE { a[P] = Op::combine(a[P], b[P]); });
+  return a;
+}
+
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
-// accumulators of Acc in parts of H lanes, folded into *o at the end, then the last piece's
+// accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
+// time: a combine is a chain of dependent instructions, and one set would wait on it at every
+// vector), folded together and then as a tree into *o at the end, then the last piece's
 // m < L elements.
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
                                                  Acc* o, const std::ptrdiff_t* leaf_step,
                                                  const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
-  std::array<fn::lanes_t<Acc, H>, L / H> lanes;
-  lanes.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
-  std::size_t rest = 0;
-  fn::lanes_t<E, L> last{};
-  for_each_piece<L>(
-      r, n, 0, leaf_step, leaf_bytes,
-      [&](const Row& c, std::size_t at, std::size_t, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-        const auto v = k.template packet<L>(c, at);
-        if (m != L) [[unlikely]] {
-          last = v;
-          rest = m;
-        } else {
-          for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-            lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v));
+  using part = fn::lanes_t<Acc, H>;
+  using lanes_type = std::array<part, L / H>;
+  constexpr std::size_t C = Kernel::facts::size <= 8 ? 4 : 1;
+  const auto identity =
+      simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>()));
+  std::array<lanes_type, C> lanes;
+  for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
+                              DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
+  });
+  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v) DIMGRAPH_ALWAYS_INLINE {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      set[P] = Op::combine(set[P], widened_part<Acc, E, H, P>(v));
+    });
+  };
+  std::size_t i = 0;
+  if constexpr (C > 1) {
+    if constexpr (std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
+                  std::is_base_of_v<fn::sum_reduce, Op>) {
+      // A float sum: each lane sums at most block_rows elements in float before its sum is
+      // added in double (as a vertical sum does), so the loop adds floats.
+      while (i + C * L <= n) {
+        // (Indexed by constants only, so that the array stays in registers.)
+        std::array<fn::lanes_t<E, L>, C> t;
+        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+          t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
+        });
+        const std::size_t end = std::min(i + (n - i) / (C * L) * (C * L), i + block_rows * C * L);
+        for (; i < end; i += C * L)
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            t[Chain] += k.template packet<L>(r, i + Chain * L);
           });
-        }
-      });
-  auto sum = load_lanes<1>(o);
-  for (std::size_t l = 0; l < L; ++l)
-    sum = Op::combine(sum, simd::splat<simd::lane_t<Acc>, 1>(lanes[l / H][l % H]));
+        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>)
+                              DIMGRAPH_ALWAYS_INLINE { add(lanes[Chain], t[Chain]); });
+      }
+    } else {
+      for (; i + C * L <= n; i += C * L)
+        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+          add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+        });
+    }
+    lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
+                                 combine_parts<Op>(lanes[2], lanes[3]));
+  }
+  for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
+  std::size_t rest = n - i;
+  fn::lanes_t<E, L> last{};
+  if (rest != 0) {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    Row c = r;
+    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+    last = k.template packet<L>(c, 0);
+  }
+  part folded = lanes[0][0];
+  for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    folded = Op::combine(folded, lanes[0][P + 1]);
+  });
+  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); };
+  auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   for (std::size_t l = 0; l < rest; ++l)
     sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
   store_lanes<1>(o, sum);

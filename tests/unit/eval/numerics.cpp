@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -141,6 +142,37 @@ TEST_CASE("numerics: a NaN or +inf anywhere in a row makes its softmax and log_s
           CHECK(std::isfinite(l.data()[i]));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("numerics: reductions over the inner dim, at lengths around every loop boundary") {
+  // Small integers: every float sum is exact, so the result is the integer sum whatever the
+  // order. Lengths cover one vector, the unrolled chains, the float blocks of a sum (1024
+  // elements and more with 16 lanes) and remainders of each.
+  for (std::size_t n : {1u, 5u, 16u, 31u, 64u, 100u, 255u, 1024u, 1100u, 4133u}) {
+    dg::tensor<float, R, F> x(dg::extent<R>(3), dg::extent<F>(n));
+    double want[3] = {0, 0, 0};
+    for (std::size_t r = 0; r < 3; ++r)
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto v = float((i * 7 + r) % 13) - 6.0f;
+        x.data()[r * n + i] = v;
+        want[r] += double(v);
+      }
+    const dg::tensor<float, R> s = dg::sum<F>(x);
+    const dg::tensor<double, R> sd = dg::sum<F>(dg::cast<double>(x));
+    const dg::tensor<float, R> mx = dg::max<F>(x), mn = dg::min<F>(x);
+    INFO("n = ", n);
+    for (std::size_t r = 0; r < 3; ++r) {
+      CHECK(double(s.data()[r]) == want[r]);
+      CHECK(sd.data()[r] == want[r]);
+      float hi = -1e9f, lo = 1e9f;
+      for (std::size_t i = 0; i < n; ++i) {
+        hi = std::max(hi, x.data()[r * n + i]);
+        lo = std::min(lo, x.data()[r * n + i]);
+      }
+      CHECK(mx.data()[r] == hi);
+      CHECK(mn.data()[r] == lo);
     }
   }
 }
