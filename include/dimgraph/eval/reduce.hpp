@@ -103,36 +103,46 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
       set[P] = Op::combine(set[P], widened_part<Acc, E, H, P>(v));
     });
   };
+  constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
+                             std::is_base_of_v<fn::sum_reduce, Op>;
+  // A float sum adds floats: each lane sums at most block_rows elements in float before the
+  // sum is added in double (as a vertical sum does). (Indexed by constants only, so that the
+  // arrays stay in registers.)
+  const auto float_blocks = [&]<std::size_t Chains>(std::size_t& i) DIMGRAPH_ALWAYS_INLINE {
+    while (i + Chains * L <= n) {
+      std::array<fn::lanes_t<E, L>, Chains> t;
+      for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+        t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
+      });
+      const std::size_t whole = i + (n - i) / (Chains * L) * (Chains * L);
+      const std::size_t end = std::min(whole, i + block_rows * Chains * L);
+      for (; i < end; i += Chains * L)
+        for_each_index<Chains>(
+            [&]<std::size_t Chain>(index_constant<Chain>)
+                DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
+      for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>)
+                                 DIMGRAPH_ALWAYS_INLINE { add(lanes[Chain], t[Chain]); });
+    }
+  };
   std::size_t i = 0;
   if constexpr (C > 1) {
-    if constexpr (std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
-                  std::is_base_of_v<fn::sum_reduce, Op>) {
-      // A float sum: each lane sums at most block_rows elements in float before its sum is
-      // added in double (as a vertical sum does), so the loop adds floats.
-      while (i + C * L <= n) {
-        // (Indexed by constants only, so that the array stays in registers.)
-        std::array<fn::lanes_t<E, L>, C> t;
-        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-          t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
-        });
-        const std::size_t end = std::min(i + (n - i) / (C * L) * (C * L), i + block_rows * C * L);
-        for (; i < end; i += C * L)
+    // (Chains only for a row long enough to pay for folding them together.)
+    if (n >= 2 * C * L) {
+      if constexpr (float_sum) {
+        float_blocks.template operator()<C>(i);
+      } else {
+        for (; i + C * L <= n; i += C * L)
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            t[Chain] += k.template packet<L>(r, i + Chain * L);
+            add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
           });
-        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>)
-                              DIMGRAPH_ALWAYS_INLINE { add(lanes[Chain], t[Chain]); });
       }
-    } else {
-      for (; i + C * L <= n; i += C * L)
-        for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-          add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
-        });
+      lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
+                                   combine_parts<Op>(lanes[2], lanes[3]));
     }
-    lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
-                                 combine_parts<Op>(lanes[2], lanes[3]));
   }
-  for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
+  if constexpr (float_sum) float_blocks.template operator()<1>(i);
+  else
+    for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
   std::size_t rest = n - i;
   fn::lanes_t<E, L> last{};
   if (rest != 0) {
@@ -149,7 +159,10 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   for (std::size_t l = 0; l < rest; ++l)
     sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
-  store_lanes<1>(o, sum);
+  // (A number is stored from its register; a store of the one-lane vector went through two
+  // copies on the stack.)
+  if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) *o = sum[0];
+  else store_lanes<1>(o, sum);
 }
 
 // A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
@@ -343,6 +356,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
         groups,
         [&](const offsets& first, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
           Acc* o = acc_data + first[0];
+          // (A group of one row, the common case, takes no loop over rows: the loop's setup
+          // cost as much as a short row's work.)
+          if (across && run == 0) {
+            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o, leaf_step.data(),
+                                         table.leaf_bytes.data());
+            return;
+          }
           auto group = rows;
           group.extent[run] = n;
           if (across) {
