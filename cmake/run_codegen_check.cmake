@@ -3,7 +3,8 @@
 #   cmake -DCOMPILER=<c++> -DSOURCE=<kernels.cpp> -DINCLUDE_DIR=<dir> -DWORK_DIR=<dir>
 #         [-DSYSTEM_INCLUDE_DIRS=<dir|dir...>] [-DOBJDUMP=<objdump>] [-DRULE=body|loop]
 #         [-DLEVEL=native|O2] -P run_codegen_check.cmake
-# The functions to check follow "// codegen: " in the first lines of SOURCE: extern "C" names,
+# The functions to check follow "// codegen: " (on one or more such lines) in the first lines of
+# SOURCE: extern "C" names,
 # or, for a library function compiled out of line, a pattern in which * stands for any text
 # that matches the function's demangled name ("*reduce_block<*sum_reduce*": the first function
 # whose name matches).
@@ -61,10 +62,17 @@ if(NOT _objdump)
 endif()
 
 file(READ "${SOURCE}" _head_of_source LIMIT 4096)
-if(NOT _head_of_source MATCHES "(^|\n)// codegen:([^\r\n]*)")
+# (Every "// codegen:" line counts: a long list may take several.)
+string(REGEX MATCHALL "(^|\n)// codegen:[^\r\n]*" _codegen_lines "${_head_of_source}")
+if(NOT _codegen_lines)
   message(FATAL_ERROR "${SOURCE}: missing '// codegen: <function>...' in its first lines")
 endif()
-string(STRIP "${CMAKE_MATCH_2}" _functions)
+set(_functions "")
+foreach(_line IN LISTS _codegen_lines)
+  string(REGEX REPLACE "^\n?// codegen:" "" _line "${_line}")
+  string(APPEND _functions " ${_line}")
+endforeach()
+string(STRIP "${_functions}" _functions)
 string(REGEX REPLACE "[ \t]+" ";" _functions "${_functions}")
 if(_functions STREQUAL "")
   message(FATAL_ERROR "${SOURCE}: the '// codegen:' line names no function")

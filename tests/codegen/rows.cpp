@@ -5,7 +5,7 @@
 // sum_kernel's vertical sum in reduce_block, its across path (a reduced inner dim) in
 // accumulate_strided.
 // codegen: softmax_kernel *reduce_block<dimgraph::detail::fn::sum_reduce,*
-// *accumulate_strided<dimgraph::detail::fn::sum_reduce,*
+// codegen: *accumulate_strided<dimgraph::detail::fn::sum_reduce,*
 
 #include <dimgraph.hpp>
 
