@@ -3,12 +3,14 @@
 // was built with them, all in the same binary:
 //   W4a  sum over T: x[B,T,F] -> [B,F]    32 x 128 x 512   reduction over a non-inner dim
 //   W4b  softmax over F of x[B,T,F]       32 x 128 x 512   reduction + element-wise, inner dim
+//   W4c  sum over F: x[B,T,F] -> [B,T]    32 x 128 x 512   reduction over the inner dim
+//   W4d  max over F: x[B,T,F] -> [B,T]    32 x 128 x 512   the same, NaN-propagating max
 //
 // Eigen's side, with Array maps: W4a as row sums of each [F, T] block, W4b row by row
-// (maxCoeff, the vectorised exp, sum; Eigen has no softmax). LibTorch's: sum_out and
-// softmax_out. As in elementwise.cpp: every kernel is a named noinline function called once
-// per iteration, and each side's result is checked against the hand loop before anything is
-// timed.
+// (maxCoeff, the vectorised exp, sum; Eigen has no softmax), W4c and W4d as column sums and
+// maxima of the [F, B*T] array. LibTorch's: sum_out, softmax_out and amax_out. As in
+// elementwise.cpp: every kernel is a named noinline function called once per iteration, and each
+// side's result is checked against the hand loop before anything is timed.
 //
 //   dimgraph_bench_reduce [--benchmark_filter=W4a] [google benchmark flags]
 //   python3 bench/runtime/ratios.py <this binary>     medians and ratios
@@ -45,6 +47,7 @@ struct F : dg::dim<"f"> {};
 
 using btf = dg::tensor<float, B, T, F>;
 using bf = dg::tensor<float, B, F>;
+using bt = dg::tensor<float, B, T>;
 
 constexpr std::size_t batch = 32, time_steps = 128, features = 512;
 
@@ -86,6 +89,33 @@ DIMGRAPH_BENCH_NOINLINE void w4b_hand(float* __restrict out, const float* __rest
   }
 }
 
+DIMGRAPH_BENCH_NOINLINE void w4c_dimgraph(bt& out, const btf& x) {
+  out = dg::sum<F>(x);
+}
+DIMGRAPH_BENCH_NOINLINE void w4d_dimgraph(bt& out, const btf& x) {
+  out = dg::max<F>(x);
+}
+// Row by row, as a user would write it; the max propagates NaN as dimgraph's (and PyTorch's)
+// does, which no branch-free max instruction does alone.
+DIMGRAPH_BENCH_NOINLINE void w4c_hand(float* __restrict out, const float* __restrict x,
+                                      std::size_t rows, std::size_t nf) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * nf;
+    float s = 0.0f;
+    for (std::size_t i = 0; i < nf; ++i) s += xr[i];
+    out[r] = s;
+  }
+}
+DIMGRAPH_BENCH_NOINLINE void w4d_hand(float* __restrict out, const float* __restrict x,
+                                      std::size_t rows, std::size_t nf) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* xr = x + r * nf;
+    float m = -INFINITY;
+    for (std::size_t i = 0; i < nf; ++i) m = (xr[i] > m || xr[i] != xr[i]) ? xr[i] : m;
+    out[r] = m;
+  }
+}
+
 #if DIMGRAPH_BENCH_EIGEN
 // For each b, the row sums of x[b] seen as a column-major [F, T] array (Eigen's partial
 // reduction: several times faster than the Tensor module's sum over dim 1).
@@ -107,6 +137,19 @@ DIMGRAPH_BENCH_NOINLINE void w4b_eigen(float* out, const float* x, std::size_t r
     o *= 1.0f / o.sum();
   }
 }
+// Column sums and maxima of x seen as a column-major [F, B*T] array.
+DIMGRAPH_BENCH_NOINLINE void w4c_eigen(float* out, const float* x, std::size_t rows,
+                                       std::size_t nf) {
+  const auto r = static_cast<Eigen::Index>(rows), f = static_cast<Eigen::Index>(nf);
+  Eigen::Map<Eigen::ArrayXXf>(out, 1, r) =
+      Eigen::Map<const Eigen::ArrayXXf>(x, f, r).colwise().sum();
+}
+DIMGRAPH_BENCH_NOINLINE void w4d_eigen(float* out, const float* x, std::size_t rows,
+                                       std::size_t nf) {
+  const auto r = static_cast<Eigen::Index>(rows), f = static_cast<Eigen::Index>(nf);
+  Eigen::Map<Eigen::ArrayXXf>(out, 1, r) =
+      Eigen::Map<const Eigen::ArrayXXf>(x, f, r).colwise().maxCoeff();
+}
 #endif
 
 // ---- Inputs and outputs, made once. ------------------------------------------------------
@@ -120,6 +163,8 @@ struct w4_data {
   bf sum_hand{dg::extent<B>(batch), dg::extent<F>(features)};
   btf softmax_out{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
   btf softmax_hand{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
+  bt row_out{dg::extent<B>(batch), dg::extent<T>(time_steps)};
+  bt row_hand{dg::extent<B>(batch), dg::extent<T>(time_steps)};
   w4_data() { bench::fill_uniform(x.data(), x.size(), 6); }
   std::size_t nb() const { return x.extent<B>(); }
   std::size_t nt() const { return x.extent<T>(); }
@@ -127,12 +172,15 @@ struct w4_data {
 #if DIMGRAPH_BENCH_TORCH
   // Views made where they are used: an assignment may give an output new memory.
   struct torch_views {
-    torch_peer::tensor x, sum_out, softmax_out;
+    torch_peer::tensor x, sum_out, softmax_out, row_out;
   };
   torch_views torch() const {
     const auto b = static_cast<std::int64_t>(nb()), t = static_cast<std::int64_t>(nt()),
                f = static_cast<std::int64_t>(nf());
-    return {{x.data(), {b, t, f}}, {sum_out.data(), {b, f}}, {softmax_out.data(), {b, t, f}}};
+    return {{x.data(), {b, t, f}},
+            {sum_out.data(), {b, f}},
+            {softmax_out.data(), {b, t, f}},
+            {row_out.data(), {b, t}}};
   }
 #endif
 };
@@ -152,6 +200,35 @@ void check_all() {
   w4b_dimgraph(d.softmax_out, d.x);
   bench::expect_close("W4b", "dimgraph", d.softmax_out.data(), d.softmax_hand.data(),
                       d.softmax_out.size());
+  const std::size_t rows = d.nb() * d.nt();
+  w4c_hand(d.row_hand.data(), d.x.data(), rows, d.nf());
+  w4c_dimgraph(d.row_out, d.x);
+  bench::expect_close("W4c", "dimgraph", d.row_out.data(), d.row_hand.data(), rows);
+#if DIMGRAPH_BENCH_EIGEN
+  w4c_eigen(d.row_out.data(), d.x.data(), rows, d.nf());
+  bench::expect_close("W4c", "eigen", d.row_out.data(), d.row_hand.data(), rows);
+#endif
+#if DIMGRAPH_BENCH_TORCH
+  {
+    auto t = d.torch();
+    torch_peer::sum_last(t.row_out, t.x);
+    bench::expect_close("W4c", "torch", d.row_out.data(), d.row_hand.data(), rows);
+  }
+#endif
+  w4d_hand(d.row_hand.data(), d.x.data(), rows, d.nf());
+  w4d_dimgraph(d.row_out, d.x);
+  bench::expect_close("W4d", "dimgraph", d.row_out.data(), d.row_hand.data(), rows);
+#if DIMGRAPH_BENCH_EIGEN
+  w4d_eigen(d.row_out.data(), d.x.data(), rows, d.nf());
+  bench::expect_close("W4d", "eigen", d.row_out.data(), d.row_hand.data(), rows);
+#endif
+#if DIMGRAPH_BENCH_TORCH
+  {
+    auto t = d.torch();
+    torch_peer::max_last(t.row_out, t.x);
+    bench::expect_close("W4d", "torch", d.row_out.data(), d.row_hand.data(), rows);
+  }
+#endif
 #if DIMGRAPH_BENCH_EIGEN
   w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf());
   bench::expect_close("W4a", "eigen", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
@@ -190,7 +267,31 @@ void register_all() {
     bench::time_calls(s,
                       [&] { w4b_hand(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
+  bench::add("W4c", "dimgraph", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4c_dimgraph(d.row_out, d.x); });
+  });
+  bench::add("W4c", "hand", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4c_hand(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
+  bench::add("W4d", "dimgraph", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4d_dimgraph(d.row_out, d.x); });
+  });
+  bench::add("W4d", "hand", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4d_hand(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
 #if DIMGRAPH_BENCH_EIGEN
+  bench::add("W4c", "eigen", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4c_eigen(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
+  bench::add("W4d", "eigen", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4d_eigen(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+  });
   bench::add("W4a", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
     bench::time_calls(s, [&] { w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
@@ -202,6 +303,16 @@ void register_all() {
   });
 #endif
 #if DIMGRAPH_BENCH_TORCH
+  bench::add("W4c", "torch", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    auto t = d.torch();
+    bench::time_calls(s, [&] { torch_peer::sum_last(t.row_out, t.x); });
+  });
+  bench::add("W4d", "torch", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    auto t = d.torch();
+    bench::time_calls(s, [&] { torch_peer::max_last(t.row_out, t.x); });
+  });
   bench::add("W4a", "torch", unit, [](benchmark::State& s) {
     auto& d = w4();
     auto t = d.torch();

@@ -91,8 +91,14 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   using part = fn::lanes_t<Acc, H>;
   using lanes_type = std::array<part, L / H>;
   constexpr std::size_t C = Kernel::facts::size <= 8 ? 4 : 1;
-  const auto identity =
-      simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>()));
+  // (A floating-point sum starts its lanes from -0, which x + -0 leaves exactly as x, so the
+  // first addition folds away; *o, from +0, still gives +0 to a sum of zeros.)
+  constexpr bool signed_zero_sum =
+      std::is_base_of_v<fn::sum_reduce, Op> && std::is_floating_point_v<Acc>;
+  const auto identity = [] {
+    if constexpr (signed_zero_sum) return simd::splat<Acc, H>(Acc(-0.0));
+    else return simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>()));
+  }();
   std::array<lanes_type, C> lanes;
   for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
     for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
@@ -105,23 +111,24 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
                              std::is_base_of_v<fn::sum_reduce, Op>;
-  // A float sum adds floats: each lane sums at most block_rows elements in float before the
-  // sum is added in double (as a vertical sum does). (Indexed by constants only, so that the
-  // arrays stay in registers.)
+  // A float sum adds floats: each lane sums at most block_rows elements in float (over the
+  // chains together) before the sum is added in double (as a vertical sum does). (Indexed by
+  // constants only, so that the arrays stay in registers.)
   const auto float_blocks = [&]<std::size_t Chains>(std::size_t& i) DIMGRAPH_ALWAYS_INLINE {
+    static_assert(block_rows % Chains == 0);
     while (i + Chains * L <= n) {
       std::array<fn::lanes_t<E, L>, Chains> t;
       for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
         t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
       });
       const std::size_t whole = i + (n - i) / (Chains * L) * (Chains * L);
-      const std::size_t end = std::min(whole, i + block_rows * Chains * L);
+      const std::size_t end = std::min(whole, i + block_rows * L);
       for (; i < end; i += Chains * L)
         for_each_index<Chains>(
             [&]<std::size_t Chain>(index_constant<Chain>)
                 DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
-      for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>)
-                                 DIMGRAPH_ALWAYS_INLINE { add(lanes[Chain], t[Chain]); });
+      if constexpr (Chains == 4) add(lanes[0], (t[0] + t[1]) + (t[2] + t[3]));
+      else add(lanes[0], t[0]);
     }
   };
   std::size_t i = 0;
@@ -135,9 +142,9 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
             add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
           });
+        lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
+                                     combine_parts<Op>(lanes[2], lanes[3]));
       }
-      lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
-                                   combine_parts<Op>(lanes[2], lanes[3]));
     }
   }
   if constexpr (float_sum) float_blocks.template operator()<1>(i);
