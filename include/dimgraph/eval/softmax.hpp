@@ -139,6 +139,57 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
   }
 }
 
+// Softmax (Log: log-softmax) over D of a block of n rows along D (x steps by xs, o by os) by
+// w columns (the inner dim, contiguous in x and o), in vectors of columns: the max and then
+// the sum of each column kept in m and s (w elements each), in three passes over the rows in
+// memory order, where the row kernel would read each column element by element with a
+// stride. The same function as softmax_row column by column (a column's NaN or +inf makes
+// its sum, and so all of it, NaN whatever its max is); sums are taken in row order.
+template <bool Log, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_columns(T* o, std::ptrdiff_t os, const V* x,
+                                                   std::ptrdiff_t xs, std::size_t n, std::size_t w,
+                                                   T* m, T* s) {
+  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
+  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE {
+    std::size_t j = 0;
+    for (; j + L <= w; j += L) f.template operator()<L>(j);
+    for (; j < w; ++j) f.template operator()<1>(j);
+  };
+  const auto x_row = [&](std::size_t t)
+                         DIMGRAPH_ALWAYS_INLINE { return x + static_cast<std::ptrdiff_t>(t) * xs; };
+  const auto o_row = [&](std::size_t t)
+                         DIMGRAPH_ALWAYS_INLINE { return o + static_cast<std::ptrdiff_t>(t) * os; };
+  columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    store_lanes<M>(m + j, row_lanes<M, true, T>(x_row(0), 1, j));
+    store_lanes<M>(s + j, simd::splat<T, M>(T(0)));
+  });
+  for (std::size_t t = 1; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto a = load_lanes<M>(m + j);
+      const auto v = row_lanes<M, true, T>(x_row(t), 1, j);
+      store_lanes<M>(m + j, v > a ? v : a);
+    });
+  for (std::size_t t = 0; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto d = row_lanes<M, true, T>(x_row(t), 1, j) - load_lanes<M>(m + j);
+      const auto e = simd::exp(d);
+      put_row_lanes<M, true>(o_row(t), 1, j, Log ? d : e);
+      store_lanes<M>(s + j, load_lanes<M>(s + j) + e);
+    });
+  // m becomes what each column's elements are scaled by (1 / sum) or shifted by (log sum).
+  columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    const auto sum = load_lanes<M>(s + j);
+    if constexpr (Log) store_lanes<M>(m + j, simd::log(sum));
+    else store_lanes<M>(m + j, T(1) / sum);
+  });
+  for (std::size_t t = 0; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto v = load_lanes<M>(o_row(t) + j);
+      const auto c = load_lanes<M>(m + j);
+      put_row_lanes<M, true>(o_row(t), 1, j, Log ? v - c : v * c);
+    });
+}
+
 // A new tensor with x's dims and element type T whose elements the caller writes.
 template <class T, class X>
 auto uninitialized_like(const X& x) {
@@ -157,6 +208,29 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
   const std::size_t n = x.template extent<D>();
   if (n == 0 || out.size() == 0) return out;
   const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  using inner = last_or_void_t<typename X::dims>;
+  if constexpr (!std::is_same_v<inner, D>) {
+    // D is not the inner dim: a block of all of D by all of the inner dim at a time, by
+    // columns (softmax_columns), when the inner dim is contiguous.
+    if (xs != 1 && x.template stride<inner>() == 1 && out.template stride<inner>() == 1) {
+      const std::size_t w = x.template extent<inner>();
+      for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)],
+                        out[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], n * w,
+                        [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                          // (Per block, so that threads do not share it; on the stack when small.)
+                          constexpr std::size_t on_stack = 1024;
+                          if (w <= on_stack) {
+                            T scratch[2 * on_stack];
+                            softmax_columns<Log>(o, os, xr, xs, n, w, scratch, scratch + w);
+                          } else {
+                            std::vector<T> scratch(2 * w);
+                            softmax_columns<Log>(o, os, xr, xs, n, w, scratch.data(),
+                                                 scratch.data() + w);
+                          }
+                        });
+      return out;
+    }
+  }
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
                       if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);

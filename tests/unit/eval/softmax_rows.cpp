@@ -7,8 +7,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <type_traits>
+#include <vector>
 
 namespace dg = dimgraph;
 
@@ -131,4 +133,53 @@ TEST_CASE("softmax: empty extents give an empty result of the same extents") {
   CHECK(y.extent<T>() == 3);
   const btf z = dg::softmax<B>(none);
   CHECK(z.size() == 0);
+}
+
+namespace {
+struct G : dg::dim<"g"> {};
+struct R : dg::dim<"r"> {};
+struct W : dg::dim<"w"> {};
+}  // namespace
+
+TEST_CASE("softmax: over an outer dim of a contiguous inner dim, by columns, at every width") {
+  // Widths around a vector of columns and past the columns' scratch on the stack (1024); the
+  // softmax and the log-softmax over the middle dim R and the outer dim G against the hand
+  // loop in double.
+  for (std::size_t w : {1u, 3u, 8u, 16u, 17u, 33u, 1100u}) {
+    dg::tensor<float, G, R, W> x(dg::extent<G>(2), dg::extent<R>(5), dg::extent<W>(w));
+    fill(x, unsigned(w));
+    const auto at = [&](std::size_t g, std::size_t r, std::size_t c) {
+      return double(x.data()[(g * 5 + r) * w + c]);
+    };
+    const auto over_r = dg::softmax<R>(x);
+    const auto log_over_r = dg::log_softmax<R>(x);
+    const auto over_g = dg::softmax<G>(x);
+    const std::vector<double> want_r = hand_softmax(2, 5, w, 1, at);
+    const std::vector<double> want_g = hand_softmax(2, 5, w, 0, at);
+    INFO("w = ", w);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      CHECK(std::fabs(over_r.data()[i] - want_r[i]) < 1e-6);
+      CHECK(std::fabs(log_over_r.data()[i] - std::log(want_r[i])) < 1e-5);
+      CHECK(std::fabs(over_g.data()[i] - want_g[i]) < 1e-6);
+    }
+  }
+}
+
+TEST_CASE("softmax: a NaN or +inf in a column makes that column NaN, by columns too") {
+  for (const float bad :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    dg::tensor<float, R, W> x(dg::extent<R>(4), dg::extent<W>(21));
+    fill(x, 7);
+    x.data()[2 * 21 + 19] = bad;  // row 2, column 19 (in the single-column remainder)
+    x.data()[1 * 21 + 3] = bad;   // row 1, column 3 (in a vector of columns)
+    const auto s = dg::softmax<R>(x);
+    const auto l = dg::log_softmax<R>(x);
+    for (std::size_t r = 0; r < 4; ++r)
+      for (std::size_t c = 0; c < 21; ++c) {
+        const bool poisoned = c == 19 || c == 3;
+        INFO("row ", r, ", column ", c);
+        CHECK(std::isnan(s.data()[r * 21 + c]) == poisoned);
+        CHECK(std::isnan(l.data()[r * 21 + c]) == poisoned);
+      }
+  }
 }
