@@ -293,6 +293,14 @@ auto softmax_ragged(const X& x) {
   }
 }
 
+// Whether b (at a later position) replaces a as the extreme (lanes of T): a NaN counts as more
+// extreme than any number, and the first NaN stays.
+template <bool Max, class T, class Lanes>
+DIMGRAPH_ALWAYS_INLINE inline auto arg_replaces(Lanes b, Lanes a) {
+  if constexpr (std::is_floating_point_v<T>) return (Max ? a < b : b < a) | ((b != b) & (a == a));
+  else return Max ? a < b : b < a;
+}
+
 // The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
 // NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
 template <bool Max, bool Unit, class V>
@@ -302,11 +310,8 @@ DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrd
   constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
   const auto in = [&]<std::size_t M>(std::size_t i)
                       DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
-  // Whether b (at a later position) replaces a.
-  const auto better = [](auto b, auto a) DIMGRAPH_ALWAYS_INLINE {
-    if constexpr (std::is_floating_point_v<T>) return (Max ? a < b : b < a) | ((b != b) & (a == a));
-    else return Max ? a < b : b < a;
-  };
+  const auto better = [](auto b, auto a)
+                          DIMGRAPH_ALWAYS_INLINE { return arg_replaces<Max, T>(b, a); };
   std::size_t i = 0;
   T best_value = x[0];
   std::int64_t best_at = 0;
@@ -343,6 +348,30 @@ DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrd
   return best_at;
 }
 
+// The positions o[0, w) of the extreme elements of the w columns of a block of n > 0 rows (x
+// steps by xs from row to row, by 1 along a row), in vectors of columns: the same choice as
+// arg_extreme_row makes along each column, where that would read each column with a stride.
+template <bool Max, class I, class V>
+DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_columns(I* o, const V* x, std::ptrdiff_t xs,
+                                                       std::size_t n, std::size_t w) {
+  using T = simd::lane_t<V>;
+  constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
+  const auto block = [&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    auto best = row_lanes<M, true, T>(x, 1, j);
+    simd::vec<std::int64_t, M> at{};
+    for (std::size_t t = 1; t < n; ++t) {
+      const auto v = row_lanes<M, true, T>(x + static_cast<std::ptrdiff_t>(t) * xs, 1, j);
+      const auto take = arg_replaces<Max, T>(v, best);
+      best = take ? v : best;
+      at = simd::convert<std::int64_t>(take) ? simd::splat<std::int64_t, M>(std::int64_t(t)) : at;
+    }
+    for (std::size_t l = 0; l < M; ++l) o[j + l] = I(at[l]);
+  };
+  std::size_t j = 0;
+  for (; j + L <= w; j += L) block.template operator()<L>(j);
+  for (; j < w; ++j) block.template operator()<1>(j);
+}
+
 // out = the position of the extreme element along D of x (D's extent n > 0; out has x's other
 // dims, in x's order).
 template <class D, bool Max, class X, class Out>
@@ -351,6 +380,19 @@ DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_into(const X& x, const Out& out) 
   const std::size_t n = x.template extent<D>();
   if (out.size() == 0) return;
   const std::ptrdiff_t xs = x.template stride<D>();
+  using inner = last_or_void_t<typename X::dims>;
+  if constexpr (!std::is_same_v<inner, D>) {
+    // D is not the inner dim: all of D by all of the inner dim at a time, by columns, when the
+    // inner dim is contiguous in x and out.
+    if (xs != 1 && x.template stride<inner>() == 1 && out.template stride<inner>() == 1) {
+      const std::size_t w = x.template extent<inner>();
+      for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], out[dimgraph::at<inner>(0)],
+                        n * w, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+                          arg_extreme_columns<Max>(o, xr, xs, n, w);
+                        });
+      return;
+    }
+  }
   for_each_position(x[dimgraph::at<D>(0)], out, n,
                     [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
                       *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)

@@ -183,3 +183,31 @@ TEST_CASE("softmax: a NaN or +inf in a column makes that column NaN, by columns 
       }
   }
 }
+
+TEST_CASE("argmax and argmin over an outer dim, by columns: first extreme, first NaN") {
+  // Values with many ties (so the first position must win) and NaN in two columns.
+  for (std::size_t w : {1u, 3u, 8u, 17u}) {
+    dg::tensor<float, R, W> x(dg::extent<R>(6), dg::extent<W>(w));
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = float((i * 5) % 4);
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    if (w > 2) {
+      x.data()[3 * w + 2] = nan;  // column 2: the NaN at row 3 wins over the one at row 5
+      x.data()[5 * w + 2] = nan;
+    }
+    const auto mx = dg::argmax<R>(x);
+    const auto mn = dg::argmin<R>(x);
+    INFO("w = ", w);
+    for (std::size_t c = 0; c < w; ++c) {
+      std::size_t hi = 0, lo = 0;
+      for (std::size_t r = 1; r < 6; ++r) {
+        const float v = x.data()[r * w + c];
+        const float h = x.data()[hi * w + c], l = x.data()[lo * w + c];
+        if ((v > h || std::isnan(v)) && !std::isnan(h)) hi = r;
+        if ((v < l || std::isnan(v)) && !std::isnan(l)) lo = r;
+      }
+      CHECK(std::size_t(mx.data()[c].value()) == hi);
+      CHECK(std::size_t(mn.data()[c].value()) == lo);
+      if (w > 2 && c == 2) CHECK(hi == 3);
+    }
+  }
+}
