@@ -35,7 +35,7 @@ import subprocess
 import sys
 
 # Workloads in this order first, the rest by name.
-ORDER = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W4c", "W4d", "W5", "W6", "W6b", "W7", "W8.exp", "W8.tanh",
+ORDER = ["W1a", "W1b", "W2", "W3", "W4a", "W4b", "W4c", "W4d", "W4e", "W5", "W6", "W6b", "W7", "W8.exp", "W8.tanh",
          "W8.sigmoid", "W8.gelu", "W9.relu", "W9.where", "W9.relu_btf", "W9.where_btf",
          "tanh_affine", "scale_add"]
 MAIN_SIDES = ["dimgraph", "hand", "eigen", "torch"]

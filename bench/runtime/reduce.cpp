@@ -5,10 +5,12 @@
 //   W4b  softmax over F of x[B,T,F]       32 x 128 x 512   reduction + element-wise, inner dim
 //   W4c  sum over F: x[B,T,F] -> [B,T]    32 x 128 x 512   reduction over the inner dim
 //   W4d  max over F: x[B,T,F] -> [B,T]    32 x 128 x 512   the same, NaN-propagating max
+//   W4e  softmax over T of x[B,T,F]       32 x 128 x 512   softmax over an outer dim
 //
 // Eigen's side, with Array maps: W4a as row sums of each [F, T] block, W4b row by row
 // (maxCoeff, the vectorised exp, sum; Eigen has no softmax), W4c and W4d as column sums and
-// maxima of the [F, B*T] array. LibTorch's: sum_out, softmax_out and amax_out. As in
+// maxima of the [F, B*T] array (W4e has no Eigen side). LibTorch's: sum_out, softmax_out and
+// amax_out. As in
 // elementwise.cpp: every kernel is a named noinline function called once per iteration, and each
 // side's result is checked against the hand loop before anything is timed.
 //
@@ -18,6 +20,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include <dimgraph.hpp>
 
@@ -116,6 +119,34 @@ DIMGRAPH_BENCH_NOINLINE void w4d_hand(float* __restrict out, const float* __rest
   }
 }
 
+DIMGRAPH_BENCH_NOINLINE void w4e_dimgraph(btf& out, const btf& x) {
+  out = dg::softmax<T>(x);
+}
+// For each b, the columns over t, each pass over the rows in memory order (the max and sum of
+// every column in scratch), as a user would write it to keep the inner loop contiguous.
+DIMGRAPH_BENCH_NOINLINE void w4e_hand(float* __restrict out, const float* __restrict x,
+                                      std::size_t nb, std::size_t nt, std::size_t nf,
+                                      float* __restrict m, float* __restrict s) {
+  for (std::size_t b = 0; b < nb; ++b) {
+    const float* xb = x + b * nt * nf;
+    float* ob = out + b * nt * nf;
+    for (std::size_t f = 0; f < nf; ++f) {
+      m[f] = xb[f];
+      s[f] = 0.0f;
+    }
+    for (std::size_t t = 1; t < nt; ++t)
+      for (std::size_t f = 0; f < nf; ++f) m[f] = xb[t * nf + f] > m[f] ? xb[t * nf + f] : m[f];
+    for (std::size_t t = 0; t < nt; ++t)
+      for (std::size_t f = 0; f < nf; ++f) {
+        ob[t * nf + f] = std::exp(xb[t * nf + f] - m[f]);
+        s[f] += ob[t * nf + f];
+      }
+    for (std::size_t f = 0; f < nf; ++f) s[f] = 1.0f / s[f];
+    for (std::size_t t = 0; t < nt; ++t)
+      for (std::size_t f = 0; f < nf; ++f) ob[t * nf + f] *= s[f];
+  }
+}
+
 #if DIMGRAPH_BENCH_EIGEN
 // For each b, the row sums of x[b] seen as a column-major [F, T] array (Eigen's partial
 // reduction: several times faster than the Tensor module's sum over dim 1).
@@ -165,6 +196,8 @@ struct w4_data {
   btf softmax_hand{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
   bt row_out{dg::extent<B>(batch), dg::extent<T>(time_steps)};
   bt row_hand{dg::extent<B>(batch), dg::extent<T>(time_steps)};
+  btf columns_hand{dg::extent<B>(batch), dg::extent<T>(time_steps), dg::extent<F>(features)};
+  std::vector<float> column_scratch = std::vector<float>(2 * features);
   w4_data() { bench::fill_uniform(x.data(), x.size(), 6); }
   std::size_t nb() const { return x.extent<B>(); }
   std::size_t nt() const { return x.extent<T>(); }
@@ -213,6 +246,19 @@ void check_all() {
     auto t = d.torch();
     torch_peer::sum_last(t.row_out, t.x);
     bench::expect_close("W4c", "torch", d.row_out.data(), d.row_hand.data(), rows);
+  }
+#endif
+  w4e_hand(d.columns_hand.data(), d.x.data(), d.nb(), d.nt(), d.nf(), d.column_scratch.data(),
+           d.column_scratch.data() + d.nf());
+  w4e_dimgraph(d.softmax_out, d.x);
+  bench::expect_close("W4e", "dimgraph", d.softmax_out.data(), d.columns_hand.data(),
+                      d.softmax_out.size());
+#if DIMGRAPH_BENCH_TORCH
+  {
+    auto t = d.torch();
+    torch_peer::softmax_dim1(t.softmax_out, t.x);
+    bench::expect_close("W4e", "torch", d.softmax_out.data(), d.columns_hand.data(),
+                        d.softmax_out.size());
   }
 #endif
   w4d_hand(d.row_hand.data(), d.x.data(), rows, d.nf());
@@ -283,6 +329,17 @@ void register_all() {
     auto& d = w4();
     bench::time_calls(s, [&] { w4d_hand(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
+  bench::add("W4e", "dimgraph", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] { w4e_dimgraph(d.softmax_out, d.x); });
+  });
+  bench::add("W4e", "hand", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    bench::time_calls(s, [&] {
+      w4e_hand(d.softmax_out.data(), d.x.data(), d.nb(), d.nt(), d.nf(), d.column_scratch.data(),
+               d.column_scratch.data() + d.nf());
+    });
+  });
 #if DIMGRAPH_BENCH_EIGEN
   bench::add("W4c", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
@@ -303,6 +360,11 @@ void register_all() {
   });
 #endif
 #if DIMGRAPH_BENCH_TORCH
+  bench::add("W4e", "torch", unit, [](benchmark::State& s) {
+    auto& d = w4();
+    auto t = d.torch();
+    bench::time_calls(s, [&] { torch_peer::softmax_dim1(t.softmax_out, t.x); });
+  });
   bench::add("W4c", "torch", unit, [](benchmark::State& s) {
     auto& d = w4();
     auto t = d.torch();

@@ -79,6 +79,9 @@ void sum_last(tensor& out, const tensor& x) {
 void max_last(tensor& out, const tensor& x) {
   at::amax_out(get(out), get(x), at::IntArrayRef{2});
 }
+void softmax_dim1(tensor& out, const tensor& x) {
+  at::softmax_out(get(out), get(x), 1);
+}
 void add_either(tensor& out, bool cond, const tensor& x, const tensor& z, const tensor& w) {
   at::add_out(get(out), get(x), cond ? get(z) : get(w));
 }

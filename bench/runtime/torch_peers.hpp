@@ -51,6 +51,8 @@ void softmax_last(tensor& out, const tensor& x);
 // W4c, W4d: out[B,T] = x[B,T,F].sum(2), x.amax(2).
 void sum_last(tensor& out, const tensor& x);
 void max_last(tensor& out, const tensor& x);
+// W4e: out = softmax(x, 1).
+void softmax_dim1(tensor& out, const tensor& x);
 // W5: out = cond ? x + z : x + w.
 void add_either(tensor& out, bool cond, const tensor& x, const tensor& z, const tensor& w);
 // W8: element-wise math; gelu is the exact (erf) one.
