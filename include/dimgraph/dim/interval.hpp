@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
+#include <string>
 
 namespace dimgraph {
 
@@ -115,6 +116,17 @@ constexpr interval broadcast_merge(interval a, interval b) {
   if (a1) return b;
   if (b1) return a;
   return intersect(a, b);
+}
+
+// An interval as text, as messages print it: "[1, 8]", "[4, inf]", "[0, inf]" (dynamic).
+// (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "[" + std::string.)
+inline std::string to_string(interval i) {
+  std::string out(1, '[');
+  out += std::to_string(i.lo);
+  out += ", ";
+  out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
+  out += ']';
+  return out;
 }
 
 }  // namespace dimgraph

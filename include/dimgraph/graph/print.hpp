@@ -17,16 +17,12 @@
 namespace dimgraph {
 namespace detail {
 
-// A dim as the graph knows it: "feature=512" (static), "beam[1..8]" (interval), "time[?]"
-// (dynamic: any extent), "len[4..]" (bounded below only).
+// A dim as the graph knows it: "feature=512" (static), "beam[1, 8]" (interval), "time[0, inf]"
+// (dynamic: any extent), "len[4, inf]" (bounded below only).
 template <class D>
 std::string symbolic_dim_text() {
-  constexpr interval b = bounds_v<D>;
-  if constexpr (is_static_v<D>) return describe<D>() + "=" + std::to_string(b.lo);
-  else if constexpr (b.lo == 0 && !b.is_bounded()) return describe<D>() + "[?]";
-  else
-    return describe<D>() + "[" + std::to_string(b.lo) + ".." +
-           (b.is_bounded() ? std::to_string(b.hi) : std::string()) + "]";
+  if constexpr (is_static_v<D>) return describe<D>() + "=" + std::to_string(bounds_v<D>.lo);
+  else return describe<D>() + to_string(bounds_v<D>);
 }
 template <class T, class... Ds>
 std::string node_type_text(dim_list<Ds...>) {
@@ -238,8 +234,8 @@ graph_listing list_graph(const G& g) {
 }  // namespace detail
 
 // The listing: one line per node, "%id = op<dims>(%operands) {attributes} : type [dims]", then
-// "return %ids". A dim prints with its size ("feature=512"), interval ("beam[1..8]") or
-// "[?]" when any extent is allowed.
+// "return %ids". A dim prints with its size ("feature=512") or its interval ("beam[1, 8]",
+// "time[0, inf]").
 template <class Fn, class Ins, class Outs>
 std::ostream& operator<<(std::ostream& os, const graph<Fn, Ins, Outs>& g) {
   auto l = detail::list_graph(g);

@@ -76,7 +76,7 @@ std::string expected_shape_text(std::type_identity<tensor<T, Ds...>>) {
   ((out +=
     (i++ ? ", " : "") +
     (is_static_v<Ds> ? describe<Ds>() + "=" + std::to_string(bounds_v<Ds>.lo)
-                     : describe<Ds>() + " in " + dimgraph::detail::interval_text(bounds_v<Ds>))),
+                     : describe<Ds>() + " in " + to_string(bounds_v<Ds>))),
    ...);
   return out + "]";
 }

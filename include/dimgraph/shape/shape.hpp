@@ -39,16 +39,6 @@ std::string dim_with_extent(std::size_t n) {
          (is_static_v<D> ? "" : "]");
 }
 
-// (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "[" + std::string.)
-inline std::string interval_text(interval i) {
-  std::string out(1, '[');
-  out += std::to_string(i.lo);
-  out += ", ";
-  out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
-  out += ']';
-  return out;
-}
-
 // The most elements a shape may have: then every offset in elements, and the size in bytes
 // of the elements (8 bytes at most each) with room to align them, fit a std::ptrdiff_t, so
 // that no size, stride or offset computed from a shape's extents overflows.
@@ -93,7 +83,7 @@ template <class D>
 constexpr std::size_t checked_extent(const char* op, std::size_t n) {
   if (!bounds_v<D>.contains(n))
     throw shape_error(op, "dim '" + describe<D>() + "' cannot have extent " + std::to_string(n) +
-                              ": its size is " + interval_text(bounds_v<D>));
+                              ": its size is " + to_string(bounds_v<D>));
   return n;
 }
 

@@ -126,9 +126,9 @@ void check_binary(const char* name, Op op, W (*ref)(P, P)) {
 
   auto g = dg::trace(op, dg::input<E, B, F>{}, dg::input<E, F>{});
   static_assert(std::is_same_v<typename decltype(g)::template output_t<0>, dg::tensor<R, B, F>>);
-  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[?], f=5]\n" +
+  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[0, inf], f=5]\n" +
                           "%1 = input 1 : " + element_text<E>() + " [f=5]\n" + "%2 = " + name +
-                          "(%0, %1) : " + element_text<R>() + " [b[?], f=5]\nreturn %2\n");
+                          "(%0, %1) : " + element_text<R>() + " [b[0, inf], f=5]\nreturn %2\n");
   const dg::tensor<R, B, F> traced = g(x, y);
   for (std::size_t b = 0; b < nb; ++b)
     for (std::size_t f = 0; f < nf; ++f) check_element(traced(b, f), ref(x(b, f), y(f)));
@@ -137,7 +137,7 @@ void check_binary(const char* name, Op op, W (*ref)(P, P)) {
   auto with_scalar = dg::trace([&](const auto& v) { return op(v, s); }, dg::input<E, B, F>{});
   CHECK(listing(with_scalar)
             .find("%2 = " + std::string(name) + "(%0, %1) : " + element_text<R>() +
-                  " [b[?], f=5]\nreturn %2\n") != std::string::npos);
+                  " [b[0, inf], f=5]\nreturn %2\n") != std::string::npos);
 }
 
 // A unary op on a tensor with a run-time dim, and traced.
@@ -155,8 +155,8 @@ void check_unary(const char* name, Op op, W (*ref)(P)) {
 
   auto g = dg::trace(op, dg::input<E, B, F>{});
   static_assert(std::is_same_v<typename decltype(g)::template output_t<0>, dg::tensor<R, B, F>>);
-  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[?], f=5]\n" + "%1 = " + name +
-                          "(%0) : " + element_text<R>() + " [b[?], f=5]\nreturn %1\n");
+  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[0, inf], f=5]\n" + "%1 = " + name +
+                          "(%0) : " + element_text<R>() + " [b[0, inf], f=5]\nreturn %1\n");
   const dg::tensor<R, B, F> traced = g(x);
   for (std::size_t b = 0; b < nb; ++b)
     for (std::size_t f = 0; f < nf; ++f) check_element(traced(b, f), ref(x(b, f)));

@@ -39,15 +39,15 @@ TEST_CASE("trace: the listing has one line per node, operands first, with dims a
   auto g = dg::trace(model{bias}, dg::input<float, Batch, Feature>{},
                      dg::input<float, Feature, Batch>{});
   CHECK(listing(g) ==
-        "%0 = input 0 : float32 [batch[?], feature=4]\n"
-        "%1 = input 1 : float32 [feature=4, batch[?]]\n"
+        "%0 = input 0 : float32 [batch[0, inf], feature=4]\n"
+        "%1 = input 1 : float32 [feature=4, batch[0, inf]]\n"
         "%2 = scalar 2 : float32 []\n"
-        "%3 = mul(%0, %2) : float32 [batch[?], feature=4]\n"
+        "%3 = mul(%0, %2) : float32 [batch[0, inf], feature=4]\n"
         "%4 = constant : float32 [feature=4]\n"
-        "%5 = add(%3, %4) : float32 [batch[?], feature=4]\n"
-        "%6 = tanh(%5) : float32 [batch[?], feature=4]\n"
-        "%7 = add(%6, %1) : float32 [batch[?], feature=4]\n"
-        "%8 = sum<feature>(%7) : float32 [batch[?]]\n"
+        "%5 = add(%3, %4) : float32 [batch[0, inf], feature=4]\n"
+        "%6 = tanh(%5) : float32 [batch[0, inf], feature=4]\n"
+        "%7 = add(%6, %1) : float32 [batch[0, inf], feature=4]\n"
+        "%8 = sum<feature>(%7) : float32 [batch[0, inf]]\n"
         "return %8\n");
 }
 
@@ -90,11 +90,11 @@ TEST_CASE("trace: several outputs, interval dims and run-time attributes") {
   };
   auto g = dg::trace(fn, dg::input<float, Beam, Feature>{});
   CHECK(listing(g) ==
-        "%0 = input 0 : float32 [beam[1..8], feature=4]\n"
-        "%1 = softmax<feature>(%0) : float32 [beam[1..8], feature=4]\n"
-        "%2 = pad<beam>(%0) {before=1, after=2, value=0.5} : float32 [1+beam+2[4..11], "
+        "%0 = input 0 : float32 [beam[1, 8], feature=4]\n"
+        "%1 = softmax<feature>(%0) : float32 [beam[1, 8], feature=4]\n"
+        "%2 = pad<beam>(%0) {before=1, after=2, value=0.5} : float32 [1+beam+2[4, 11], "
         "feature=4]\n"
-        "%3 = max<feature>(%2) : float32 [1+beam+2[4..11]]\n"
+        "%3 = max<feature>(%2) : float32 [1+beam+2[4, 11]]\n"
         "return %1, %3\n");
 
   auto x = dg::uniform<float, Beam, Feature>(3, -2.0f, 2.0f, dg::extent<Beam>(2));
@@ -128,12 +128,12 @@ TEST_CASE("trace: structural ops record their dims and bounds") {
       std::is_same_v<G::output_t<0>, dg::tensor<float, Batch, decltype(dg::c<2> * Hidden{})>>);
   static_assert(std::is_same_v<G::output_t<1>, dg::tensor<float, Feature>>);
   CHECK(listing(g) ==
-        "%0 = input 0 : float32 [batch[?], feature=4]\n"
+        "%0 = input 0 : float32 [batch[0, inf], feature=4]\n"
         "%1 = constant : float32 [hidden=3, feature=4]\n"
-        "%2 = dot<feature>(%0, %1) : float32 [batch[?], hidden=3]\n"
-        "%3 = concat<hidden, hidden>(%2, %2) : float32 [batch[?], 2*hidden=6]\n"
+        "%2 = dot<feature>(%0, %1) : float32 [batch[0, inf], hidden=3]\n"
+        "%3 = concat<hidden, hidden>(%2, %2) : float32 [batch[0, inf], 2*hidden=6]\n"
         "%4 = slice<batch>(%0) {start=1, end=none, stride=2} : float32 [" +
-            dg::describe<S>() + "[?], feature=4]\n" + "%5 = at<" + dg::describe<S>() +
+            dg::describe<S>() + "[0, inf], feature=4]\n" + "%5 = at<" + dg::describe<S>() +
             ">(%4) {index=0} : float32 [feature=4]\n"
             "return %3, %5\n");
 }

@@ -216,12 +216,12 @@ TEST_CASE("trace: a scan body's captures keep their ids, a nested if_ is a sub-g
       },
       dg::input<float, Steps, B>{}, dg::input<float, B>{});
   CHECK(listing(g) ==
-        "%0 = input 0 : float32 [steps[?], b=3]\n"
+        "%0 = input 0 : float32 [steps[0, inf], b=3]\n"
         "%1 = input 1 : float32 [b=3]\n"
         "%2 = scalar 2 : float32 []\n"
         "%3 = mul(%1, %2) : float32 [b=3]\n"
         "%4 = scan<steps>(%0, %3) {sliced 0 [start=0, end=-1, stride=1, part_size=1], carried "
-        "1} : (float32 [steps[?], b=3], float32 [b=3])\n"
+        "1} : (float32 [steps[0, inf], b=3], float32 [b=3])\n"
         "  body:\n"
         "    %5 = arg 0 : float32 [b=3]\n"
         "    %6 = arg 1 : float32 [b=3]\n"
@@ -238,7 +238,7 @@ TEST_CASE("trace: a scan body's captures keep their ids, a nested if_ is a sub-g
         "        yield %13\n"
         "    %14 = result 0(%10) : float32 [b=3]\n"
         "    yield %14, %9 {carry 1, emit 1}\n"
-        "%15 = result 0(%4) : float32 [steps[?], b=3]\n"
+        "%15 = result 0(%4) : float32 [steps[0, inf], b=3]\n"
         "%16 = result 1(%4) : float32 [b=3]\n"
         "return %15, %16\n");
 

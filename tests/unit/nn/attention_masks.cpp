@@ -72,15 +72,15 @@ std::string listing(const G& g) {
 // (2 heads of 4: the scale 1 / sqrt(4)).
 constexpr const char* scores_causal =
     "%13 = scalar 0.5 : float32 []\n"
-    "%14 = mul(%12, %13) : float32 [batch[?], time[?], heads=2, key(time)[?]]\n"
-    "%15 = causal_mask<time, key(time)>(%14) : bool [time[?], key(time)[?]]\n"
+    "%14 = mul(%12, %13) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
+    "%15 = causal_mask<time, key(time)>(%14) : bool [time[0, inf], key(time)[0, inf]]\n"
     "%16 = scalar -inf : float32 []\n"
-    "%17 = where(%15, %14, %16) : float32 [batch[?], time[?], heads=2, key(time)[?]]\n"
-    "%18 = softmax<key(time)>(%17) : float32 [batch[?], time[?], heads=2, key(time)[?]]\n";
+    "%17 = where(%15, %14, %16) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
+    "%18 = softmax<key(time)>(%17) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
 constexpr const char* scores_plain =
     "%13 = scalar 0.5 : float32 []\n"
-    "%14 = mul(%12, %13) : float32 [batch[?], time[?], heads=2, key(time)[?]]\n"
-    "%15 = softmax<key(time)>(%14) : float32 [batch[?], time[?], heads=2, key(time)[?]]\n";
+    "%14 = mul(%12, %13) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
+    "%15 = softmax<key(time)>(%14) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
 
 // Traced with the options O: the listing has the causal mask exactly when O.causal, and the
 // graph runs to the eager function's values (exactly: it is the same computation) and to the
@@ -128,11 +128,11 @@ void check_traced_with_mask(const packed& w) {
   const std::string text = listing(g);
   CHECK((text.find("causal_mask") != std::string::npos) == Causal);
   // The user's mask (%1) after the causal one: where(mask, -inf, scores).
-  constexpr const char* scores_dims = " : float32 [batch[?], time[?], heads=2, key(time)[?]]\n";
+  constexpr const char* scores_dims = " : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
   const std::string masked =
       Causal
           ? std::string(
-                "%17 = causal_mask<time, key(time)>(%16) : bool [time[?], key(time)[?]]\n"
+                "%17 = causal_mask<time, key(time)>(%16) : bool [time[0, inf], key(time)[0, inf]]\n"
                 "%18 = where(%17, %16, %2)") +
                 scores_dims + "%19 = where(%1, %2, %18)" + scores_dims +
                 "%20 = softmax<key(time)>(%19)"
