@@ -15,7 +15,7 @@ namespace dimgraph {
 // atomic dim, which the algebra treats as one indivisible unit and which says these itself.
 // Atoms are the tags (dg::dim<...>) and the private dims an op makes, declared beside it:
 // reversed_dim and sliced_dim (shape/slice_rule.hpp), part_dim and trip_dim
-// (graph/slicing.hpp), pad_part (eval/structural.hpp), packed_dim (eval/pack.hpp),
+// (graph/slicing.hpp), pad_part (ops/concat.hpp), packed_dim (ops/pack.hpp),
 // nn::key_dim (nn/attention_params.hpp) and invalid_dim (the stand-in after a reported
 // mistake, dim/operators.hpp). An atomic dim D has these static members:
 //   D::bounds      an interval    the extents it can have (bounds_v<D>);

@@ -16,7 +16,6 @@
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/table.hpp"
-#include "dimgraph/expr/ops.hpp"
 #include "dimgraph/tensor/assign_hook.hpp"
 
 namespace dimgraph {

@@ -16,7 +16,7 @@
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/threads.hpp"
 #include "dimgraph/expr/contract.hpp"
-#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/expr/map.hpp"
 
 namespace dimgraph {
 namespace detail {
@@ -32,7 +32,7 @@ template <class T, class X>
 decltype(auto) contract_operand(const X& x) {
   if constexpr (memory_operand<X> && std::is_same_v<typename X::value_type, T>) return (x);
   else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
-  else return materialize(cast<T>(x));
+  else return materialize(make_map(fn::cast_to<T>{}, x));
 }
 
 // The group of x's dims Gs... (x has them all), in the order listed.

@@ -21,7 +21,7 @@
 #include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/expr/broadcast.hpp"
-#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/expr/elementwise.hpp"
 #include "dimgraph/expr/reduce.hpp"
 #include "dimgraph/tensor/make.hpp"
 
@@ -442,11 +442,11 @@ DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, dou
     // The same dims in the same order, both contiguous: element for element.
     convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
   } else if constexpr (Divide) {
-    assign_elementwise<false>(dst, cast<result_t>(acc / divisor));
+    assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, divisor)));
   } else if constexpr (std::is_same_v<acc_t, result_t>) {
     assign_elementwise<false>(dst, acc);
   } else {
-    assign_elementwise<false>(dst, cast<result_t>(acc));
+    assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{}, acc));
   }
 }
 
@@ -624,20 +624,21 @@ class ragged_mask {
     using B = ragged_batch_t<E>;
     const auto& p = std::get<part<E>>(parts_);
     return [&]<class... Ps>(dim_list<Ps...>) {
-      return less(broadcast_to<Ps...>(p.position, extent<B>(p.length.size())), p.length);
+      return make_binary<fn::less>(make_broadcast<Ps...>(p.position, extent<B>(p.length.size())),
+                                    p.length);
     }(list_intersection_t<L, dim_list<B, E>>{});
   }
   template <std::size_t K, class X, class V>
   auto apply_from(X&& x, V fill) const {
     using E = at_t<K, type_list<Es...>>;
-    if constexpr (K + 1 == sizeof...(Es)) return where(valid_of<E>(), std::forward<X>(x), fill);
-    else return where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
+    if constexpr (K + 1 == sizeof...(Es)) return make_where(valid_of<E>(), std::forward<X>(x), fill);
+    else return make_where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
   }
   template <std::size_t K>
   auto valid_from() const {
-    auto one = where(valid_of<at_t<K, type_list<Es...>>>(), 1.0, 0.0);
+    auto one = make_where(valid_of<at_t<K, type_list<Es...>>>(), 1.0, 0.0);
     if constexpr (K + 1 == sizeof...(Es)) return one;
-    else return outer(std::move(one), valid_from<K + 1>());
+    else return make_outer(std::move(one), valid_from<K + 1>(), fn::mul{});
   }
 
   template <class... Ks>
@@ -697,8 +698,11 @@ void reduce_ragged_into(Dst& dst, const X& x) {
         return (1.0 * ... * static_cast<double>(x.template extent<Os>()));
       }(list_difference_t<dim_list<Rs...>, mask_dims>{});
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
-        assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
-      else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));
+        assign_elementwise<false>(
+            dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, count.data()[0] * others)));
+      else
+        assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{},
+                                                make_binary<fn::div>(acc, make_binary<fn::mul>(count, others))));
     } else {
       write_reduction<false, result_t>(dst, acc, 1.0);
     }

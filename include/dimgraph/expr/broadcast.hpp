@@ -1,4 +1,4 @@
-// broadcast_to and outer: the explicit ways to combine operands whose dims do not nest.
+// broadcast_expr, and the nodes of broadcast_to and outer: operands read along dims they lack.
 #pragma once
 
 #include <array>
@@ -55,75 +55,51 @@ struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
   static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
   static_assert(known(static_layout, &walk));
 };
+
+// x read with the dims Ds... (broadcast_to's checks passed): the given extents checked
+// against x's and the new dims' intervals, the element count against what a tensor can
+// address (shape_error), then the node.
+template <class... Ds, class X, class... Es>
+auto make_broadcast(X&& x, extent_arg<Es>... given) {
+  using xd = dims_t<X>;
+  using target = dim_list<Ds...>;
+  std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
+  [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
+    if constexpr (list_contains_v<xd, E>) {
+      const std::size_t have = x.template extent<E>();
+      if (g.value != have)
+        throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
+                                              std::to_string(have) + " in the operand, but " +
+                                              std::to_string(g.value) + " is given");
+    } else if constexpr (list_contains_v<target, E>) {
+      ext[list_index_of_v<target, E>] = checked_extent<E>("broadcast_to", g.value);
+    }
+  };
+  (take(given), ...);
+  auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
+    if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
+    else return new_extent;
+  };
+  check_elements<Ds...>(
+      "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
+  return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+}
+
+// f over every pair of elements of a and b aligned by their shared dims (outer's node): the
+// element count checked (shape_error), then the node.
+template <class A, class B, class F>
+auto make_outer(A&& a, B&& b, F f) {
+  using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  [&]<class... Rs>(dim_list<Rs...>) {
+    auto extent_of = [&]<class D>(std::type_identity<D>) {
+      if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
+      else return b.template extent<D>();
+    };
+    check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
+  }(result_dims{});
+  return map_expr<fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
+      fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
+}
 }  // namespace detail
-
-// broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
-// Extents are given for new non-static dims, and may be given for x's own dims
-// (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
-// a new non-static dim without an extent; an extent given for a dim not in
-// Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
-// dims that is not x's extent; a new dim's extent outside its interval; more elements than a
-// tensor can address (though none is stored, so that counts over them cannot wrap).
-template <class... Ds, detail::expression_or_poisoned X, class... Es>
-auto broadcast_to(X&& x, extent_arg<Es>... given) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using xd = dims_t<X>;
-    using target = dim_list<Ds...>;
-    static_assert(list_is_subset_v<xd, target>,
-                  "dimgraph: broadcast_to: the target dims must include every dim of the operand");
-    static_assert(
-        ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
-          detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
-        "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
-    static_assert((list_contains_v<target, Es> && ...),
-                  "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
-    static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
-                  "dimgraph: broadcast_to: an extent is given twice");
-    std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-    [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
-      if constexpr (list_contains_v<xd, E>) {
-        const std::size_t have = x.template extent<E>();
-        if (g.value != have)
-          throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
-                                                std::to_string(have) + " in the operand, but " +
-                                                std::to_string(g.value) + " is given");
-      } else if constexpr (list_contains_v<target, E>) {
-        ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
-      }
-    };
-    (take(given), ...);
-    auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
-      if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
-      else return new_extent;
-    };
-    detail::check_elements<Ds...>(
-        "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
-    return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
-  }
-}
-
-// outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
-// dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
-// Error (run time): more elements than a tensor can address (shape_error).
-template <class A, class B, class F = detail::fn::mul>
-  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
-auto outer(A&& a, B&& b, F f = {}) {
-  if constexpr (detail::any_poisoned<A, B>) {
-    return detail::invalid_expr{};
-  } else {
-    using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
-    [&]<class... Rs>(dim_list<Rs...>) {
-      auto extent_of = [&]<class D>(std::type_identity<D>) {
-        if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
-        else return b.template extent<D>();
-      };
-      detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
-    }(result_dims{});
-    return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
-        detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
-  }
-}
 
 }  // namespace dimgraph

@@ -169,7 +169,7 @@ DIMGRAPH_ALWAYS_INLINE inline V ceil(V a) {
 
 }  // namespace lanes
 
-// Which operands an op of the table takes (the public op checks them, expr/ops.hpp):
+// Which operands an op of the table takes (the public op checks them, ops/elementwise.hpp):
 //   arithmetic  numbers: no dg::index<D>, and bool only next to a number (not two bools, not
 //               the one operand of a unary op)
 //   comparison  any two operands with a common type

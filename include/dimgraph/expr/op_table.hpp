@@ -19,10 +19,10 @@
 //            lanes(a, b) or lanes(a) (names are those of namespace dimgraph::detail::fn)
 // From each line come the functor (expr/functors.hpp) and the public op, which takes tensors,
 // views, lazy expressions, C++ scalars (binary ops) and the symbols of a traced function
-// (expr/ops.hpp; graph/ops.hpp records a node). Adding an element-wise op is one line here.
-// (Ops with further operands or attributes, such as where, cast and map, are written out in
-// expr/ops.hpp.) The macro stays defined: it is the table, which those headers and the table's
-// test (tests/unit/expr/op_table.cpp) expand with macros of their own.
+// (ops/elementwise.hpp; graph/ops.hpp records a node). Adding an element-wise op is one line
+// here. (Ops with further operands or attributes, such as where, cast and map, are written out
+// in ops/elementwise.hpp.) The macro stays defined: it is the table, which those headers and
+// the table's test (tests/unit/expr/op_table.cpp) expand with macros of their own.
 // clang-format off
 #define DIMGRAPH_ELEMENTWISE_OPS(BINARY, UNARY)                                    \
   /*     public         op             kind       lanes                      */   \

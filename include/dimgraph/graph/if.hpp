@@ -11,7 +11,6 @@
 #include "dimgraph/detail/call.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/shape/error.hpp"
 

@@ -7,14 +7,15 @@
 #include <utility>
 
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/eval/gather.hpp"
-#include "dimgraph/eval/structural.hpp"
-#include "dimgraph/eval/softmax.hpp"
-#include "dimgraph/expr/contract.hpp"
-#include "dimgraph/expr/ops.hpp"
-#include "dimgraph/expr/reduce.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/symbol.hpp"
+#include "dimgraph/ops/concat.hpp"
+#include "dimgraph/ops/contract.hpp"
+#include "dimgraph/ops/elementwise.hpp"
+#include "dimgraph/ops/index.hpp"
+#include "dimgraph/ops/reduce.hpp"
+#include "dimgraph/ops/reshape.hpp"
+#include "dimgraph/ops/slice.hpp"
+#include "dimgraph/ops/softmax.hpp"
 #include "dimgraph/tensor/print.hpp"
 
 // Each op's result type is decltype of the public op on its operands' stand-ins, in the op

@@ -7,10 +7,9 @@
 #include <utility>
 
 #include "dimgraph/detail/require.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/slicing.hpp"
-#include "dimgraph/graph/symbol.hpp"
 #include "dimgraph/graph/step.hpp"
+#include "dimgraph/graph/symbol.hpp"
 
 // Each check names what is wrong in its message and shows the types involved as template
 // arguments of the mistake it reports (e.g. operand<"initial", Hidden>, operand<"next", Other>,

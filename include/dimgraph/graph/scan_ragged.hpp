@@ -13,9 +13,9 @@
 
 #include "dimgraph/detail/indices.hpp"
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/ops.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/scan_run.hpp"
+#include "dimgraph/ops/elementwise.hpp"
+#include "dimgraph/ops/view.hpp"
 
 // How: the body runs on the whole batch at once, max(len) times. At iteration i, row b is
 // active while i < len[b]. Once a row has finished, each slice with the batch dim is copied

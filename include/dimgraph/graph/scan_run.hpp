@@ -10,14 +10,14 @@
 #include <type_traits>
 #include <utility>
 
-#include "dimgraph/detail/indices.hpp"
-#include "dimgraph/detail/call.hpp"
 #include "dimgraph/config.hpp"
-#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/detail/call.hpp"
+#include "dimgraph/detail/indices.hpp"
 #include "dimgraph/graph/region.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/slicing.hpp"
 #include "dimgraph/graph/step.hpp"
+#include "dimgraph/ops/view.hpp"
 #include "dimgraph/shape/error.hpp"
 
 namespace dimgraph {

@@ -4,9 +4,9 @@
 #include <type_traits>
 
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/ops.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/ops/elementwise.hpp"
 
 namespace dimgraph::nn {
 

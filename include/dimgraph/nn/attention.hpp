@@ -11,16 +11,15 @@
 
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
-#include "dimgraph/eval/softmax.hpp"
-#include "dimgraph/eval/structural.hpp"
-#include "dimgraph/expr/broadcast.hpp"
-#include "dimgraph/expr/contract.hpp"
-#include "dimgraph/expr/ops.hpp"
-#include "dimgraph/expr/reduce.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/attention_params.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
+#include "dimgraph/ops/broadcast.hpp"
+#include "dimgraph/ops/contract.hpp"
+#include "dimgraph/ops/elementwise.hpp"
+#include "dimgraph/ops/reduce.hpp"
+#include "dimgraph/ops/reshape.hpp"
+#include "dimgraph/ops/softmax.hpp"
 #include "dimgraph/tensor/make.hpp"
 
 namespace dimgraph::nn {

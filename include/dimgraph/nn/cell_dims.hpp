@@ -9,9 +9,9 @@
 #include "dimgraph/dim/operators.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/expr/node.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/graph/symbol.hpp"
+#include "dimgraph/ops/reshape.hpp"
 
 namespace dimgraph::nn {
 

@@ -4,10 +4,10 @@
 #include <cstddef>
 
 #include "dimgraph/detail/require.hpp"
-#include "dimgraph/eval/gather.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
 #include "dimgraph/nn/parameter_struct.hpp"
+#include "dimgraph/ops/index.hpp"
 
 namespace dimgraph::nn {
 namespace detail {

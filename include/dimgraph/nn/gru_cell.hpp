@@ -7,12 +7,12 @@
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
-#include "dimgraph/expr/contract.hpp"
-#include "dimgraph/expr/ops.hpp"
-#include "dimgraph/expr/reshape.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
 #include "dimgraph/nn/parameter_struct.hpp"
+#include "dimgraph/ops/contract.hpp"
+#include "dimgraph/ops/elementwise.hpp"
+#include "dimgraph/ops/reshape.hpp"
 
 namespace dimgraph::nn {
 namespace detail {

@@ -7,11 +7,11 @@
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/contract.hpp"
-#include "dimgraph/expr/contract.hpp"
-#include "dimgraph/expr/ops.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
 #include "dimgraph/nn/parameter_struct.hpp"
+#include "dimgraph/ops/contract.hpp"
+#include "dimgraph/ops/elementwise.hpp"
 
 namespace dimgraph::nn {
 namespace detail {

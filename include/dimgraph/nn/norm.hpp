@@ -9,11 +9,11 @@
 
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/ops.hpp"
-#include "dimgraph/expr/reduce.hpp"
 #include "dimgraph/graph/ops.hpp"
 #include "dimgraph/nn/cell_dims.hpp"
 #include "dimgraph/nn/parameter_struct.hpp"
+#include "dimgraph/ops/elementwise.hpp"
+#include "dimgraph/ops/reduce.hpp"
 
 namespace dimgraph::nn {
 namespace detail {

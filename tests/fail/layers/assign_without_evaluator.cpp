@@ -4,7 +4,7 @@
 // With the tensor and expression headers alone, x + x is built but cannot be evaluated: the
 // compiler says which header defines the assignment (the control includes it).
 #include <dimgraph/tensor/tensor.hpp>
-#include <dimgraph/expr/ops.hpp>
+#include <dimgraph/ops/elementwise.hpp>
 #ifndef DIMGRAPH_FAIL
 #include <dimgraph/eval/assign.hpp>
 #endif

@@ -4,9 +4,9 @@
 // product reads gets the product through new memory. Checked against hand-written loops.
 #if __has_include(<dimgraph/eval/assign.hpp>)
 #include <dimgraph/eval/assign.hpp>
-#include <dimgraph/expr/contract.hpp>
-#include <dimgraph/expr/ops.hpp>
-#include <dimgraph/expr/reduce.hpp>
+#include <dimgraph/ops/contract.hpp>
+#include <dimgraph/ops/elementwise.hpp>
+#include <dimgraph/ops/reduce.hpp>
 #include <dimgraph/tensor/tensor.hpp>
 #else  // (built against the single header, which is all of them)
 #include <dimgraph.hpp>

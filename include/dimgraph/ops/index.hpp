@@ -1,4 +1,5 @@
-// gather (embedding lookup) and one_hot: the structural ops that move data by index.
+// The ops of dg::index<D>: gather (embedding lookup) and one_hot, which move data by index, and
+// argmax and argmin, which give one.
 #pragma once
 
 #include <algorithm>
@@ -8,10 +9,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "dimgraph/detail/require.hpp"
+#include "dimgraph/eval/arg_extreme.hpp"
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/ops/reduce.hpp"
+#include "dimgraph/ops/view.hpp"
 
-// Both check every index before they allocate or write anything, then loop over the
+// gather and one_hot check every index before they allocate or write anything, then loop over the
 // indices themselves (a gather is no element-wise assignment); each row of a gather is
 // copied by the assignment machinery, or by one block copy when the table's rows are
 // contiguous.
@@ -214,5 +218,41 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
     }
   }
 }
+
+// The first position of the largest (argmax) or smallest (argmin) element along D, as
+// dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
+// Over a ragged dim D (or D the batch dim of a ragged dim of x), only valid positions count.
+// Shape rule: [x dims] -> [x dims without D].
+// Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
+// there is no position (shape_error).
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                         \
+  template <class D, detail::expression_or_poisoned X>                                            \
+  auto NAME(X&& x) {                                                                              \
+    if constexpr (detail::poisoned<X>) {                                                          \
+      return detail::invalid_expr{};                                                              \
+    } else {                                                                                      \
+      constexpr bool ok = detail::numeric_over<X, D>();                                           \
+      DIMGRAPH_REQUIRE(                                                                           \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers", \
+          ::dimgraph::asked<D>, detail::has_role_t<X>);                                           \
+      if constexpr (ok) {                                                                         \
+        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);              \
+        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                            \
+          if constexpr (detail::memory_operand<X>)                                                \
+            return detail::arg_extreme_ragged<D, MAX>(x, #NAME);                                  \
+          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);          \
+        } else if constexpr (detail::memory_operand<X>) {                                         \
+          return detail::arg_extreme<D, MAX>(x);                                                  \
+        } else {                                                                                  \
+          return detail::arg_extreme<D, MAX>(detail::materialize(x));                             \
+        }                                                                                         \
+      } else {                                                                                    \
+        return detail::invalid_expr{};                                                            \
+      }                                                                                           \
+    }                                                                                             \
+  }
+DIMGRAPH_ARG_REDUCTION(argmax, true)
+DIMGRAPH_ARG_REDUCTION(argmin, false)
+#undef DIMGRAPH_ARG_REDUCTION
 
 }  // namespace dimgraph

@@ -1,23 +1,23 @@
-// Views that re-describe a tensor's memory: rename, split, split_dims, slice (no loops, no copies).
+// Views that re-describe a tensor's dims: rename, split, split_dims, and merge_dims (a view
+// where the layout allows, else a copy).
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
 #include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
-#include "dimgraph/expr/node.hpp"
-#include "dimgraph/shape/rules.hpp"
-#include "dimgraph/shape/slice_rule.hpp"
+#include "dimgraph/eval/assign.hpp"
+#include "dimgraph/ops/view.hpp"
 
-// Each op returns a tensor_view of its operand's memory, so the operand must be a tensor
-// or a view and must outlive the result: a temporary tensor is rejected (its view would
-// dangle); dg::eval a lazy expression first.
+// rename, split and split_dims return a tensor_view of their operand's memory, so the operand
+// must be a tensor or a view and must outlive the result: a temporary tensor is rejected (its
+// view would dangle); dg::eval a lazy expression first. (merge_dims copies where it cannot
+// view.)
 
 // The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
 // the end of this header).
@@ -32,144 +32,6 @@
 
 namespace dimgraph {
 namespace detail {
-
-template <class P, class List>
-struct view_of_list;
-template <class P, class... Ds>
-struct view_of_list<P, type_list<Ds...>> {
-  using type = tensor_view<P, Ds...>;
-};
-// The view of elements P (possibly const) with the dims in List.
-template <class P, class List>
-using view_of_list_t = typename view_of_list<P, List>::type;
-
-// The element type a view of x has (const for a const tensor).
-template <class X>
-using view_element_t = std::remove_pointer_t<decltype(std::declval<X&>().data())>;
-
-// A view of x's memory with the dims at positions [K, K + Span) replaced by News...,
-// whose extents and strides are given, starting `offset` elements in. The extents are
-// checked against the new dims' intervals (shape_error naming op).
-template <std::size_t K, std::size_t Span, class... News, class X>
-auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
-                  const std::array<std::size_t, sizeof...(News)>& ext,
-                  const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
-  using dims = types_of_t<typename std::remove_cvref_t<X>::dims>;
-  constexpr std::size_t r = dims::size, m = sizeof...(News), n = r - Span + m;
-  using view_t =
-      view_of_list_t<view_element_t<X>,
-                     concat_t<slice_t<0, K, dims>, type_list<News...>, slice_t<K + Span, r, dims>>>;
-  std::array<std::size_t, n> e{};
-  std::array<std::ptrdiff_t, n> s{};
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool is_new = i >= K && i < K + m;
-    const std::size_t from = i < K ? i : i - m + Span;
-    e[i] = is_new ? ext[i - K] : x.shape().extent(from);
-    s[i] = is_new ? str[i - K] : x.strides()[from];
-  }
-  auto vs = view_t::shape_type::from_extents(e, op);
-  if constexpr (view_t::shape_type::ragged_count > 0) vs.take_lengths(x.shape());
-  // (An empty operand may have no memory at all: no offset from its null pointer.)
-  return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
-}
-
-// Whether one of the dims Old... is the batch dim of a ragged dim with lengths in x.
-template <class X, class... Old>
-constexpr bool is_batch_of_lengths() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>) {
-    auto batch_of = []<class D>(std::type_identity<D>) {
-      if constexpr (carries_lengths_v<D, xd>)
-        return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
-      else return false;
-    };
-    return (batch_of(std::type_identity<Ds>{}) || ...);
-  }(xd{});
-}
-
-// Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
-// is a ragged dim with lengths in x, or the batch dim of one.
-template <class X, class... Old>
-constexpr bool keeps_lengths() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  return !is_batch_of_lengths<X, Old...>() && !(carries_lengths_v<Old, xd> || ...);
-}
-
-// Whether an op that makes dim New of x's dim Old carries the lengths over: Old is no batch dim
-// of a dim with lengths, and Old, if it has lengths, becomes a dim ragged over the same batch
-// dim (whose lengths the op computes row by row).
-template <class X, class Old, class New>
-constexpr bool lengths_carry_to() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  if constexpr (carries_lengths_v<Old, xd>)
-    return std::is_same_v<ragged_batch_t<New>, ragged_batch_t<Old>>;
-  else return true;
-}
-
-// v with the lengths of its dim New set to f(length) of x's dim Old, row by row (v as it is
-// when Old has none).
-template <class Old, class New, class V, class X, class F>
-V with_lengths_from(V v, const X& x, const char* op, F f) {
-  if constexpr (carries_lengths_v<Old, dims_t<X>>) {
-    if (const lengths_ref& l = x.shape().template lengths<Old>()) {
-      auto s = v.shape();
-      s.template set_lengths<New>(op, map_lengths(l, f));
-      return V(v.data(), s, v.strides());
-    }
-  }
-  return v;
-}
-
-// Error: a row of the ragged dim Whole whose length is not a multiple of Part's extent.
-template <class Whole, class Part>
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_length_not_divisible(const char* op,
-                                                                          std::int64_t len,
-                                                                          std::size_t n) {
-  throw shape_error(op, "dim '" + describe<Whole>() + "' has a row of length " +
-                            std::to_string(len) + ", not a multiple of the extent " +
-                            std::to_string(n) + " of dim '" + describe<Part>() + "'");
-}
-
-// The message of a slice of a ragged dim that would not keep each row's valid part a prefix.
-#define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
-  "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
-  "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
-  "that is not ragged to slice it as plain data)"
-
-// The same with the dim Old replaced.
-template <class Old, class... News, class X>
-auto replaced_view(X& x, const char* op, std::ptrdiff_t offset,
-                   const std::array<std::size_t, sizeof...(News)>& ext,
-                   const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
-  return spliced_view<list_index_of_v<typename std::remove_cvref_t<X>::dims, Old>, 1, News...>(
-      x, op, offset, ext, str);
-}
-
-// Why a structural op rejects its operands (checked in this order: one message per mistake).
-enum class structural_check {
-  ok,
-  not_memory,      // a lazy expression where a view is made
-  temporary,       // a temporary tensor where a view is made
-  no_such_dim,     // the operand lacks the dim the op works on
-  dim_present,     // a dim the op makes is already one of the operand's other dims
-  same_parts,      // split_dims / merge_dims of a dim with itself
-  sizes_differ,    // rename between static dims of different sizes
-  sizes_disjoint,  // rename between dims whose intervals are disjoint
-  bad_extent_arg,  // an extent given for a dim that is not a part, or twice
-  too_many_unknown,
-  zero_stride,
-  not_index,
-  other_dims_differ,
-  no_common_type,
-};
-
-template <class X>
-constexpr structural_check check_view_operand() {
-  using x = std::remove_cvref_t<X>;
-  if (!memory_operand<x>) return structural_check::not_memory;
-  if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
-  return structural_check::ok;
-}
 
 template <class Old, class New, class X>
 constexpr structural_check check_rename() {
@@ -247,36 +109,18 @@ constexpr structural_check check_split_dims() {
   }
 }
 
-template <class A, class Result, bool ZeroStride, class X>
-constexpr structural_check check_slice() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
+template <class A, class B, class X>
+constexpr structural_check check_merge_dims() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
   } else {
     using dims = dims_t<X>;
-    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
-    if (ZeroStride) return structural_check::zero_stride;
-    if (!std::is_same_v<Result, A> && list_contains_v<dims, Result>)
-      return structural_check::dim_present;
+    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
+      return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
     return structural_check::ok;
   }
-}
-
-// The slice of x along A as a view with dim R (the positions are checked by the caller).
-// With two positions or more, |step| is below A's extent, so step * stride fits as the
-// stride times the extent does; with fewer, the step is never taken (and may be as large as
-// PTRDIFF_MIN): the view keeps x's stride. A ragged A's lengths give R's by the same rule on
-// each row's length (a row's positions are then those of the whole: the slice starts from the
-// front).
-template <class A, class R, class X>
-auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
-  const slice_range p = slice_positions(x.template extent<A>(), start, end, step);
-  const std::ptrdiff_t s = x.template stride<A>();
-  auto v = replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                               {p.count > 1 ? p.step * s : s});
-  return with_lengths_from<A, R>(std::move(v), x, "slice", [&](std::int64_t n) {
-    return static_cast<std::int64_t>(
-        slice_positions(static_cast<std::size_t>(n), start, end, step).count);
-  });
 }
 
 }  // namespace detail
@@ -488,96 +332,81 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
   }
 }
 
-// A slice along dim a with bounds known at compile time (a view), NumPy's rule (see
-// slice_positions): negative bounds count from the end, end is exclusive, bounds beyond
-// the ends are clamped, a negative stride reads backwards; dg::none leaves a bound open.
-//   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
-// The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
-// 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
-// slice_dim_t). Along a ragged dim a (with its lengths) the result dim is ragged over the same
-// batch dim, each row's length the slice rule applied to the row's length (an end counting
-// from the back counts from each row's end), so the slice must start from the front and step
-// forwards. Errors (compile time): x has no dim a; stride 0; the result dim is already another
-// dim of x; a slice of a ragged dim from the back or backwards; a slice of a ragged dim's batch
-// dim.
-template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
-          class X>
-auto slice(X&& x) {
+// Two dims merged into one, a major, at a's position:
+//   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
+// A view when x is a tensor (not a temporary) with b right after a: its row-major
+// layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
+// run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
+// elements: the result type says which, at compile time. A ragged a with a static b gives a
+// ragged a * b, each row's length times b's extent. Errors (compile time): x lacks a or b;
+// a == b; a * b is already a dim of x; a ragged a with a b that is not static, a ragged b, or
+// a ragged dim's batch dim (its lengths would be lost). Error (run time): a * b's extent does not
+// fit a std::size_t, or the result is larger than a tensor can address (shape_error).
+template <dimension A, dimension B, class X>
+auto merge_dims(X&& x) {
   if constexpr (detail::poisoned<X>) {
     return detail::invalid_expr{};
   } else {
     using check_t = detail::structural_check;
     using a = std::remove_cvref_t<A>;
-    using result =
-        slice_dim_t<a, Start, End, Stride == 0 ? 1 : Stride>;  // (unused when Stride is 0)
-    constexpr auto check = detail::check_slice<a, result, Stride == 0, X>();
-    DIMGRAPH_REQUIRE(
-        check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::has_role_t<X>);
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::zero_stride, "dimgraph: slice: the stride is 0",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_merge_dims<a, b, X>();
+    DIMGRAPH_REQUIRE(check != check_t::not_memory,
+                     "dimgraph: merge_dims: the operand is not a tensor or an expression",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim,
+                     "dimgraph: merge_dims: the tensor lacks one of the dims",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::same_parts,
+                     "dimgraph: merge_dims: the two dims are the same dim", ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
     DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    DIMGRAPH_REQUIRE(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
+                     "dimgraph: merge_dims: the merged dim is already a dim of the tensor",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"), ::dimgraph::asked<a, b>,
                      detail::has_role_t<X>);
-    constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
-    DIMGRAPH_REQUIRE(prefix, DIMGRAPH_SLICE_NOT_PREFIX, ::dimgraph::asked<a>,
-                     detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && batch_kept && prefix)
-      return detail::slice_view<a, result>(x, Start, End, Stride);
-    else return detail::invalid_expr{};
-  }
-}
-
-// A slice along dim a with bounds known at run time (a view), by the same rule:
-//   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
-// sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
-// it to tell two apart); ragged along a ragged a, as above. Errors: x has no dim a, or a is the
-// batch dim of a ragged dim (compile time); stride 0; a negative start or stride along a ragged
-// dim with lengths (shape_error).
-template <dimension A, class X>
-auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using a = std::remove_cvref_t<A>;
-    using result = sliced_dim<a>;
-    constexpr auto check = detail::check_slice<a, result, false, X>();
+    constexpr bool prefix =
+        check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
+                                 detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
     DIMGRAPH_REQUIRE(
-        check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::has_role_t<X>);
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
-                     detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && keeps) {
-      if (stride == 0)
-        throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
-      if constexpr (detail::carries_lengths_v<a, dims_t<X>>)
-        if (const lengths_ref& l = x.shape().template lengths<a>();
-            l && (stride < 0 || (!start.is_none && start.value < 0)))
-          throw shape_error("slice", "dim '" + describe<a>() + "' is ragged (lengths " +
-                                         detail::lengths_text(*l) +
-                                         "): a slice of it must start from the front (start >= "
-                                         "0 or dg::none) and step forwards");
-      return detail::slice_view<a, result>(x, start, end, stride);
+        prefix,
+        "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
+        "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
+        "as the minor dim, its lengths would be lost",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && keeps && prefix) {
+      using x_t = std::remove_cvref_t<X>;
+      using dims = dims_t<x_t>;
+      using m = merge_dim_t<a, b>;
+      constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
+      const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
+        return detail::parts_text<a, b>(" * ", {na, nb});
+      });
+      // A ragged a: each row's length times b's extent.
+      const auto merged_length = [nb](std::int64_t len) {
+        return len * static_cast<std::int64_t>(nb);
+      };
+      if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
+        return detail::with_lengths_from<a, m>(
+            detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()}), x,
+            "merge_dims", merged_length);
+      } else {
+        using value = value_t<x_t>;
+        using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
+        using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
+        auto shape = detail::shape_with<result_t, m>("merge_dims", x, nm);
+        if constexpr (detail::carries_lengths_v<a, dims>)
+          shape.template set_lengths<m>(
+              "merge_dims", detail::map_lengths(detail::lengths_in<a>(x), merged_length));
+        result_t r(shape);
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<m>();
+        detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
+                                       {s * static_cast<std::ptrdiff_t>(nb), s}) = x;
+        return r;
+      }
     } else {
       return detail::invalid_expr{};
     }
@@ -588,4 +417,3 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 
 #undef DIMGRAPH_LOSES_LENGTHS
 #undef DIMGRAPH_BATCH_OF_LENGTHS
-#undef DIMGRAPH_SLICE_NOT_PREFIX

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/expr/ops.hpp"
+#include "dimgraph/ops/elementwise.hpp"
 
 namespace dimgraph {
 

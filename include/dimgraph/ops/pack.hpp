@@ -15,8 +15,8 @@
 #include "dimgraph/dim/describe.hpp"
 #include "dimgraph/dim/operators.hpp"
 #include "dimgraph/eval/assign.hpp"
-#include "dimgraph/eval/gather.hpp"
-#include "dimgraph/expr/reshape.hpp"
+#include "dimgraph/ops/index.hpp"
+#include "dimgraph/ops/view.hpp"
 
 namespace dimgraph {
 
