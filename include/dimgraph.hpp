@@ -47,6 +47,7 @@
 #include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/reduce.hpp"
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/assign.hpp"
 #include "dimgraph/eval/rows.hpp"
 #include "dimgraph/eval/softmax.hpp"

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/rows.hpp"
 #include "dimgraph/expr/reduce.hpp"

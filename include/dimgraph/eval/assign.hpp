@@ -14,6 +14,7 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/contract.hpp"
 #include "dimgraph/eval/elementwise.hpp"
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/tensor/assign_hook.hpp"

@@ -13,6 +13,7 @@
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/gemm.hpp"
 #include "dimgraph/eval/matmul.hpp"
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/threads.hpp"
 #include "dimgraph/expr/contract.hpp"

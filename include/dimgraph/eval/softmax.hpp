@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/rows.hpp"
 #include "dimgraph/expr/functors.hpp"

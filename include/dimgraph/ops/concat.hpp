@@ -16,6 +16,7 @@
 #include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/require.hpp"
 #include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/ops/view.hpp"
 
