@@ -196,13 +196,14 @@ class ragged_mask {
     const auto& p = std::get<part<E>>(parts_);
     return [&]<class... Ps>(dim_list<Ps...>) {
       return make_binary<fn::less>(make_broadcast<Ps...>(p.position, extent<B>(p.length.size())),
-                                    p.length);
+                                   p.length);
     }(list_intersection_t<L, dim_list<B, E>>{});
   }
   template <std::size_t K, class X, class V>
   auto apply_from(X&& x, V fill) const {
     using E = at_t<K, type_list<Es...>>;
-    if constexpr (K + 1 == sizeof...(Es)) return make_where(valid_of<E>(), std::forward<X>(x), fill);
+    if constexpr (K + 1 == sizeof...(Es))
+      return make_where(valid_of<E>(), std::forward<X>(x), fill);
     else return make_where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
   }
   template <std::size_t K>
@@ -270,10 +271,12 @@ void reduce_ragged_into(Dst& dst, const X& x) {
       }(list_difference_t<dim_list<Rs...>, mask_dims>{});
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
         assign_elementwise<false>(
-            dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, count.data()[0] * others)));
+            dst,
+            make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, count.data()[0] * others)));
       else
-        assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{},
-                                                make_binary<fn::div>(acc, make_binary<fn::mul>(count, others))));
+        assign_elementwise<false>(
+            dst, make_map(fn::cast_to<result_t>{},
+                          make_binary<fn::div>(acc, make_binary<fn::mul>(count, others))));
     } else {
       write_reduction<false, result_t>(dst, acc, 1.0);
     }

@@ -440,7 +440,8 @@ DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, dou
     // The same dims in the same order, both contiguous: element for element.
     convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
   } else if constexpr (Divide) {
-    assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, divisor)));
+    assign_elementwise<false>(
+        dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, divisor)));
   } else if constexpr (std::is_same_v<acc_t, result_t>) {
     assign_elementwise<false>(dst, acc);
   } else {

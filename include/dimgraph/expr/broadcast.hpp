@@ -80,8 +80,8 @@ auto make_broadcast(X&& x, extent_arg<Es>... given) {
     if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
     else return new_extent;
   };
-  check_elements<Ds...>(
-      "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
+  check_elements<Ds...>("broadcast_to",
+                        {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
   return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
 }
 

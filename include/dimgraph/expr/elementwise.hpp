@@ -81,24 +81,21 @@ auto make_where(C&& c, A&& a, B&& b) {
   // A scalar branch takes the other branch's element type (both scalars: their common one).
   auto&& a_op = [&]() -> decltype(auto) {
     if constexpr (expression<A>) return std::forward<A>(a);
-    else if constexpr (expression<B>)
-      return as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+    else if constexpr (expression<B>) return as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
     else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
   }();
   auto&& b_op = [&]() -> decltype(auto) {
     if constexpr (expression<B>) return std::forward<B>(b);
-    else if constexpr (expression<A>)
-      return as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+    else if constexpr (expression<A>) return as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
     else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
   }();
   if constexpr (is_compared_v<std::remove_cvref_t<C>>)
     // where(p OP q, a, b): the comparison's operands go straight into the select.
     return compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
-                                  std::forward<decltype(b_op)>(b_op));
+                          std::forward<decltype(b_op)>(b_op));
   else
-    return make_map(fn::select{}, std::forward<C>(c),
-                            std::forward<decltype(a_op)>(a_op),
-                            std::forward<decltype(b_op)>(b_op));
+    return make_map(fn::select{}, std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                    std::forward<decltype(b_op)>(b_op));
 }
 
 }  // namespace dimgraph::detail

@@ -74,9 +74,8 @@ std::string expected_shape_text(std::type_identity<tensor<T, Ds...>>) {
   out += " [";
   std::size_t i = 0;
   ((out +=
-    (i++ ? ", " : "") +
-    (is_static_v<Ds> ? describe<Ds>() + "=" + std::to_string(bounds_v<Ds>.lo)
-                     : describe<Ds>() + " in " + to_string(bounds_v<Ds>))),
+    (i++ ? ", " : "") + (is_static_v<Ds> ? describe<Ds>() + "=" + std::to_string(bounds_v<Ds>.lo)
+                                         : describe<Ds>() + " in " + to_string(bounds_v<Ds>))),
    ...);
   return out + "]";
 }

@@ -155,8 +155,8 @@ void check_unary(const char* name, Op op, W (*ref)(P)) {
 
   auto g = dg::trace(op, dg::input<E, B, F>{});
   static_assert(std::is_same_v<typename decltype(g)::template output_t<0>, dg::tensor<R, B, F>>);
-  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[0, inf], f=5]\n" + "%1 = " + name +
-                          "(%0) : " + element_text<R>() + " [b[0, inf], f=5]\nreturn %1\n");
+  CHECK(listing(g) == "%0 = input 0 : " + element_text<E>() + " [b[0, inf], f=5]\n" + "%1 = " +
+                          name + "(%0) : " + element_text<R>() + " [b[0, inf], f=5]\nreturn %1\n");
   const dg::tensor<R, B, F> traced = g(x);
   for (std::size_t b = 0; b < nb; ++b)
     for (std::size_t f = 0; f < nf; ++f) check_element(traced(b, f), ref(x(b, f)));

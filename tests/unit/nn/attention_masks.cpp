@@ -75,12 +75,15 @@ constexpr const char* scores_causal =
     "%14 = mul(%12, %13) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
     "%15 = causal_mask<time, key(time)>(%14) : bool [time[0, inf], key(time)[0, inf]]\n"
     "%16 = scalar -inf : float32 []\n"
-    "%17 = where(%15, %14, %16) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
-    "%18 = softmax<key(time)>(%17) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
+    "%17 = where(%15, %14, %16) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, "
+    "inf]]\n"
+    "%18 = softmax<key(time)>(%17) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, "
+    "inf]]\n";
 constexpr const char* scores_plain =
     "%13 = scalar 0.5 : float32 []\n"
     "%14 = mul(%12, %13) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n"
-    "%15 = softmax<key(time)>(%14) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
+    "%15 = softmax<key(time)>(%14) : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, "
+    "inf]]\n";
 
 // Traced with the options O: the listing has the causal mask exactly when O.causal, and the
 // graph runs to the eager function's values (exactly: it is the same computation) and to the
@@ -128,7 +131,8 @@ void check_traced_with_mask(const packed& w) {
   const std::string text = listing(g);
   CHECK((text.find("causal_mask") != std::string::npos) == Causal);
   // The user's mask (%1) after the causal one: where(mask, -inf, scores).
-  constexpr const char* scores_dims = " : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
+  constexpr const char* scores_dims =
+      " : float32 [batch[0, inf], time[0, inf], heads=2, key(time)[0, inf]]\n";
   const std::string masked =
       Causal
           ? std::string(
