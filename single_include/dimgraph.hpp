@@ -283,6 +283,7 @@ using operand_role_t =
 
 #include <algorithm>
 #include <limits>
+#include <string>
 
 namespace dimgraph {
 
@@ -394,6 +395,17 @@ constexpr interval broadcast_merge(interval a, interval b) {
   if (a1) return b;
   if (b1) return a;
   return intersect(a, b);
+}
+
+// An interval as text, as messages print it: "[1, 8]", "[4, inf]", "[0, inf]" (dynamic).
+// (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "[" + std::string.)
+inline std::string to_string(interval i) {
+  std::string out(1, '[');
+  out += std::to_string(i.lo);
+  out += ", ";
+  out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
+  out += ']';
+  return out;
 }
 
 }  // namespace dimgraph
@@ -531,7 +543,7 @@ namespace dimgraph {
 // atomic dim, which the algebra treats as one indivisible unit and which says these itself.
 // Atoms are the tags (dg::dim<...>) and the private dims an op makes, declared beside it:
 // reversed_dim and sliced_dim (shape/slice_rule.hpp), part_dim and trip_dim
-// (graph/slicing.hpp), pad_part (eval/structural.hpp), packed_dim (eval/pack.hpp),
+// (graph/slicing.hpp), pad_part (ops/concat.hpp), packed_dim (ops/pack.hpp),
 // nn::key_dim (nn/attention_params.hpp) and invalid_dim (the stand-in after a reported
 // mistake, dim/operators.hpp). An atomic dim D has these static members:
 //   D::bounds      an interval    the extents it can have (bounds_v<D>);
@@ -1128,7 +1140,6 @@ inline constexpr dim_kind kind_v =
 // ---- begin dimgraph/dim/describe.hpp
 // describe<D>(): a dim's readable description, e.g. "(a+b)*c" or "key_total/heads".
 
-#include <string>
 
 
 namespace dimgraph {
@@ -2698,16 +2709,6 @@ std::string dim_with_extent(std::size_t n) {
          (is_static_v<D> ? "" : "]");
 }
 
-// (Appended piece by piece: GCC 12 at -O3 warns falsely (-Wrestrict) on "[" + std::string.)
-inline std::string interval_text(interval i) {
-  std::string out(1, '[');
-  out += std::to_string(i.lo);
-  out += ", ";
-  out += i.is_bounded() ? std::to_string(i.hi) : std::string("inf");
-  out += ']';
-  return out;
-}
-
 // The most elements a shape may have: then every offset in elements, and the size in bytes
 // of the elements (8 bytes at most each) with room to align them, fit a std::ptrdiff_t, so
 // that no size, stride or offset computed from a shape's extents overflows.
@@ -2752,7 +2753,7 @@ template <class D>
 constexpr std::size_t checked_extent(const char* op, std::size_t n) {
   if (!bounds_v<D>.contains(n))
     throw shape_error(op, "dim '" + describe<D>() + "' cannot have extent " + std::to_string(n) +
-                              ": its size is " + interval_text(bounds_v<D>));
+                              ": its size is " + to_string(bounds_v<D>));
   return n;
 }
 
@@ -3627,6 +3628,16 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
     return __builtin_ia32_pmovmskb256(bits<vec<char, 32>>(m)) == -1;
   }
 #endif
+#if defined(__AVX512F__)
+  // A lane compare into a mask register tested at once (the compiler folds it into the compare
+  // that made m), instead of folding four 16-byte quarters.
+  else if constexpr (sizeof(M) == 64 && sizeof(m[0]) == 4) {
+    return __builtin_ia32_cmpd512_mask(bits<vec<int, 16>>(m), vec<int, 16>{}, 4, 0xffff) == 0xffff;
+  } else if constexpr (sizeof(M) == 64 && sizeof(m[0]) == 8) {
+    return __builtin_ia32_cmpq512_mask(bits<vec<long long, 8>>(m), vec<long long, 8>{}, 4, 0xff) ==
+           0xff;
+  }
+#endif
   else if constexpr (sizeof(M) % 16 == 0) {
     vec<char, 16> c[sizeof(M) / 16];
     std::memcpy(c, &m, sizeof(M));
@@ -3638,6 +3649,41 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes(M m) {
   bool all = true;
   for (std::size_t l = 0; l < lanes_v<M>; ++l) all = all && m[l] != 0;
   return all;
+}
+
+// The lanes of v folded into one as a tree: f(lower half, upper half) lane by lane, then the
+// same on that, down to one lane: log2 L steps on the vector unit, where folding in lane order
+// is L dependent scalar steps, each after a lane extract. (For a sum the order of additions
+// differs from lane order.)
+template <class V, class F>
+DIMGRAPH_ALWAYS_INLINE inline vec<value_t<V>, 1> fold_lanes(V v, F f) {
+  if constexpr (lanes_v<V> == 1) {
+    return v;
+  } else {
+    // Halves by shuffles, so that v stays in registers (a copy through memory would make the
+    // compiler keep the loop's accumulator on the stack).
+    return [&]<std::size_t... I>(std::index_sequence<I...>) DIMGRAPH_ALWAYS_INLINE {
+      return fold_lanes(f(__builtin_shufflevector(v, v, I...),
+                          __builtin_shufflevector(v, v, (I + sizeof...(I))...)),
+                        f);
+    }(std::make_index_sequence<lanes_v<V> / 2>{});
+  }
+}
+
+// Whether a < b in every lane (false for a NaN lane). The same as all_lanes(a < b); with
+// AVX-512 the compare goes straight into a mask register (GCC would otherwise widen the mask
+// into a vector and compare it again).
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline bool all_lanes_less(V a, V b) {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(V) == 64 && std::is_same_v<std::remove_cvref_t<decltype(a[0])>, float>) {
+    return __builtin_ia32_cmpps512_mask(a, b, 0x11 /* less, ordered */, 0xffff, 4) == 0xffff;
+  } else if constexpr (sizeof(V) == 64 &&
+                       std::is_same_v<std::remove_cvref_t<decltype(a[0])>, double>) {
+    return __builtin_ia32_cmppd512_mask(a, b, 0x11, 0xff, 4) == 0xff;
+  }
+#endif
+  return all_lanes(a < b);
 }
 
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
@@ -5805,6 +5851,38 @@ DIMGRAPH_ALWAYS_INLINE inline V abs(V x) {
   return bits<V>(bits<U>(x) & ~layout<value_t<V>>::sign);
 }
 
+// min(x, c) and max(x, c) for a constant c, a NaN lane of x kept (c < x ? c : x, as the x86
+// min and max instructions compare). GCC writes a vector ?: as a compare and a blend (three
+// instructions without SSE4.1), so on SSE and AVX registers the instruction is asked for.
+template <bool Max, class V>
+DIMGRAPH_ALWAYS_INLINE inline V bound(V x, value_t<V> c) {
+  const V cv = fill<V>(c);
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__))
+  constexpr bool is_float = std::is_same_v<value_t<V>, float>;
+  if constexpr (sizeof(V) == 16) {
+    if constexpr (is_float) return Max ? __builtin_ia32_maxps(cv, x) : __builtin_ia32_minps(cv, x);
+    else return Max ? __builtin_ia32_maxpd(cv, x) : __builtin_ia32_minpd(cv, x);
+  }
+#if defined(__AVX__)
+  if constexpr (sizeof(V) == 32) {
+    if constexpr (is_float)
+      return Max ? __builtin_ia32_maxps256(cv, x) : __builtin_ia32_minps256(cv, x);
+    else return Max ? __builtin_ia32_maxpd256(cv, x) : __builtin_ia32_minpd256(cv, x);
+  }
+#endif
+#endif
+  if constexpr (Max) return cv > x ? cv : x;
+  else return cv < x ? cv : x;
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V at_most(V x, value_t<V> c) {
+  return bound<false>(x, c);
+}
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V at_least(V x, value_t<V> c) {
+  return bound<true>(x, c);
+}
+
 // |magnitude| with the sign of `sign` (magnitude has its sign bit clear).
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V with_sign_of(V magnitude, V sign) {
@@ -5922,13 +6000,12 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
 template <class V, bool Lo = true>
 DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {}) {
   using T = value_t<V>;
-  if (all_lanes(abs(hi) < normal_exp_limit<T>)) [[likely]]
+  if (all_lanes_less(abs(hi), fill<V>(normal_exp_limit<T>))) [[likely]]
     return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
   const int_t<V> clamped = (hi < lowest) | (hi > highest);
-  hi = hi < lowest ? fill<V>(lowest) : hi;  // NaN stays NaN
-  hi = hi > highest ? fill<V>(highest) : hi;
+  hi = at_most(at_least(hi, lowest), highest);  // NaN stays NaN
   lo = clamped ? V{} : lo;
   const auto k = round_to_int(hi * log2e<T>);
   const V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T> + lo;
@@ -5959,8 +6036,7 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
   using L = layout<T>;
   constexpr T lowest = L::is_float ? T(-17.5) : T(-38);  // expm1 rounds to -1 below
   constexpr T highest = L::is_float ? T(89) : T(710);
-  x = x < lowest ? fill<V>(lowest) : x;
-  x = x > highest ? fill<V>(highest) : x;
+  x = at_most(at_least(x, lowest), highest);
   const expm1_split<V> e = expm1_reduce(x);
   const int_t<V> max_exponent = int_t<V>{} + L::bias;
   const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
@@ -6040,14 +6116,14 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V erfc_tail(V z, pair<V> z2, V scale) {
   using T = value_t<V>;
   if constexpr (layout<T>::is_float) {
-    z = z > T(10.5) ? fill<V>(T(10.5)) : z;
+    z = at_most(z, T(10.5));
     const V t = T(1) / (T(1) + T(0.5) * z);
     const V r = horner(t, 0x1.28ed7ep-19f, 0x1.20cb34p-2f, 0x1.21d898p-2f, 0x1.ea032ep-3f,
                        0x1.b6b2cap-3f, -0x1.4f18eap-5f, 0x1.0d778cp-2f, -0x1.a1bfbep-2f,
                        0x1.57906ap-3f, 0x1.5bfc76p-6f, -0x1.6664f6p-6f);
     return exp_sum(-z2.hi, -z2.lo) * (r * scale);
   } else {
-    z = z > T(28) ? fill<V>(T(28)) : z;
+    z = at_most(z, T(28));
     const V t = T(1) / (T(1) + T(0.25) * z);
     const V r = horner(
         t, 0x1.286e97734a393p-39, 0x1.20dd74ff288adp-3, 0x1.20dd75a5c35aap-3, 0x1.17d67cb21ea95p-3,
@@ -6288,7 +6364,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh(V x) {
     using T = value_t<V>;
     constexpr T saturated = math::layout<T>::is_float ? T(10) : T(20);
     V a = math::abs(x);
-    a = a > saturated ? math::fill<V>(saturated) : a;
+    a = math::at_most(a, saturated);
     // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
     const math::expm1_split<V> em = math::expm1_reduce(a + a);
     const V s = math::pow2i<V>(em.k);
@@ -6320,7 +6396,7 @@ DIMGRAPH_ALWAYS_INLINE inline V erf(V x) {
     using T = value_t<V>;
     constexpr T one_from = math::layout<T>::is_float ? T(4) : T(6);  // erf rounds to 1 beyond
     V a = math::abs(x);
-    a = a > one_from ? math::fill<V>(one_from) : a;
+    a = math::at_most(a, one_from);
     const V small = x + x * math::erf_small_poly(x * x);
     const V large = T(1) - math::erfc_tail(a, math::scaled_square(a, T(1)), math::fill<V>(T(1)));
     return a < T(0.75) ? small : math::with_sign_of(large, x);
@@ -6340,8 +6416,8 @@ DIMGRAPH_ALWAYS_INLINE inline V gelu(V x) {
     using T = value_t<V>;
     // Below -limit gelu rounds to -0; above +limit it is x (and w below is 2).
     constexpr T limit = math::layout<T>::is_float ? T(15) : T(40);
-    x = x < -limit ? math::fill<V>(-limit) : x;
-    const V xw = x > limit ? math::fill<V>(limit) : x;
+    x = math::at_least(x, -limit);
+    const V xw = math::at_most(x, limit);
     const V z = xw * T(0x1.6a09e667f3bcdp-1);
     const V a = math::abs(z);
     const V half_x = T(0.5) * x;
@@ -6490,10 +6566,10 @@ DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
 //            lanes(a, b) or lanes(a) (names are those of namespace dimgraph::detail::fn)
 // From each line come the functor (expr/functors.hpp) and the public op, which takes tensors,
 // views, lazy expressions, C++ scalars (binary ops) and the symbols of a traced function
-// (expr/ops.hpp; graph/ops.hpp records a node). Adding an element-wise op is one line here.
-// (Ops with further operands or attributes, such as where, cast and map, are written out in
-// expr/ops.hpp.) The macro stays defined: it is the table, which those headers and the table's
-// test (tests/unit/expr/op_table.cpp) expand with macros of their own.
+// (ops/elementwise.hpp; graph/ops.hpp records a node). Adding an element-wise op is one line
+// here. (Ops with further operands or attributes, such as where, cast and map, are written out
+// in ops/elementwise.hpp.) The macro stays defined: it is the table, which those headers and
+// the table's test (tests/unit/expr/op_table.cpp) expand with macros of their own.
 // clang-format off
 #define DIMGRAPH_ELEMENTWISE_OPS(BINARY, UNARY)                                    \
   /*     public         op             kind       lanes                      */   \
@@ -6690,7 +6766,7 @@ DIMGRAPH_ALWAYS_INLINE inline V ceil(V a) {
 
 }  // namespace lanes
 
-// Which operands an op of the table takes (the public op checks them, expr/ops.hpp):
+// Which operands an op of the table takes (the public op checks them, ops/elementwise.hpp):
 //   arithmetic  numbers: no dg::index<D>, and bool only next to a number (not two bools, not
 //               the one operand of a unary op)
 //   comparison  any two operands with a common type
@@ -7757,128 +7833,13 @@ auto make_map(F f, Xs&&... xs) {
 }  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/expr/map.hpp
-// ---- begin dimgraph/expr/ops.hpp
-// The element-wise ops: + - * /, math functions, comparisons, logic, where, cast, map.
+// ---- begin dimgraph/expr/elementwise.hpp
+// The element-wise nodes the public ops make once their checks pass: binary ops on expressions
+// and scalars, and where's select (unchecked builders, also what eval/'s machinery makes).
 
 
 
-namespace dimgraph {
-namespace detail {
-
-// Values of a later layer that stand for tensors without being expressions (graph/: the
-// symbols a traced function sees) are operands of the op table's ops (expr/op_table.hpp)
-// through one hook, which that layer specialises for them:
-//   template <class N> inline constexpr bool is_deferred_v<symbol<N>> = true;
-//   template <class N> struct deferred_elementwise<symbol<N>> {
-//     template <class F, class... Xs>
-//     static auto make(Xs&&... xs);  // the result of op F (fn::add, ...) on xs
-//   };
-// A deferred value V stands for a tensor of element type V::value_type over V::dims: the op
-// checks its operands as such, with the same messages as for tensors, then gives
-// deferred_elementwise<V>::make<F>(xs...) (V: the first deferred operand) where it gives
-// make_elementwise<F>(xs...) for expressions and scalars.
-template <class X>
-inline constexpr bool is_deferred_v = false;
-template <class X>
-concept deferred = is_deferred_v<std::remove_cvref_t<X>>;
-template <class X>
-struct deferred_elementwise;
-
-template <class... Xs>
-concept any_deferred = (deferred<Xs> || ...);
-template <class X, class... Xs>
-struct first_deferred {
-  using type = typename first_deferred<Xs...>::type;
-};
-template <deferred X, class... Xs>
-struct first_deferred<X, Xs...> {
-  using type = std::remove_cvref_t<X>;
-};
-template <class... Xs>
-using first_deferred_t = typename first_deferred<Xs...>::type;
-
-// What an element-wise op takes in place of a tensor: an expression or a deferred value.
-template <class X>
-concept tensor_operand = expression<X> || deferred<X>;
-
-// Operands of a binary op: two tensor operands, or a tensor operand and a C++ scalar.
-template <class A, class B>
-concept binary_operands = (tensor_operand<A> && tensor_operand<B>) ||
-                          (tensor_operand<A> && scalar<B>) || (scalar<A> && tensor_operand<B>);
-
-template <class A, class B>
-concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
-
-template <class X>
-concept unary_operand_or_poisoned = tensor_operand<X> || poisoned<X>;
-
-template <class X>
-struct operand_elem {
-  using type = std::remove_cvref_t<X>;
-};
-template <tensor_operand X>
-struct operand_elem<X> {
-  using type = typename std::remove_cvref_t<X>::value_type;
-};
-template <class X>
-using operand_elem_t = typename operand_elem<X>::type;
-
-template <class X>
-struct operand_dims {
-  using type = dim_list<>;
-};
-template <tensor_operand X>
-struct operand_dims<X> {
-  using type = typename std::remove_cvref_t<X>::dims;
-};
-template <class X>
-using operand_dims_t = typename operand_dims<X>::type;
-
-// Why a binary op is rejected (checked in this order, so one mistake gives one message).
-enum class binary_check {
-  ok,
-  outer_broadcast,
-  index_arithmetic,
-  bool_arithmetic,
-  not_bool,
-  no_common_type
-};
-
-template <class A, class B>
-constexpr bool dims_nest() {
-  using la = operand_dims_t<A>;
-  using lb = operand_dims_t<B>;
-  return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
-}
-
-template <class A, class B, fn::operand_rule Rule>
-constexpr binary_check check_binary() {
-  using ea = operand_elem_t<A>;
-  using eb = operand_elem_t<B>;
-  constexpr bool arithmetic = Rule == fn::operand_rule::arithmetic;
-  if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
-  if (Rule == fn::operand_rule::logical)
-    return std::is_same_v<ea, bool> && std::is_same_v<eb, bool> ? binary_check::ok
-                                                                : binary_check::not_bool;
-  if (arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
-  if (arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
-    return binary_check::bool_arithmetic;
-  if constexpr (tensor_operand<A> && tensor_operand<B>) {
-    if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
-  }
-  return binary_check::ok;
-}
-
-// Why a unary op is rejected.
-enum class unary_check { ok, index_or_bool, not_bool };
-
-template <class X, fn::operand_rule Rule>
-constexpr unary_check check_unary() {
-  using e = operand_elem_t<X>;
-  if (Rule == fn::operand_rule::logical)
-    return std::is_same_v<e, bool> ? unary_check::ok : unary_check::not_bool;
-  return is_index_v<e> || std::is_same_v<e, bool> ? unary_check::index_or_bool : unary_check::ok;
-}
+namespace dimgraph::detail {
 
 // A rank-0 tensor next to a tensor with dims combines as PyTorch's 0-dim tensors do: within
 // the other's category it does not raise the other's type (float[4] * double{} is float);
@@ -7917,82 +7878,6 @@ auto make_elementwise(Xs&&... xs) {
   else return make_map(F{}, std::forward<Xs>(xs)...);
 }
 
-}  // namespace detail
-
-// The ops of the op table (expr/op_table.hpp), one public function each.
-//
-// Binary ops. Shape rule: operands align by tag; one operand's dim set must contain the
-// other's, and the result has that operand's order (the left one's when the sets are
-// equal). Types promote as in PyTorch; C++ scalars are wrapped numbers. Comparisons and
-// logical ops give bool. (operator== on tensors compares whole values; element-wise
-// comparison is always spelled out.)
-// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
-// dg::index<D> or on two bools; a logical op on operands that are not bool; element types
-// with no common type.
-// Errors (run time): a shared dynamic dim with different extents (shape_error).
-#define DIMGRAPH_BINARY_OP(PUBLIC, OP, KIND, LANES)                                            \
-  template <class A, class B>                                                                  \
-    requires detail::binary_operands_or_poisoned<A, B>                                         \
-  auto PUBLIC(A&& a, B&& b) {                                                                  \
-    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                   \
-    else {                                                                                     \
-      constexpr auto check = detail::check_binary<A, B, detail::fn::OP::operands>();           \
-      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;          \
-      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;          \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                         \
-                       "dimgraph: " #OP                                                        \
-                       ": neither operand's dims contain the other's (an implicit outer "      \
-                       "broadcast); use dg::broadcast_to<...> or dg::outer",                   \
-                       lhs_dims, rhs_dims);                                                    \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                        \
-                       "dimgraph: " #OP                                                        \
-                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",       \
-                       lhs_dims, rhs_dims);                                                    \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                         \
-                       "dimgraph: " #OP                                                        \
-                       ": arithmetic on two bool operands makes no sense; use a logical "      \
-                       "op or dg::cast",                                                       \
-                       lhs_dims, rhs_dims);                                                    \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::not_bool,                                \
-                       "dimgraph: " #OP ": the operands must be bool", lhs_dims, rhs_dims);    \
-      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                          \
-                       "dimgraph: " #OP                                                        \
-                       ": the element types have no common type; dg::cast one operand",        \
-                       lhs_dims, rhs_dims);                                                    \
-      if constexpr (check != detail::binary_check::ok) return detail::invalid_expr{};          \
-      else if constexpr (detail::any_deferred<A, B>)                                           \
-        return detail::deferred_elementwise<detail::first_deferred_t<A, B>>::template make<    \
-            detail::fn::OP>(std::forward<A>(a), std::forward<B>(b));                           \
-      else return detail::make_binary<detail::fn::OP>(std::forward<A>(a), std::forward<B>(b)); \
-    }                                                                                          \
-  }
-
-// Unary ops. Shape rule: the operand's dims. Math functions of integers compute in float.
-// Errors: a logical op on an operand that is not bool; any other op on dg::index<D> or bool.
-#define DIMGRAPH_UNARY_OP(PUBLIC, OP, KIND, LANES)                                                \
-  template <detail::unary_operand_or_poisoned X>                                                  \
-  auto PUBLIC(X&& x) {                                                                            \
-    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                             \
-    else {                                                                                        \
-      constexpr auto check = detail::check_unary<X, detail::fn::OP::operands>();                  \
-      using dims = detail::as_role_t<::dimgraph::has, detail::operand_dims_t<X>>;                 \
-      DIMGRAPH_REQUIRE(check != detail::unary_check::index_or_bool,                               \
-                       "dimgraph: " #OP ": the op makes no sense on dg::index<D> or bool", dims); \
-      DIMGRAPH_REQUIRE(check != detail::unary_check::not_bool,                                    \
-                       "dimgraph: " #OP ": the operand must be bool", dims);                      \
-      if constexpr (check != detail::unary_check::ok) return detail::invalid_expr{};              \
-      else if constexpr (detail::deferred<X>)                                                     \
-        return detail::deferred_elementwise<std::remove_cvref_t<X>>::template make<               \
-            detail::fn::OP>(std::forward<X>(x));                                                  \
-      else return detail::make_map(detail::fn::OP{}, std::forward<X>(x));                         \
-    }                                                                                             \
-  }
-
-DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_BINARY_OP, DIMGRAPH_UNARY_OP)
-#undef DIMGRAPH_BINARY_OP
-#undef DIMGRAPH_UNARY_OP
-
-namespace detail {
 // Whether E is a comparison node (its operands then feed a where directly).
 template <class E>
 inline constexpr bool is_compared_v = false;
@@ -8017,98 +7902,35 @@ auto compared_where(C&& c, A&& a, B&& b) {
   return make_map(fn::select_compared<cmp>{}, operand_of<0>(std::forward<C>(c)),
                   operand_of<1>(std::forward<C>(c)), std::forward<A>(a), std::forward<B>(b));
 }
-}  // namespace detail
 
-// where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
-// three operands (one must contain the others' dims). Error: cond not bool.
+// where(c, a, b) on a bool c and branches whose dims nest (checked by dg::where): a select
+// node, or, for a comparison c, the select of the comparison's operands.
 template <class C, class A, class B>
-  requires(expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)) ||
-          detail::any_poisoned<C, A, B>
-auto where(C&& c, A&& a, B&& b) {
-  if constexpr (detail::any_poisoned<C, A, B>) {
-    return detail::invalid_expr{};
-  } else {
-    using la = detail::operand_dims_t<A>;
-    using lb = detail::operand_dims_t<B>;
-    constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
-    constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
-    static_assert(nest,
-                  "dimgraph: where: no operand's dims contain the others' (an implicit outer "
-                  "broadcast)");
-    static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
-    if constexpr (nest && cond_bool) {
-      // A scalar branch takes the other branch's element type (both scalars: their common one).
-      auto&& a_op = [&]() -> decltype(auto) {
-        if constexpr (expression<A>) return std::forward<A>(a);
-        else if constexpr (expression<B>)
-          return detail::as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
-      }();
-      auto&& b_op = [&]() -> decltype(auto) {
-        if constexpr (expression<B>) return std::forward<B>(b);
-        else if constexpr (expression<A>)
-          return detail::as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
-        else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
-      }();
-      if constexpr (detail::is_compared_v<std::remove_cvref_t<C>>)
-        // where(p OP q, a, b): the comparison's operands go straight into the select.
-        return detail::compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
-                                      std::forward<decltype(b_op)>(b_op));
-      else
-        return detail::make_map(detail::fn::select{}, std::forward<C>(c),
-                                std::forward<decltype(a_op)>(a_op),
-                                std::forward<decltype(b_op)>(b_op));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
+auto make_where(C&& c, A&& a, B&& b) {
+  // A scalar branch takes the other branch's element type (both scalars: their common one).
+  auto&& a_op = [&]() -> decltype(auto) {
+    if constexpr (expression<A>) return std::forward<A>(a);
+    else if constexpr (expression<B>) return as_operand<std::remove_cvref_t<B>>(std::forward<A>(a));
+    else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, a};
+  }();
+  auto&& b_op = [&]() -> decltype(auto) {
+    if constexpr (expression<B>) return std::forward<B>(b);
+    else if constexpr (expression<A>) return as_operand<std::remove_cvref_t<A>>(std::forward<B>(b));
+    else return scalar_expr<promote_t<std::remove_cvref_t<A>, std::remove_cvref_t<B>>>{{}, b};
+  }();
+  if constexpr (is_compared_v<std::remove_cvref_t<C>>)
+    // where(p OP q, a, b): the comparison's operands go straight into the select.
+    return compared_where(std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                          std::forward<decltype(b_op)>(b_op));
+  else
+    return make_map(fn::select{}, std::forward<C>(c), std::forward<decltype(a_op)>(a_op),
+                    std::forward<decltype(b_op)>(b_op));
 }
 
-// cast<T>(x): x's elements converted to T (the explicit narrowing).
-template <class T, detail::expression_or_poisoned X>
-auto cast(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    static_assert(element<T>, "dimgraph: cast: the target is not an element type");
-    if constexpr (element<T>) return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
-    else return detail::invalid_expr{};
-  }
-}
-
-// map(f, xs...): a user function applied element by element (fused like any other op).
-// f must be a pure function of its arguments: it is called for every element, and, where a
-// row ends in less than a whole vector, also for padding lanes (copies of a real element)
-// whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
-// dims.
-template <class F, class... Xs>
-  requires(expression<Xs> && ...) || detail::any_poisoned<Xs...>
-auto map(F f, Xs&&... xs) {
-  if constexpr (detail::any_poisoned<Xs...>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
-    static_assert(
-        nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
-    if constexpr (nest)
-      return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
-    else return detail::invalid_expr{};
-  }
-}
-
-namespace detail {
-// Argument-dependent lookup on the stand-in for a reported mistake looks in this namespace
-// only: the operators named here take it outside namespace dimgraph too (`bad * 2.0f`, `-bad`).
-using dimgraph::operator+;
-using dimgraph::operator-;
-using dimgraph::operator*;
-using dimgraph::operator/;
-}  // namespace detail
-
-}  // namespace dimgraph
-// ---- end dimgraph/expr/ops.hpp
+}  // namespace dimgraph::detail
+// ---- end dimgraph/expr/elementwise.hpp
 // ---- begin dimgraph/expr/broadcast.hpp
-// broadcast_to and outer: the explicit ways to combine operands whose dims do not nest.
+// broadcast_expr, and the nodes of broadcast_to and outer: operands read along dims they lack.
 
 
 
@@ -8156,661 +7978,58 @@ struct evaluator<broadcast_expr<X, Ds...>> : evaluator_of<X> {
   static constexpr bool static_layout = evaluator_of<X>::static_layout && (is_static_v<Ds> && ...);
   static_assert(known(static_layout, &walk));
 };
+
+// x read with the dims Ds... (broadcast_to's checks passed): the given extents checked
+// against x's and the new dims' intervals, the element count against what a tensor can
+// address (shape_error), then the node.
+template <class... Ds, class X, class... Es>
+auto make_broadcast(X&& x, extent_arg<Es>... given) {
+  using xd = dims_t<X>;
+  using target = dim_list<Ds...>;
+  std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
+  [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
+    if constexpr (list_contains_v<xd, E>) {
+      const std::size_t have = x.template extent<E>();
+      if (g.value != have)
+        throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
+                                              std::to_string(have) + " in the operand, but " +
+                                              std::to_string(g.value) + " is given");
+    } else if constexpr (list_contains_v<target, E>) {
+      ext[list_index_of_v<target, E>] = checked_extent<E>("broadcast_to", g.value);
+    }
+  };
+  (take(given), ...);
+  auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
+    if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
+    else return new_extent;
+  };
+  check_elements<Ds...>("broadcast_to",
+                        {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
+  return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
+}
+
+// f over every pair of elements of a and b aligned by their shared dims (outer's node): the
+// element count checked (shape_error), then the node.
+template <class A, class B, class F>
+auto make_outer(A&& a, B&& b, F f) {
+  using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
+  [&]<class... Rs>(dim_list<Rs...>) {
+    auto extent_of = [&]<class D>(std::type_identity<D>) {
+      if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
+      else return b.template extent<D>();
+    };
+    check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
+  }(result_dims{});
+  return map_expr<fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
+      fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
+}
 }  // namespace detail
-
-// broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
-// Extents are given for new non-static dims, and may be given for x's own dims
-// (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
-// a new non-static dim without an extent; an extent given for a dim not in
-// Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
-// dims that is not x's extent; a new dim's extent outside its interval; more elements than a
-// tensor can address (though none is stored, so that counts over them cannot wrap).
-template <class... Ds, detail::expression_or_poisoned X, class... Es>
-auto broadcast_to(X&& x, extent_arg<Es>... given) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using xd = dims_t<X>;
-    using target = dim_list<Ds...>;
-    static_assert(list_is_subset_v<xd, target>,
-                  "dimgraph: broadcast_to: the target dims must include every dim of the operand");
-    static_assert(
-        ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
-          detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
-        "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
-    static_assert((list_contains_v<target, Es> && ...),
-                  "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
-    static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
-                  "dimgraph: broadcast_to: an extent is given twice");
-    std::array<std::size_t, sizeof...(Ds)> ext{bounds_v<Ds>.lo...};
-    [[maybe_unused]] auto take = [&]<class E>(extent_arg<E> g) {
-      if constexpr (list_contains_v<xd, E>) {
-        const std::size_t have = x.template extent<E>();
-        if (g.value != have)
-          throw shape_error("broadcast_to", "dim '" + describe<E>() + "' has extent " +
-                                                std::to_string(have) + " in the operand, but " +
-                                                std::to_string(g.value) + " is given");
-      } else if constexpr (list_contains_v<target, E>) {
-        ext[list_index_of_v<target, E>] = detail::checked_extent<E>("broadcast_to", g.value);
-      }
-    };
-    (take(given), ...);
-    auto extent_of = [&]<class D>(std::type_identity<D>, std::size_t new_extent) {
-      if constexpr (list_contains_v<xd, D>) return x.template extent<D>();
-      else return new_extent;
-    };
-    detail::check_elements<Ds...>(
-        "broadcast_to", {extent_of(std::type_identity<Ds>{}, ext[list_index_of_v<target, Ds>])...});
-    return broadcast_expr<operand_t<X&&>, Ds...>(std::forward<X>(x), ext);
-  }
-}
-
-// outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
-// dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
-// Error (run time): more elements than a tensor can address (shape_error).
-template <class A, class B, class F = detail::fn::mul>
-  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
-auto outer(A&& a, B&& b, F f = {}) {
-  if constexpr (detail::any_poisoned<A, B>) {
-    return detail::invalid_expr{};
-  } else {
-    using result_dims = list_union_t<dims_t<A>, dims_t<B>>;
-    [&]<class... Rs>(dim_list<Rs...>) {
-      auto extent_of = [&]<class D>(std::type_identity<D>) {
-        if constexpr (list_contains_v<dims_t<A>, D>) return a.template extent<D>();
-        else return b.template extent<D>();
-      };
-      detail::check_elements<Rs...>("outer", {extent_of(std::type_identity<Rs>{})...});
-    }(result_dims{});
-    return map_expr<detail::fn::functor_t<F>, result_dims, operand_t<A&&>, operand_t<B&&>>(
-        detail::fn::as_functor(std::move(f)), std::forward<A>(a), std::forward<B>(b));
-  }
-}
 
 }  // namespace dimgraph
 // ---- end dimgraph/expr/broadcast.hpp
-// ---- begin dimgraph/expr/reshape.hpp
-// Views that re-describe a tensor's memory: rename, split, split_dims, slice (no loops, no copies).
-
-
-
-// Each op returns a tensor_view of its operand's memory, so the operand must be a tensor
-// or a view and must outlive the result: a temporary tensor is rejected (its view would
-// dangle); dg::eval a lazy expression first.
-
-// The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
-// the end of this header).
-#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
-  "dimgraph: " OP                                                           \
-  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
-  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
-
-namespace dimgraph {
-namespace detail {
-
-template <class P, class List>
-struct view_of_list;
-template <class P, class... Ds>
-struct view_of_list<P, type_list<Ds...>> {
-  using type = tensor_view<P, Ds...>;
-};
-// The view of elements P (possibly const) with the dims in List.
-template <class P, class List>
-using view_of_list_t = typename view_of_list<P, List>::type;
-
-// The element type a view of x has (const for a const tensor).
-template <class X>
-using view_element_t = std::remove_pointer_t<decltype(std::declval<X&>().data())>;
-
-// A view of x's memory with the dims at positions [K, K + Span) replaced by News...,
-// whose extents and strides are given, starting `offset` elements in. The extents are
-// checked against the new dims' intervals (shape_error naming op).
-template <std::size_t K, std::size_t Span, class... News, class X>
-auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
-                  const std::array<std::size_t, sizeof...(News)>& ext,
-                  const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
-  using dims = types_of_t<typename std::remove_cvref_t<X>::dims>;
-  constexpr std::size_t r = dims::size, m = sizeof...(News), n = r - Span + m;
-  using view_t =
-      view_of_list_t<view_element_t<X>,
-                     concat_t<slice_t<0, K, dims>, type_list<News...>, slice_t<K + Span, r, dims>>>;
-  std::array<std::size_t, n> e{};
-  std::array<std::ptrdiff_t, n> s{};
-  for (std::size_t i = 0; i < n; ++i) {
-    const bool is_new = i >= K && i < K + m;
-    const std::size_t from = i < K ? i : i - m + Span;
-    e[i] = is_new ? ext[i - K] : x.shape().extent(from);
-    s[i] = is_new ? str[i - K] : x.strides()[from];
-  }
-  auto vs = view_t::shape_type::from_extents(e, op);
-  if constexpr (view_t::shape_type::ragged_count > 0) vs.take_lengths(x.shape());
-  // (An empty operand may have no memory at all: no offset from its null pointer.)
-  return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
-}
-
-// Whether one of the dims Old... is the batch dim of a ragged dim with lengths in x.
-template <class X, class... Old>
-constexpr bool is_batch_of_lengths() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  return []<class... Ds>(dim_list<Ds...>) {
-    auto batch_of = []<class D>(std::type_identity<D>) {
-      if constexpr (carries_lengths_v<D, xd>)
-        return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
-      else return false;
-    };
-    return (batch_of(std::type_identity<Ds>{}) || ...);
-  }(xd{});
-}
-
-// Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
-// is a ragged dim with lengths in x, or the batch dim of one.
-template <class X, class... Old>
-constexpr bool keeps_lengths() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  return !is_batch_of_lengths<X, Old...>() && !(carries_lengths_v<Old, xd> || ...);
-}
-
-// Whether an op that makes dim New of x's dim Old carries the lengths over: Old is no batch dim
-// of a dim with lengths, and Old, if it has lengths, becomes a dim ragged over the same batch
-// dim (whose lengths the op computes row by row).
-template <class X, class Old, class New>
-constexpr bool lengths_carry_to() {
-  using xd = typename std::remove_cvref_t<X>::dims;
-  if constexpr (carries_lengths_v<Old, xd>)
-    return std::is_same_v<ragged_batch_t<New>, ragged_batch_t<Old>>;
-  else return true;
-}
-
-// v with the lengths of its dim New set to f(length) of x's dim Old, row by row (v as it is
-// when Old has none).
-template <class Old, class New, class V, class X, class F>
-V with_lengths_from(V v, const X& x, const char* op, F f) {
-  if constexpr (carries_lengths_v<Old, dims_t<X>>) {
-    if (const lengths_ref& l = x.shape().template lengths<Old>()) {
-      auto s = v.shape();
-      s.template set_lengths<New>(op, map_lengths(l, f));
-      return V(v.data(), s, v.strides());
-    }
-  }
-  return v;
-}
-
-// Error: a row of the ragged dim Whole whose length is not a multiple of Part's extent.
-template <class Whole, class Part>
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_length_not_divisible(const char* op,
-                                                                          std::int64_t len,
-                                                                          std::size_t n) {
-  throw shape_error(op, "dim '" + describe<Whole>() + "' has a row of length " +
-                            std::to_string(len) + ", not a multiple of the extent " +
-                            std::to_string(n) + " of dim '" + describe<Part>() + "'");
-}
-
-// The message of a slice of a ragged dim that would not keep each row's valid part a prefix.
-#define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
-  "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
-  "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
-  "that is not ragged to slice it as plain data)"
-
-// The same with the dim Old replaced.
-template <class Old, class... News, class X>
-auto replaced_view(X& x, const char* op, std::ptrdiff_t offset,
-                   const std::array<std::size_t, sizeof...(News)>& ext,
-                   const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
-  return spliced_view<list_index_of_v<typename std::remove_cvref_t<X>::dims, Old>, 1, News...>(
-      x, op, offset, ext, str);
-}
-
-// Why a structural op rejects its operands (checked in this order: one message per mistake).
-enum class structural_check {
-  ok,
-  not_memory,      // a lazy expression where a view is made
-  temporary,       // a temporary tensor where a view is made
-  no_such_dim,     // the operand lacks the dim the op works on
-  dim_present,     // a dim the op makes is already one of the operand's other dims
-  same_parts,      // split_dims / merge_dims of a dim with itself
-  sizes_differ,    // rename between static dims of different sizes
-  sizes_disjoint,  // rename between dims whose intervals are disjoint
-  bad_extent_arg,  // an extent given for a dim that is not a part, or twice
-  too_many_unknown,
-  zero_stride,
-  not_index,
-  other_dims_differ,
-  no_common_type,
-};
-
-template <class X>
-constexpr structural_check check_view_operand() {
-  using x = std::remove_cvref_t<X>;
-  if (!memory_operand<x>) return structural_check::not_memory;
-  if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
-  return structural_check::ok;
-}
-
-template <class Old, class New, class X>
-constexpr structural_check check_rename() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    if (!list_contains_v<dims, Old>) return structural_check::no_such_dim;
-    if (!std::is_same_v<Old, New> && list_contains_v<dims, New>)
-      return structural_check::dim_present;
-    if (check_rename_sizes<Old, New>() == rename_sizes::different_static_sizes)
-      return structural_check::sizes_differ;
-    if (check_rename_sizes<Old, New>() == rename_sizes::disjoint)
-      return structural_check::sizes_disjoint;
-    return structural_check::ok;
-  }
-}
-
-// Extents given by tag for some of the parts Parts...: each for a part, none twice.
-template <class... Es, class... Parts>
-constexpr bool extent_args_fit(type_list<Es...>, type_list<Parts...>) {
-  return (contains_v<Es, type_list<Parts...>> && ...) &&
-         first_duplicate_v<type_list<Es...>> == sizeof...(Es);
-}
-// Parts known from their static size or a given extent.
-template <class Part, class... Es>
-inline constexpr bool part_known_v = is_static_v<Part> || contains_v<Part, type_list<Es...>>;
-// The number of different parts whose extent is not known.
-template <class... Parts, class... Es>
-constexpr std::size_t unknown_parts(type_list<Parts...>, type_list<Es...>) {
-  constexpr bool unknown[] = {!part_known_v<Parts, Es...>..., false};
-  constexpr std::size_t first[] = {index_of_v<Parts, type_list<Parts...>>..., 0};
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < sizeof...(Parts); ++i) n += unknown[i] && first[i] == i;
-  return n;
-}
-// The parts' extents: static sizes and given ones, with which are known.
-template <class... Parts, class... Es>
-std::pair<std::array<std::size_t, sizeof...(Parts)>, std::array<bool, sizeof...(Parts)>>
-part_extents(type_list<Parts...>, extent_arg<Es>... given) {
-  return {{given_extent<Parts>(given...)...}, {part_known_v<Parts, Es...>...}};
-}
-
-template <class Whole, class Parts, class Given, class X>
-constexpr structural_check check_split() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    using others = list_difference_t<dims, dim_list<Whole>>;
-    if (!list_contains_v<dims, Whole>) return structural_check::no_such_dim;
-    if ([]<class... Ps>(type_list<Ps...>) { return (list_contains_v<others, Ps> || ...); }(Parts{}))
-      return structural_check::dim_present;
-    if (!extent_args_fit(Given{}, Parts{})) return structural_check::bad_extent_arg;
-    if (unknown_parts(Parts{}, Given{}) > 1) return structural_check::too_many_unknown;
-    return structural_check::ok;
-  }
-}
-
-template <class A, class B, class Given, class X>
-constexpr structural_check check_split_dims() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    using whole = merge_dim_t<A, B>;
-    using others = list_difference_t<dims, dim_list<whole>>;
-    if (!list_contains_v<dims, whole>) return structural_check::no_such_dim;
-    if (std::is_same_v<A, B>) return structural_check::same_parts;
-    if (list_contains_v<others, A> || list_contains_v<others, B>)
-      return structural_check::dim_present;
-    if (!extent_args_fit(Given{}, type_list<A, B>{})) return structural_check::bad_extent_arg;
-    if (unknown_parts(type_list<A, B>{}, Given{}) > 1) return structural_check::too_many_unknown;
-    return structural_check::ok;
-  }
-}
-
-template <class A, class Result, bool ZeroStride, class X>
-constexpr structural_check check_slice() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
-    if (ZeroStride) return structural_check::zero_stride;
-    if (!std::is_same_v<Result, A> && list_contains_v<dims, Result>)
-      return structural_check::dim_present;
-    return structural_check::ok;
-  }
-}
-
-// The slice of x along A as a view with dim R (the positions are checked by the caller).
-// With two positions or more, |step| is below A's extent, so step * stride fits as the
-// stride times the extent does; with fewer, the step is never taken (and may be as large as
-// PTRDIFF_MIN): the view keeps x's stride. A ragged A's lengths give R's by the same rule on
-// each row's length (a row's positions are then those of the whole: the slice starts from the
-// front).
-template <class A, class R, class X>
-auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
-  const slice_range p = slice_positions(x.template extent<A>(), start, end, step);
-  const std::ptrdiff_t s = x.template stride<A>();
-  auto v = replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
-                               {p.count > 1 ? p.step * s : s});
-  return with_lengths_from<A, R>(std::move(v), x, "slice", [&](std::int64_t n) {
-    return static_cast<std::int64_t>(
-        slice_positions(static_cast<std::size_t>(n), start, end, step).count);
-  });
-}
-
-}  // namespace detail
-
-// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
-template <class... Ps, detail::poisoned X>
-detail::invalid_expr permute(X&&) {
-  return {};
-}
-
-// One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
-// Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
-// dims have different static sizes; their size intervals are disjoint. Error (run time):
-// Old's extent outside New's interval (shape_error).
-template <dimension Old, dimension New, class X>
-auto rename(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    constexpr auto check =
-        detail::check_rename<std::remove_cvref_t<Old>, std::remove_cvref_t<New>, X>();
-    DIMGRAPH_REQUIRE(
-        check != check_t::not_memory,
-        "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-        detail::has_role_t<X>);
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: rename: a view of a temporary tensor would dangle; name the tensor first");
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim",
-                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: rename: the new dim is already a dim of the tensor",
-                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::sizes_differ,
-                     "dimgraph: rename: the dims have different static sizes",
-                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::sizes_disjoint,
-                     "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both",
-                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::has_role_t<X>);
-    using old_t = std::remove_cvref_t<Old>;
-    using new_t = std::remove_cvref_t<New>;
-    using xd = dims_t<X>;
-    // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
-    // a dim that is not ragged, it forgets them (the padding becomes data).
-    constexpr bool batch_kept = check != check_t::ok || [] {
-      return []<class... Ds>(dim_list<Ds...>) {
-        return ((!detail::carries_lengths_v<Ds, xd> ||
-                 !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
-      }(xd{});
-    }();
-    DIMGRAPH_REQUIRE(batch_kept,
-                     "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
-                     "would be lost",
-                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
-                     detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && batch_kept) {
-      auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
-                                                   {x.template stride<Old>()});
-      using view_t = decltype(v);
-      if constexpr (detail::carries_lengths_v<old_t, xd> &&
-                    detail::carries_lengths_v<new_t, dims_t<view_t>> &&
-                    std::is_same_v<ragged_batch_t<old_t>, ragged_batch_t<new_t>>) {
-        auto vs = v.shape();
-        vs.template set_lengths<new_t>("rename", x.shape().template lengths<old_t>());
-        return view_t(v.data(), vs, v.strides());
-      } else {
-        return v;
-      }
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// The parts of a concatenated dim, as views (the inverse of concat):
-//   split<a, b>(z): [.., a + b, ..] -> ([.., a, ..], [.., b, ..])   (more parts alike)
-// returned as a std::tuple (use structured bindings). The parts' extents add up to the
-// whole's: static parts are known, one part may be left to take the rest, others are
-// given with dg::extent<Part>(n). Errors (compile time): z has no dim a + b; a part is
-// one of z's other dims; an extent given for a non-part or twice; more than one part
-// of unknown extent. Error (run time): extents that do not add up (shape_error).
-template <dimension... Parts, class X, class... Es>
-auto split(X&& z, extent_arg<Es>... given) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using whole = concat_dim_t<Parts...>;
-    constexpr auto check =
-        detail::check_split<whole, detail::type_list<std::remove_cvref_t<Parts>...>,
-                            detail::type_list<Es...>, X>();
-    static_assert(
-        check != check_t::not_memory,
-        "dimgraph: split: the operand must be a tensor or a view (dg::eval an expression first)");
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: split: a view of a temporary tensor would dangle; name the tensor first");
-    static_assert(check != check_t::no_such_dim,
-                  "dimgraph: split: the tensor has no dim that is the sum of the parts");
-    static_assert(check != check_t::dim_present,
-                  "dimgraph: split: a part is already another dim of the tensor");
-    static_assert(check != check_t::bad_extent_arg,
-                  "dimgraph: split: an extent is given for a dim that is not a part, or twice");
-    static_assert(
-        check != check_t::too_many_unknown,
-        "dimgraph: split: more than one part has no static size; give the extents of all but one "
-        "with dg::extent<Part>(n)");
-    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, whole>();
-    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split"));
-    if constexpr (check == check_t::ok && keeps) {
-      using parts = detail::type_list<std::remove_cvref_t<Parts>...>;
-      auto [ext, known] = detail::part_extents(parts{}, given...);
-      ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
-          "split", z.template extent<whole>(), ext, known);
-      const std::ptrdiff_t s = z.template stride<whole>();
-      return detail::with_indices<sizeof...(Parts)>(
-          [&]<std::size_t... Is>(detail::index_constant<Is>...) {
-            std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
-            for (std::size_t i = 1; i < sizeof...(Parts); ++i)
-              offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
-            return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
-                z, "split", offset[Is], {ext[Is]}, {s})...};
-          });
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// A merged dim as its two factors, in place (the inverse of merge_dims; a view):
-//   split_dims<a, b>(x): [.., a * b, ..] -> [.., a, b, ..]
-// One factor's extent gives the other's exactly: a static factor is known; otherwise
-// give one, dg::split_dims<A, B>(x, dg::extent<A>(n)). Errors (compile time): x has no
-// dim a * b; a == b; a factor is one of x's other dims; an extent given for a non-factor
-// or twice; neither factor known; a ragged a * b that is not a ragged a and a static b. Error
-// (run time): a factor's extent that does not divide the merged extent; along a ragged a * b, a
-// row whose length b's extent does not divide (shape_error). a takes those lengths divided.
-template <dimension A, dimension B, class X, class... Es>
-auto split_dims(X&& x, extent_arg<Es>... given) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using a = std::remove_cvref_t<A>;
-    using b = std::remove_cvref_t<B>;
-    constexpr auto check = detail::check_split_dims<a, b, detail::type_list<Es...>, X>();
-    DIMGRAPH_REQUIRE(check != check_t::not_memory,
-                     "dimgraph: split_dims: the operand must be a tensor or a view (dg::eval an "
-                     "expression first)",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(
-        check != check_t::temporary,
-        "dimgraph: split_dims: a view of a temporary tensor would dangle; name the tensor first",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(
-        check != check_t::no_such_dim,
-        "dimgraph: split_dims: the tensor has no dim that is the product of the factors",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::same_parts,
-                     "dimgraph: split_dims: the two factors are the same dim",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: split_dims: a factor is already another dim of the tensor",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(
-        check != check_t::bad_extent_arg,
-        "dimgraph: split_dims: an extent is given for a dim that is not a factor, or twice",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(
-        check != check_t::too_many_unknown,
-        "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
-        "dg::extent<Factor>(n)",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    using whole = merge_dim_t<a, b>;
-    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, whole>();
-    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"), ::dimgraph::asked<a, b>,
-                     detail::has_role_t<X>);
-    constexpr bool prefix = check != check_t::ok || (detail::lengths_carry_to<X, whole, a>() &&
-                                                     (!is_ragged_v<whole> || is_static_v<b>));
-    DIMGRAPH_REQUIRE(
-        prefix,
-        "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
-        "and a static minor one (each row's valid part then stays a prefix)",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && keeps && prefix) {
-      auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
-      ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
-                                                       ext, known);
-      const std::ptrdiff_t s = x.template stride<whole>();
-      auto v = detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
-                                                  {s * static_cast<std::ptrdiff_t>(ext[1]), s});
-      // A ragged whole: each row's length over b's extent, which must divide it.
-      const auto nb = static_cast<std::int64_t>(ext[1]);
-      return detail::with_lengths_from<whole, a>(
-          std::move(v), x, "split_dims", [&](std::int64_t len) {
-            if (len % nb != 0)
-              detail::throw_length_not_divisible<whole, b>("split_dims", len, ext[1]);
-            return len / nb;
-          });
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// A slice along dim a with bounds known at compile time (a view), NumPy's rule (see
-// slice_positions): negative bounds count from the end, end is exclusive, bounds beyond
-// the ends are clamped, a negative stride reads backwards; dg::none leaves a bound open.
-//   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
-// The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
-// 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
-// slice_dim_t). Along a ragged dim a (with its lengths) the result dim is ragged over the same
-// batch dim, each row's length the slice rule applied to the row's length (an end counting
-// from the back counts from each row's end), so the slice must start from the front and step
-// forwards. Errors (compile time): x has no dim a; stride 0; the result dim is already another
-// dim of x; a slice of a ragged dim from the back or backwards; a slice of a ragged dim's batch
-// dim.
-template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
-          class X>
-auto slice(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using a = std::remove_cvref_t<A>;
-    using result =
-        slice_dim_t<a, Start, End, Stride == 0 ? 1 : Stride>;  // (unused when Stride is 0)
-    constexpr auto check = detail::check_slice<a, result, Stride == 0, X>();
-    DIMGRAPH_REQUIRE(
-        check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::has_role_t<X>);
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::zero_stride, "dimgraph: slice: the stride is 0",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    DIMGRAPH_REQUIRE(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
-                     detail::has_role_t<X>);
-    constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
-    DIMGRAPH_REQUIRE(prefix, DIMGRAPH_SLICE_NOT_PREFIX, ::dimgraph::asked<a>,
-                     detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && batch_kept && prefix)
-      return detail::slice_view<a, result>(x, Start, End, Stride);
-    else return detail::invalid_expr{};
-  }
-}
-
-// A slice along dim a with bounds known at run time (a view), by the same rule:
-//   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
-// sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
-// it to tell two apart); ragged along a ragged a, as above. Errors: x has no dim a, or a is the
-// batch dim of a ragged dim (compile time); stride 0; a negative start or stride along a ragged
-// dim with lengths (shape_error).
-template <dimension A, class X>
-auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using a = std::remove_cvref_t<A>;
-    using result = sliced_dim<a>;
-    constexpr auto check = detail::check_slice<a, result, false, X>();
-    DIMGRAPH_REQUIRE(
-        check != check_t::not_memory,
-        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
-        ::dimgraph::asked<a>, detail::has_role_t<X>);
-    static_assert(
-        check != check_t::temporary,
-        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: slice: the result dim is already another dim of the tensor",
-                     ::dimgraph::asked<a>, detail::has_role_t<X>);
-    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
-    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
-                     detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && keeps) {
-      if (stride == 0)
-        throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
-      if constexpr (detail::carries_lengths_v<a, dims_t<X>>)
-        if (const lengths_ref& l = x.shape().template lengths<a>();
-            l && (stride < 0 || (!start.is_none && start.value < 0)))
-          throw shape_error("slice", "dim '" + describe<a>() + "' is ragged (lengths " +
-                                         detail::lengths_text(*l) +
-                                         "): a slice of it must start from the front (start >= "
-                                         "0 or dg::none) and step forwards");
-      return detail::slice_view<a, result>(x, start, end, stride);
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-}  // namespace dimgraph
-
-#undef DIMGRAPH_LOSES_LENGTHS
-#undef DIMGRAPH_BATCH_OF_LENGTHS
-#undef DIMGRAPH_SLICE_NOT_PREFIX
-// ---- end dimgraph/expr/reshape.hpp
 // ---- begin dimgraph/expr/reduce.hpp
-// Reductions over named dims: sum, mean, prod, max, min, any, all (lazy nodes).
+// The lazy node of reductions over named dims (reduce_expr) and the ops it runs: sum, mean,
+// prod, max, min, any, all.
 
 
 
@@ -8980,57 +8199,10 @@ template <class Op, class X, class... Rs>
 struct detail::evaluator<reduce_expr<Op, X, Rs...>>
     : detail::temporary_evaluator<reduce_expr<Op, X, Rs...>> {};
 
-// The public reductions. Result element type: sum and prod of bool or integers give int64,
-// of floats the same type; mean of bool or integers gives float; max and min keep the type;
-// any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
-// given twice, or the op on dg::index<D> (any/all: on a non-bool). Over a ragged dim or its
-// batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
-// or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
-// length 0 (shape_error naming the row and the lengths), before anything is written.
-#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                         \
-  template <class... Rs, detail::expression_or_poisoned X>                                  \
-  auto NAME(X&& x) {                                                                        \
-    if constexpr (detail::poisoned<X>) {                                                    \
-      return detail::invalid_expr{};                                                        \
-    } else {                                                                                \
-      constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                         \
-      constexpr bool distinct =                                                             \
-          detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);             \
-      constexpr bool allowed = ALLOWED;                                                     \
-      using asked_dims = ::dimgraph::asked<Rs...>;                                          \
-      using x_dims = detail::has_role_t<X>;                                                 \
-      DIMGRAPH_REQUIRE(has, "dimgraph: " #NAME ": the tensor has no such dim", asked_dims,  \
-                       x_dims);                                                             \
-      DIMGRAPH_REQUIRE(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice",     \
-                       asked_dims);                                                         \
-      DIMGRAPH_REQUIRE(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT, x_dims); \
-      if constexpr (has && distinct && allowed)                                             \
-        return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));                  \
-      else return detail::invalid_expr{};                                                   \
-    }                                                                                       \
-  }
-#define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
-#define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)
-DIMGRAPH_REDUCTION(sum, detail::fn::sum_reduce, DIMGRAPH_NUMERIC,
-                   "the op makes no sense on dg::index<D>")
-DIMGRAPH_REDUCTION(prod, detail::fn::prod_reduce, DIMGRAPH_NUMERIC,
-                   "the op makes no sense on dg::index<D>")
-DIMGRAPH_REDUCTION(mean, detail::fn::mean_reduce, DIMGRAPH_NUMERIC,
-                   "the op makes no sense on dg::index<D>")
-DIMGRAPH_REDUCTION(max, detail::fn::max_reduce, DIMGRAPH_NUMERIC,
-                   "the op makes no sense on dg::index<D>")
-DIMGRAPH_REDUCTION(min, detail::fn::min_reduce, DIMGRAPH_NUMERIC,
-                   "the op makes no sense on dg::index<D>")
-DIMGRAPH_REDUCTION(any, detail::fn::any_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
-DIMGRAPH_REDUCTION(all, detail::fn::all_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
-#undef DIMGRAPH_NUMERIC
-#undef DIMGRAPH_BOOLEAN
-#undef DIMGRAPH_REDUCTION
-
 }  // namespace dimgraph
 // ---- end dimgraph/expr/reduce.hpp
 // ---- begin dimgraph/expr/contract.hpp
-// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags), a lazy node.
+// contract_expr: the lazy node of dot<Ks...>(a, b), a contraction over named shared dims.
 
 
 
@@ -9112,39 +8284,6 @@ class contract_expr : public expr_node_base {
 template <class A, class B, class... Ks>
 struct detail::evaluator<contract_expr<A, B, Ks...>>
     : detail::temporary_evaluator<contract_expr<A, B, Ks...>> {};
-
-// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule). Contracting a
-// ragged dim, or its batch dim, sums only valid positions: padding is never read.
-// Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
-// operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
-template <class... Ks, class A, class B>
-  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
-auto dot(A&& a, B&& b) {
-  if constexpr (detail::any_poisoned<A, B>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
-    constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
-    constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
-    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
-    DIMGRAPH_REQUIRE(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim",
-                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
-                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
-    DIMGRAPH_REQUIRE(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice",
-                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
-                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
-    DIMGRAPH_REQUIRE(!(in_a && in_b && distinct) || numbers,
-                     "dimgraph: dot: the op makes no sense on dg::index<D>",
-                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
-                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
-    if constexpr (in_a && in_b && distinct && numbers) {
-      return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
-                                                                  std::forward<B>(b));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
 
 }  // namespace dimgraph
 // ---- end dimgraph/expr/contract.hpp
@@ -10191,8 +9330,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
 }  // namespace dimgraph
 // ---- end dimgraph/eval/elementwise.hpp
 // ---- begin dimgraph/eval/reduce.hpp
-// Evaluation of reductions: one pass over the input (fused with its element-wise ops); over
-// ragged dims, the masks that keep padding out of results.
+// Evaluation of reductions: one pass over the input (fused with its element-wise ops), and the
+// write-back of the result.
 
 
 
@@ -10221,11 +9360,16 @@ inline constexpr std::size_t block_rows = 16;
 // Lanes [P * H, P * H + H) of v (lanes of elements E), converted to To. (To may be wider
 // than v's lanes: a vector of v's lane count would then be wider than a register, so it is
 // taken in parts.)
+// (By a shuffle: a copy through memory would keep a loop's accumulator of v on the stack.)
 template <class To, class E, std::size_t H, std::size_t P, class V>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<To, H> widened_part(V v) {
-  fn::lanes_t<E, H> part;
-  std::memcpy(&part, reinterpret_cast<const unsigned char*>(&v) + P * sizeof(part), sizeof(part));
-  return fn::as<To, E>(part);
+  if constexpr (sizeof(V) == sizeof(fn::lanes_t<E, H>)) {
+    return fn::as<To, E>(v);
+  } else {
+    return with_indices<H>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+      return fn::as<To, E>(fn::lanes_t<E, H>(__builtin_shufflevector(v, v, (P * H + I)...)));
+    });
+  }
 }
 
 template <std::size_t S>
@@ -10235,37 +9379,107 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, S> add_offsets(
   return a;
 }
 
+// The parts of two sets of lane accumulators combined part by part.
+template <class Op, class T, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
+                                                             const std::array<T, N>& b) {
+  for_each_index<N>([&]<std::size_t P>(index_constant<P>)
+                        DIMGRAPH_ALWAYS_INLINE { a[P] = Op::combine(a[P], b[P]); });
+  return a;
+}
+
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
-// accumulators of Acc in parts of H lanes, folded into *o at the end, then the last piece's
+// accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
+// time: a combine is a chain of dependent instructions, and one set would wait on it at every
+// vector), folded together and then as a tree into *o at the end, then the last piece's
 // m < L elements.
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
                                                  Acc* o, const std::ptrdiff_t* leaf_step,
                                                  const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
-  std::array<fn::lanes_t<Acc, H>, L / H> lanes;
-  lanes.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
-  std::size_t rest = 0;
-  fn::lanes_t<E, L> last{};
-  for_each_piece<L>(
-      r, n, 0, leaf_step, leaf_bytes,
-      [&](const Row& c, std::size_t at, std::size_t, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-        const auto v = k.template packet<L>(c, at);
-        if (m != L) [[unlikely]] {
-          last = v;
-          rest = m;
-        } else {
-          for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-            lanes[P] = Op::combine(lanes[P], widened_part<Acc, E, H, P>(v));
-          });
-        }
+  using part = fn::lanes_t<Acc, H>;
+  using lanes_type = std::array<part, L / H>;
+  constexpr std::size_t C = Kernel::facts::size <= 8 ? 4 : 1;
+  // (A floating-point sum starts its lanes from -0, which x + -0 leaves exactly as x, so the
+  // first addition folds away; *o, from +0, still gives +0 to a sum of zeros.)
+  constexpr bool signed_zero_sum =
+      std::is_base_of_v<fn::sum_reduce, Op> && std::is_floating_point_v<Acc>;
+  const auto identity = [] {
+    if constexpr (signed_zero_sum) return simd::splat<Acc, H>(Acc(-0.0));
+    else return simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>()));
+  }();
+  std::array<lanes_type, C> lanes;
+  for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
+                              DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
+  });
+  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v) DIMGRAPH_ALWAYS_INLINE {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      set[P] = Op::combine(set[P], widened_part<Acc, E, H, P>(v));
+    });
+  };
+  constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
+                             std::is_base_of_v<fn::sum_reduce, Op>;
+  // A float sum adds floats: each lane sums at most block_rows elements in float (over the
+  // chains together) before the sum is added in double (as a vertical sum does). (Indexed by
+  // constants only, so that the arrays stay in registers.)
+  const auto float_blocks = [&]<std::size_t Chains>(std::size_t& i) DIMGRAPH_ALWAYS_INLINE {
+    static_assert(block_rows % Chains == 0);
+    while (i + Chains * L <= n) {
+      std::array<fn::lanes_t<E, L>, Chains> t;
+      for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+        t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
       });
-  auto sum = load_lanes<1>(o);
-  for (std::size_t l = 0; l < L; ++l)
-    sum = Op::combine(sum, simd::splat<simd::lane_t<Acc>, 1>(lanes[l / H][l % H]));
+      const std::size_t whole = i + (n - i) / (Chains * L) * (Chains * L);
+      const std::size_t end = std::min(whole, i + block_rows * L);
+      for (; i < end; i += Chains * L)
+        for_each_index<Chains>(
+            [&]<std::size_t Chain>(index_constant<Chain>)
+                DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
+      if constexpr (Chains == 4) add(lanes[0], (t[0] + t[1]) + (t[2] + t[3]));
+      else add(lanes[0], t[0]);
+    }
+  };
+  std::size_t i = 0;
+  if constexpr (C > 1) {
+    // (Chains only for a row long enough to pay for folding them together.)
+    if (n >= 2 * C * L) {
+      if constexpr (float_sum) {
+        float_blocks.template operator()<C>(i);
+      } else {
+        for (; i + C * L <= n; i += C * L)
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+          });
+        lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
+                                     combine_parts<Op>(lanes[2], lanes[3]));
+      }
+    }
+  }
+  if constexpr (float_sum) float_blocks.template operator()<1>(i);
+  else
+    for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
+  std::size_t rest = n - i;
+  fn::lanes_t<E, L> last{};
+  if (rest != 0) {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    Row c = r;
+    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+    last = k.template packet<L>(c, 0);
+  }
+  part folded = lanes[0][0];
+  for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    folded = Op::combine(folded, lanes[0][P + 1]);
+  });
+  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); };
+  auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   for (std::size_t l = 0; l < rest; ++l)
     sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
-  store_lanes<1>(o, sum);
+  // (A number is stored from its register; a store of the one-lane vector went through two
+  // copies on the stack.)
+  if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) *o = sum[0];
+  else store_lanes<1>(o, sum);
 }
 
 // A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
@@ -10459,6 +9673,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
         groups,
         [&](const offsets& first, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
           Acc* o = acc_data + first[0];
+          // (A group of one row, the common case, takes no loop over rows: the loop's setup
+          // cost as much as a short row's work.)
+          if (across && run == 0) {
+            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o, leaf_step.data(),
+                                         table.leaf_bytes.data());
+            return;
+          }
           auto group = rows;
           group.extent[run] = n;
           if (across) {
@@ -10531,13 +9752,24 @@ DIMGRAPH_ALWAYS_INLINE inline void write_reduction(Dst& dst, const Acc& acc, dou
     // The same dims in the same order, both contiguous: element for element.
     convert_elements<result_t, acc_t, Divide>(dst.data(), acc.data(), acc.size(), divisor);
   } else if constexpr (Divide) {
-    assign_elementwise<false>(dst, cast<result_t>(acc / divisor));
+    assign_elementwise<false>(
+        dst, make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, divisor)));
   } else if constexpr (std::is_same_v<acc_t, result_t>) {
     assign_elementwise<false>(dst, acc);
   } else {
-    assign_elementwise<false>(dst, cast<result_t>(acc));
+    assign_elementwise<false>(dst, make_map(fn::cast_to<result_t>{}, acc));
   }
 }
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/reduce.hpp
+// ---- begin dimgraph/eval/ragged.hpp
+// Ragged dims in kernels: the view of a batch entry or of a row's valid part, the masks that
+// keep padding out of results, and reductions over ragged dims.
+
+
+
+namespace dimgraph::detail {
 
 // "dim 'time' has lengths {5, 3, 0}"
 template <class E>
@@ -10713,20 +9945,22 @@ class ragged_mask {
     using B = ragged_batch_t<E>;
     const auto& p = std::get<part<E>>(parts_);
     return [&]<class... Ps>(dim_list<Ps...>) {
-      return less(broadcast_to<Ps...>(p.position, extent<B>(p.length.size())), p.length);
+      return make_binary<fn::less>(make_broadcast<Ps...>(p.position, extent<B>(p.length.size())),
+                                   p.length);
     }(list_intersection_t<L, dim_list<B, E>>{});
   }
   template <std::size_t K, class X, class V>
   auto apply_from(X&& x, V fill) const {
     using E = at_t<K, type_list<Es...>>;
-    if constexpr (K + 1 == sizeof...(Es)) return where(valid_of<E>(), std::forward<X>(x), fill);
-    else return where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
+    if constexpr (K + 1 == sizeof...(Es))
+      return make_where(valid_of<E>(), std::forward<X>(x), fill);
+    else return make_where(valid_of<E>(), apply_from<K + 1>(std::forward<X>(x), fill), fill);
   }
   template <std::size_t K>
   auto valid_from() const {
-    auto one = where(valid_of<at_t<K, type_list<Es...>>>(), 1.0, 0.0);
+    auto one = make_where(valid_of<at_t<K, type_list<Es...>>>(), 1.0, 0.0);
     if constexpr (K + 1 == sizeof...(Es)) return one;
-    else return outer(std::move(one), valid_from<K + 1>());
+    else return make_outer(std::move(one), valid_from<K + 1>(), fn::mul{});
   }
 
   template <class... Ks>
@@ -10786,8 +10020,13 @@ void reduce_ragged_into(Dst& dst, const X& x) {
         return (1.0 * ... * static_cast<double>(x.template extent<Os>()));
       }(list_difference_t<dim_list<Rs...>, mask_dims>{});
       if constexpr (std::remove_cvref_t<decltype(count)>::rank == 0)
-        assign_elementwise<false>(dst, cast<result_t>(acc / (count.data()[0] * others)));
-      else assign_elementwise<false>(dst, cast<result_t>(acc / (count * others)));
+        assign_elementwise<false>(
+            dst,
+            make_map(fn::cast_to<result_t>{}, make_binary<fn::div>(acc, count.data()[0] * others)));
+      else
+        assign_elementwise<false>(
+            dst, make_map(fn::cast_to<result_t>{},
+                          make_binary<fn::div>(acc, make_binary<fn::mul>(count, others))));
     } else {
       write_reduction<false, result_t>(dst, acc, 1.0);
     }
@@ -10795,7 +10034,7 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 }
 
 }  // namespace dimgraph::detail
-// ---- end dimgraph/eval/reduce.hpp
+// ---- end dimgraph/eval/ragged.hpp
 // ---- begin dimgraph/eval/assign.hpp
 // Assignment of an expression to a tensor or a view: the checks, then one dispatch to a
 // contraction, a reduction or an element-wise kernel. This header defines the assignment hook
@@ -11594,6 +10833,182 @@ DIMGRAPH_GEMM_KERNEL void gemv(std::size_t rows, std::size_t cols, const T* mat,
 #pragma GCC diagnostic pop
 #endif
 // ---- end dimgraph/eval/gemm_direct.hpp
+// ---- begin dimgraph/eval/weight_cache.hpp
+// Constant weights packed once for a scan's loop (weight_cache), and the gap-free copy of B that
+// GEMV reads (gemv_b_layout).
+
+
+
+namespace dimgraph::detail {
+
+// B [k, n] copied whole with the dim it is contiguous along kept innermost and no gap between
+// rows: [n, k] (k_inner) or [k, n]. What GEMV reads fastest for one row of A, made by copying
+// rows, where gemm_b_layout is a transpose for a B contiguous along k.
+struct gemv_b_layout {
+  std::size_t n, k;
+  bool k_inner;
+  std::size_t total = n * k;
+  std::size_t at(std::size_t p, std::size_t j) const { return k_inner ? j * k + p : p * n + j; }
+  // The copy's groups of B's dims.
+  dim_group k_group() const { return {k, k_inner ? 1 : static_cast<std::ptrdiff_t>(n), true, {}}; }
+  dim_group n_group() const { return {n, k_inner ? static_cast<std::ptrdiff_t>(k) : 1, true, {}}; }
+};
+
+template <class T>
+void gemv_copy_b(T* out, const gemv_b_layout& layout, const matmul_operands<T>& op) {
+  if (layout.k_inner)
+    for (std::size_t j = 0; j < layout.n; ++j)
+      std::memcpy(out + j * layout.k, op.b + op.bn->at(j), layout.k * sizeof(T));
+  else
+    for (std::size_t p = 0; p < layout.k; ++p)
+      std::memcpy(out + p * layout.n, op.b + op.bk->at(p), layout.n * sizeof(T));
+}
+
+// Constant weights packed once. While a scan that hoists runs its loop, the tensors its body
+// multiplies by a carry and did not compute from one (the weights of an RNN cell) are
+// registered here as constant; a product whose B (or A) lies in one is run by the blocked
+// kernel over B packed once for the whole loop, instead of packed (or read unpacked, which is
+// slower) at every step. Packs are keyed by operand address, strides, sizes, element type and
+// instruction set, and checked against the operand at each use on pack_samples elements
+// spread over it, bit for bit (a tensor the body makes anew in each iteration from captured
+// ones may be another such tensor at the same address): a mismatch packs again.
+class weight_cache {
+ public:
+  // [lo, hi) holds a tensor that stays constant while this cache is active.
+  void add_constant(const char* lo, const char* hi) {
+    if (lo == hi) return;
+    for (const auto& r : constants_)
+      if (r.first == lo && r.second == hi) return;
+    constants_.emplace_back(lo, hi);
+  }
+  bool empty() const { return constants_.empty(); }
+  // A new run: no constants, and each pack is made again at its first use (its buffer is
+  // reused). Packs the run before did not use are freed.
+  void renew() {
+    constants_.clear();
+    std::erase_if(packs_, [](const pack& e) { return e.stale; });
+    for (auto& e : packs_) e.stale = true;
+  }
+  // The bytes of the packs.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const auto& e : packs_) total += e.bytes;
+    return total;
+  }
+  std::size_t constants() const { return constants_.size(); }
+  // How many products each constant takes part in while the cache is active (a scan's trip
+  // count): whether copying one for a single row of A pays (copied_b).
+  void expect_uses(std::size_t uses) { uses_ = uses; }
+  std::size_t expected_uses() const { return uses_; }
+  // Whether [lo, hi) lies within a constant.
+  bool holds(const char* lo, const char* hi) const {
+    for (const auto& r : constants_)
+      if (r.first <= lo && hi <= r.second) return true;
+    return false;
+  }
+  // B of op packed for Isa, packed now if it is constant and was not; null if it is not.
+  template <class T, class Isa>
+  const T* packed_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    return find_or_make(op, n, k, &pack_tag<T, Isa>, gemm_b_layout<T, Isa>(n, k),
+                        [&](T* out) { gemm_pack_b<T, Isa>(out, op, n, k); });
+  }
+  // B of op copied whole (gemv_b_layout), copied now if it is constant and was not; null if it
+  // is not, or has no contiguous dim.
+  template <class T>
+  const T* copied_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
+    if (!op.bk->unit() && !op.bn->unit()) return nullptr;
+    const gemv_b_layout layout{n, k, op.bk->unit()};
+    return find_or_make(op, n, k, &copy_tag<T>, layout,
+                        [&](T* out) { gemv_copy_b(out, layout, op); });
+  }
+
+ private:
+  static constexpr std::size_t pack_samples = 64;
+  // Whether the packed copy holds B's elements at pack_samples positions spread over it (the
+  // first and the last among them).
+  template <class T, class Layout>
+  static bool same_samples(const T* packed, const Layout& layout, const matmul_operands<T>& op,
+                           std::size_t n, std::size_t k) {
+    const std::size_t count = n * k;
+    for (std::size_t t = 0; t < pack_samples; ++t) {
+      const std::size_t i = std::min(
+          count - 1, count <= pack_samples
+                         ? t
+                         : static_cast<std::size_t>(static_cast<double>(count - 1) *
+                                                    static_cast<double>(t) / (pack_samples - 1)));
+      const std::size_t p = i / n, j = i % n;
+      if (std::memcmp(op.b + op.bk->at(p) + op.bn->at(j), packed + layout.at(p, j), sizeof(T)) != 0)
+        return false;
+    }
+    return true;
+  }
+
+ private:
+  // The copy of B in Layout (tag: which layout), made by make(out) when there is none or it
+  // no longer holds B's elements.
+  template <class T, class Layout, class Make>
+  const T* find_or_make(const matmul_operands<T>& op, std::size_t n, std::size_t k, const void* tag,
+                        const Layout& layout, Make make) {
+    const dim_group &bk = *op.bk, &bn = *op.bn;
+    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
+    const char* lo = reinterpret_cast<const char*>(op.b);
+    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
+    if (!holds(lo, hi)) return nullptr;
+    for (auto& e : packs_)
+      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
+          e.ns == bn.stride) {
+        T* data = static_cast<T*>(e.data.get());
+        if (e.stale || !same_samples(data, layout, op, n, k)) make(data);
+        e.stale = false;
+        return data;
+      }
+    std::shared_ptr<T[]> data(new T[layout.total]);
+    make(data.get());
+    packs_.push_back(
+        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
+    return data.get();
+  }
+
+  template <class T, class Isa>
+  static constexpr char pack_tag = 0;
+  template <class T>
+  static constexpr char copy_tag = 0;
+  struct pack {
+    const void* b;
+    const void* tag;
+    std::size_t k, n;
+    std::ptrdiff_t ks, ns;
+    std::shared_ptr<void> data;
+    std::size_t bytes;
+    bool stale;  // made in a run before this one (packed again at its first use)
+  };
+  std::vector<std::pair<const char*, const char*>> constants_;
+  std::vector<pack> packs_;
+  std::size_t uses_ = 0;
+};
+
+// The weight cache of the scan loop running on this thread (null outside one).
+inline weight_cache*& active_weight_cache() {
+  static thread_local weight_cache* active = nullptr;
+  return active;
+}
+
+// Makes a cache the active one for its lifetime.
+class weight_cache_scope {
+ public:
+  explicit weight_cache_scope(weight_cache& cache) : saved_(active_weight_cache()) {
+    active_weight_cache() = &cache;
+  }
+  ~weight_cache_scope() { active_weight_cache() = saved_; }
+  weight_cache_scope(const weight_cache_scope&) = delete;
+  weight_cache_scope& operator=(const weight_cache_scope&) = delete;
+
+ private:
+  weight_cache* saved_;
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/weight_cache.hpp
 
 // Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
 // compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
@@ -11811,172 +11226,6 @@ void matmul_with(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
   });
 }
 
-// B [k, n] copied whole with the dim it is contiguous along kept innermost and no gap between
-// rows: [n, k] (k_inner) or [k, n]. What GEMV reads fastest for one row of A, made by copying
-// rows, where gemm_b_layout is a transpose for a B contiguous along k.
-struct gemv_b_layout {
-  std::size_t n, k;
-  bool k_inner;
-  std::size_t total = n * k;
-  std::size_t at(std::size_t p, std::size_t j) const { return k_inner ? j * k + p : p * n + j; }
-  // The copy's groups of B's dims.
-  dim_group k_group() const { return {k, k_inner ? 1 : static_cast<std::ptrdiff_t>(n), true, {}}; }
-  dim_group n_group() const { return {n, k_inner ? static_cast<std::ptrdiff_t>(k) : 1, true, {}}; }
-};
-
-template <class T>
-void gemv_copy_b(T* out, const gemv_b_layout& layout, const matmul_operands<T>& op) {
-  if (layout.k_inner)
-    for (std::size_t j = 0; j < layout.n; ++j)
-      std::memcpy(out + j * layout.k, op.b + op.bn->at(j), layout.k * sizeof(T));
-  else
-    for (std::size_t p = 0; p < layout.k; ++p)
-      std::memcpy(out + p * layout.n, op.b + op.bk->at(p), layout.n * sizeof(T));
-}
-
-// Constant weights packed once. While a scan that hoists runs its loop, the tensors its body
-// multiplies by a carry and did not compute from one (the weights of an RNN cell) are
-// registered here as constant; a product whose B (or A) lies in one is run by the blocked
-// kernel over B packed once for the whole loop, instead of packed (or read unpacked, which is
-// slower) at every step. Packs are keyed by operand address, strides, sizes, element type and
-// instruction set, and checked against the operand at each use on pack_samples elements
-// spread over it, bit for bit (a tensor the body makes anew in each iteration from captured
-// ones may be another such tensor at the same address): a mismatch packs again.
-class weight_cache {
- public:
-  // [lo, hi) holds a tensor that stays constant while this cache is active.
-  void add_constant(const char* lo, const char* hi) {
-    if (lo == hi) return;
-    for (const auto& r : constants_)
-      if (r.first == lo && r.second == hi) return;
-    constants_.emplace_back(lo, hi);
-  }
-  bool empty() const { return constants_.empty(); }
-  // A new run: no constants, and each pack is made again at its first use (its buffer is
-  // reused). Packs the run before did not use are freed.
-  void renew() {
-    constants_.clear();
-    std::erase_if(packs_, [](const pack& e) { return e.stale; });
-    for (auto& e : packs_) e.stale = true;
-  }
-  // The bytes of the packs.
-  std::size_t bytes() const {
-    std::size_t total = 0;
-    for (const auto& e : packs_) total += e.bytes;
-    return total;
-  }
-  std::size_t constants() const { return constants_.size(); }
-  // How many products each constant takes part in while the cache is active (a scan's trip
-  // count): whether copying one for a single row of A pays (copied_b).
-  void expect_uses(std::size_t uses) { uses_ = uses; }
-  std::size_t expected_uses() const { return uses_; }
-  // Whether [lo, hi) lies within a constant.
-  bool holds(const char* lo, const char* hi) const {
-    for (const auto& r : constants_)
-      if (r.first <= lo && hi <= r.second) return true;
-    return false;
-  }
-  // B of op packed for Isa, packed now if it is constant and was not; null if it is not.
-  template <class T, class Isa>
-  const T* packed_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
-    return find_or_make(op, n, k, &pack_tag<T, Isa>, gemm_b_layout<T, Isa>(n, k),
-                        [&](T* out) { gemm_pack_b<T, Isa>(out, op, n, k); });
-  }
-  // B of op copied whole (gemv_b_layout), copied now if it is constant and was not; null if it
-  // is not, or has no contiguous dim.
-  template <class T>
-  const T* copied_b(const matmul_operands<T>& op, std::size_t n, std::size_t k) {
-    if (!op.bk->unit() && !op.bn->unit()) return nullptr;
-    const gemv_b_layout layout{n, k, op.bk->unit()};
-    return find_or_make(op, n, k, &copy_tag<T>, layout,
-                        [&](T* out) { gemv_copy_b(out, layout, op); });
-  }
-
- private:
-  static constexpr std::size_t pack_samples = 64;
-  // Whether the packed copy holds B's elements at pack_samples positions spread over it (the
-  // first and the last among them).
-  template <class T, class Layout>
-  static bool same_samples(const T* packed, const Layout& layout, const matmul_operands<T>& op,
-                           std::size_t n, std::size_t k) {
-    const std::size_t count = n * k;
-    for (std::size_t t = 0; t < pack_samples; ++t) {
-      const std::size_t i = std::min(
-          count - 1, count <= pack_samples
-                         ? t
-                         : static_cast<std::size_t>(static_cast<double>(count - 1) *
-                                                    static_cast<double>(t) / (pack_samples - 1)));
-      const std::size_t p = i / n, j = i % n;
-      if (std::memcmp(op.b + op.bk->at(p) + op.bn->at(j), packed + layout.at(p, j), sizeof(T)) != 0)
-        return false;
-    }
-    return true;
-  }
-
- private:
-  // The copy of B in Layout (tag: which layout), made by make(out) when there is none or it
-  // no longer holds B's elements.
-  template <class T, class Layout, class Make>
-  const T* find_or_make(const matmul_operands<T>& op, std::size_t n, std::size_t k, const void* tag,
-                        const Layout& layout, Make make) {
-    const dim_group &bk = *op.bk, &bn = *op.bn;
-    if (!bk.affine || !bn.affine || bk.stride < 0 || bn.stride < 0) return nullptr;
-    const char* lo = reinterpret_cast<const char*>(op.b);
-    const char* hi = reinterpret_cast<const char*>(op.b + bk.at(k - 1) + bn.at(n - 1) + 1);
-    if (!holds(lo, hi)) return nullptr;
-    for (auto& e : packs_)
-      if (e.b == op.b && e.tag == tag && e.k == k && e.n == n && e.ks == bk.stride &&
-          e.ns == bn.stride) {
-        T* data = static_cast<T*>(e.data.get());
-        if (e.stale || !same_samples(data, layout, op, n, k)) make(data);
-        e.stale = false;
-        return data;
-      }
-    std::shared_ptr<T[]> data(new T[layout.total]);
-    make(data.get());
-    packs_.push_back(
-        {op.b, tag, k, n, bk.stride, bn.stride, data, layout.total * sizeof(T), false});
-    return data.get();
-  }
-
-  template <class T, class Isa>
-  static constexpr char pack_tag = 0;
-  template <class T>
-  static constexpr char copy_tag = 0;
-  struct pack {
-    const void* b;
-    const void* tag;
-    std::size_t k, n;
-    std::ptrdiff_t ks, ns;
-    std::shared_ptr<void> data;
-    std::size_t bytes;
-    bool stale;  // made in a run before this one (packed again at its first use)
-  };
-  std::vector<std::pair<const char*, const char*>> constants_;
-  std::vector<pack> packs_;
-  std::size_t uses_ = 0;
-};
-
-// The weight cache of the scan loop running on this thread (null outside one).
-inline weight_cache*& active_weight_cache() {
-  static thread_local weight_cache* active = nullptr;
-  return active;
-}
-
-// Makes a cache the active one for its lifetime.
-class weight_cache_scope {
- public:
-  explicit weight_cache_scope(weight_cache& cache) : saved_(active_weight_cache()) {
-    active_weight_cache() = &cache;
-  }
-  ~weight_cache_scope() { active_weight_cache() = saved_; }
-  weight_cache_scope(const weight_cache_scope&) = delete;
-  weight_cache_scope& operator=(const weight_cache_scope&) = delete;
-
- private:
-  weight_cache* saved_;
-};
-
 // The fewest rows of A for which a packed constant B pays: one row stays with GEMV, which
 // reads B once where the blocked kernel computes a whole register tile of rows. (Measured
 // with AVX-512, B [256, 1024] read from rows 768 apart: the blocked kernel over the packed B
@@ -12070,7 +11319,7 @@ template <class T, class X>
 decltype(auto) contract_operand(const X& x) {
   if constexpr (memory_operand<X> && std::is_same_v<typename X::value_type, T>) return (x);
   else if constexpr (std::is_same_v<value_t<X>, T>) return materialize(x);
-  else return materialize(cast<T>(x));
+  else return materialize(make_map(fn::cast_to<T>{}, x));
 }
 
 // The group of x's dims Gs... (x has them all), in the order listed.
@@ -12560,7 +11809,817 @@ std::string describe_plan(const Dst& dst, const E& e) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/eval/assign.hpp
-// ---- begin dimgraph/eval/compound.hpp
+// ---- begin dimgraph/eval/rows.hpp
+// The loops of row-by-row kernels (softmax, argmax): a call at every position of two views,
+// lanes of a strided row, a fold over a row, and an uninitialised result.
+
+
+
+namespace dimgraph::detail {
+
+// f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
+// extents, any strides): the pointers to the two elements there. Positions are the rows of a
+// loop plan (ordered by b's strides), shared among threads: f writes only at b_row, and each
+// call does `weight` elements' work.
+template <class A, class B, class F>
+DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, std::size_t weight,
+                                                     F f) {
+  constexpr std::size_t rank = A::rank;
+  if constexpr (rank == 0) {
+    f(a.data(), b.data());
+  } else {
+    std::array<std::array<std::ptrdiff_t, rank>, 2> strides{};
+    for (std::size_t d = 0; d < rank; ++d) {
+      strides[0][d] = b.strides()[d];
+      strides[1][d] = a.strides()[d];
+    }
+    const auto plan = make_loop_plan<rank>(a.shape().extents(), strides);
+    for_each_row(
+        plan,
+        [&](const std::array<std::ptrdiff_t, 2>& off, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
+          const std::ptrdiff_t sb = plan.inner_stride(0), sa = plan.inner_stride(1);
+          for (std::size_t j = 0; j < n; ++j) {
+            const auto i = static_cast<std::ptrdiff_t>(j);
+            f(a.data() + off[1] + i * sa, b.data() + off[0] + i * sb);
+          }
+        },
+        weight);
+  }
+}
+
+// Lanes M of a row of element type V read as T, at element i (stride s, or 1 when Unit).
+template <std::size_t M, bool Unit, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, M> row_lanes(const V* x, std::ptrdiff_t s,
+                                                          std::size_t i) {
+  if constexpr (Unit) return fn::as<T, V>(load_lanes<M>(x + i));
+  else return fn::as<T, V>(load_lanes<M>(x + static_cast<std::ptrdiff_t>(i) * s, s));
+}
+template <std::size_t M, bool Unit, class T>
+DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::size_t i,
+                                                 fn::lanes_t<T, M> v) {
+  if constexpr (Unit) store_lanes<M>(o + i, v);
+  else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
+}
+
+// fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
+// Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
+// wait on it at every vector), then the vector's lanes folded as a tree, then single lanes.
+template <std::size_t L, std::size_t Chains, class T, class Load, class Fold>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identity,
+                                                         const Load& load, const Fold& fold) {
+  static_assert(Chains == 1 || Chains == 4);
+  auto acc = simd::splat<T, L>(identity);
+  std::size_t i = 0;
+  if constexpr (Chains == 4) {
+    if (n >= 4 * L) {
+      auto acc1 = acc, acc2 = acc, acc3 = acc;
+      for (; i + 4 * L <= n; i += 4 * L) {
+        acc = fold(acc, load.template operator()<L>(i));
+        acc1 = fold(acc1, load.template operator()<L>(i + L));
+        acc2 = fold(acc2, load.template operator()<L>(i + 2 * L));
+        acc3 = fold(acc3, load.template operator()<L>(i + 3 * L));
+      }
+      acc = fold(fold(acc, acc1), fold(acc2, acc3));
+    }
+  }
+  for (; i + L <= n; i += L) acc = fold(acc, load.template operator()<L>(i));
+  auto one = simd::fold_lanes(acc, fold);
+  for (; i < n; ++i) one = fold(one, load.template operator()<1>(i));
+  return one;
+}
+
+// A new tensor with x's dims and element type T whose elements the caller writes.
+template <class T, class X>
+auto uninitialized_like(const X& x) {
+  return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+    return tensor_internals::for_overwrite<tensor<T, Ds...>>(x.shape());
+  }(std::type_identity<typename X::dims>{});
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/rows.hpp
+// ---- begin dimgraph/eval/softmax.hpp
+// The kernels of softmax and log_softmax: row by row, and over ragged dims with masks.
+
+
+
+namespace dimgraph::detail {
+
+// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os; by 1
+// when Unit): the max, exp(x - max) and its sum, then the scaling (or x - max - log(sum)).
+// As in PyTorch, a row holding +inf or only -inf gives NaN, and NaN propagates.
+template <bool Log, bool Unit, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
+                                               std::ptrdiff_t xs, std::size_t n) {
+  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
+  const auto in = [&]<std::size_t M>(std::size_t i)
+                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
+  // The row's max without NaN propagation (one max instruction per vector): a NaN in the row
+  // makes the sum below NaN, and with it every output, whatever the max is.
+  const auto largest = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a > b ? a : b; };
+  const T m = fold_row<L, 4>(n, fn::max_reduce::identity<T>(), in, largest)[0];
+  const auto shifted_exp = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    const auto d = in.template operator()<M>(i) - m;
+    const auto e = simd::exp(d);
+    put_row_lanes<M, Unit>(o, os, i, Log ? d : e);
+    return e;
+  };
+  const auto add = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
+  // (One accumulator: each vector's exp takes longer than the addition that waits on it.)
+  const T sum = fold_row<L, 1>(n, T(0), shifted_exp, add)[0];
+  const auto out = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (Unit) return load_lanes<M>(o + i);
+    else return load_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * os, os);
+  };
+  if constexpr (Log) {
+    const T log_sum = simd::log(simd::splat<T, 1>(sum))[0];
+    std::size_t i = 0;
+    for (; i + L <= n; i += L)
+      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) - log_sum);
+    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) - log_sum);
+  } else {
+    const T scale = T(1) / sum;
+    std::size_t i = 0;
+    for (; i + L <= n; i += L)
+      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) * scale);
+    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) * scale);
+  }
+}
+
+// Softmax (Log: log-softmax) over D of a block of n rows along D (x steps by xs, o by os) by
+// w columns (the inner dim, contiguous in x and o), in vectors of columns: the max and then
+// the sum of each column kept in m and s (w elements each), in three passes over the rows in
+// memory order, where the row kernel would read each column element by element with a
+// stride. The same function as softmax_row column by column (a column's NaN or +inf makes
+// its sum, and so all of it, NaN whatever its max is); sums are taken in row order.
+template <bool Log, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_columns(T* o, std::ptrdiff_t os, const V* x,
+                                                   std::ptrdiff_t xs, std::size_t n, std::size_t w,
+                                                   T* m, T* s) {
+  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
+  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE {
+    std::size_t j = 0;
+    for (; j + L <= w; j += L) f.template operator()<L>(j);
+    for (; j < w; ++j) f.template operator()<1>(j);
+  };
+  const auto x_row = [&](std::size_t t)
+                         DIMGRAPH_ALWAYS_INLINE { return x + static_cast<std::ptrdiff_t>(t) * xs; };
+  const auto o_row = [&](std::size_t t)
+                         DIMGRAPH_ALWAYS_INLINE { return o + static_cast<std::ptrdiff_t>(t) * os; };
+  columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    store_lanes<M>(m + j, row_lanes<M, true, T>(x_row(0), 1, j));
+    store_lanes<M>(s + j, simd::splat<T, M>(T(0)));
+  });
+  for (std::size_t t = 1; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto a = load_lanes<M>(m + j);
+      const auto v = row_lanes<M, true, T>(x_row(t), 1, j);
+      store_lanes<M>(m + j, v > a ? v : a);
+    });
+  for (std::size_t t = 0; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto d = row_lanes<M, true, T>(x_row(t), 1, j) - load_lanes<M>(m + j);
+      const auto e = simd::exp(d);
+      put_row_lanes<M, true>(o_row(t), 1, j, Log ? d : e);
+      store_lanes<M>(s + j, load_lanes<M>(s + j) + e);
+    });
+  // m becomes what each column's elements are scaled by (1 / sum) or shifted by (log sum).
+  columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    const auto sum = load_lanes<M>(s + j);
+    if constexpr (Log) store_lanes<M>(m + j, simd::log(sum));
+    else store_lanes<M>(m + j, T(1) / sum);
+  });
+  for (std::size_t t = 0; t < n; ++t)
+    columns([&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+      const auto v = load_lanes<M>(o_row(t) + j);
+      const auto c = load_lanes<M>(m + j);
+      put_row_lanes<M, true>(o_row(t), 1, j, Log ? v - c : v * c);
+    });
+}
+
+// Softmax over D of a tensor or view, row by row: each row (all of D at one position of
+// the other dims) is read and written while it is in cache, in three short passes.
+template <class D, bool Log, class X>
+DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = uninitialized_like<T>(x);
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  using inner = last_or_void_t<typename X::dims>;
+  if constexpr (!std::is_same_v<inner, D>) {
+    // D is not the inner dim: a block of all of D by all of the inner dim at a time, by
+    // columns (softmax_columns), when the inner dim is contiguous.
+    if (xs != 1 && x.template stride<inner>() == 1 && out.template stride<inner>() == 1) {
+      const std::size_t w = x.template extent<inner>();
+      for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)],
+                        out[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], n * w,
+                        [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                          // (Per block, so that threads do not share it; on the stack when small.)
+                          constexpr std::size_t on_stack = 1024;
+                          if (w <= on_stack) {
+                            T scratch[2 * on_stack];
+                            softmax_columns<Log>(o, os, xr, xs, n, w, scratch, scratch + w);
+                          } else {
+                            std::vector<T> scratch(2 * w);
+                            softmax_columns<Log>(o, os, xr, xs, n, w, scratch.data(),
+                                                 scratch.data() + w);
+                          }
+                        });
+      return out;
+    }
+  }
+  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
+                    [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      else softmax_row<Log, false>(o, os, xr, xs, n);
+                    });
+  return out;
+}
+
+// Softmax (Log: log-softmax) over D of a tensor or view whose only dim to mask is D itself
+// (ragged, its batch dim in x): the row of each batch entry over its own length, and fill at
+// the padding (0, or -inf for log-softmax; an empty row is all fill).
+template <class D, bool Log, class X>
+auto softmax_ragged_rows(const X& x) {
+  using B = ragged_batch_t<D>;
+  using V = typename X::value_type;
+  using T = fn::float_of_t<V>;
+  auto out = uninitialized_like<T>(x);
+  const std::size_t n = x.template extent<D>();
+  if (n == 0 || out.size() == 0) return out;
+  const lengths_ref lens = lengths_in<D>(x);
+  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
+  constexpr T fill = Log ? -std::numeric_limits<T>::infinity() : T(0);
+  for (std::size_t b = 0, rows = x.template extent<B>(); b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : n;
+    const auto xb = entry_view<B>(x, b);
+    const auto ob = entry_view<B>(out, b);
+    for_each_position(xb[dimgraph::at<D>(0)], ob[dimgraph::at<D>(0)], n,
+                      [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
+                        if (len != 0) {
+                          if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, len);
+                          else softmax_row<Log, false>(o, os, xr, xs, len);
+                        }
+                        for (std::size_t j = len; j < n; ++j)
+                          o[static_cast<std::ptrdiff_t>(j) * os] = fill;
+                      });
+  }
+  return out;
+}
+
+// Softmax over D of a tensor or view with ragged dims to mask (masked_dims_t over D): D's
+// padding, or (D a batch dim) the entries of D at which a ragged dim's position is past its
+// length. The masked positions read -inf (probability 0) and are written fill afterwards, so
+// a row with no valid position is all fill. Each row of D alone: softmax_ragged_rows.
+template <class D, bool Log, class X>
+auto softmax_ragged(const X& x) {
+  using masked = masked_dims_t<dims_t<X>, dim_list<D>>;
+  if constexpr (std::is_same_v<masked, dim_list<D>>) {
+    return softmax_ragged_rows<D, Log>(x);
+  } else {
+    using T = fn::float_of_t<typename X::value_type>;
+    constexpr T inf = std::numeric_limits<T>::infinity();
+    return with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
+      const auto mask = make_ragged_mask<I>(x, masked{});
+      const auto masked_x = materialize(mask.apply(make_map(fn::cast_to<T>{}, x), -inf));
+      auto out = softmax_rows<D, Log>(without_lengths(masked_x));
+      assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
+      tensor_internals::take_lengths(out, masked_x.shape());
+      return out;
+    });
+  }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/softmax.hpp
+// ---- begin dimgraph/eval/arg_extreme.hpp
+// The kernels of argmax and argmin: row by row (vectorised), over ragged rows, and masked.
+
+
+
+namespace dimgraph::detail {
+
+// Whether b (at a later position) replaces a as the extreme (lanes of T): a NaN counts as more
+// extreme than any number, and the first NaN stays.
+template <bool Max, class T, class Lanes>
+DIMGRAPH_ALWAYS_INLINE inline auto arg_replaces(Lanes b, Lanes a) {
+  if constexpr (std::is_floating_point_v<T>) return (Max ? a < b : b < a) | ((b != b) & (a == a));
+  else return Max ? a < b : b < a;
+}
+
+// The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
+// NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
+template <bool Max, bool Unit, class V>
+DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrdiff_t xs,
+                                                           std::size_t n) {
+  using T = simd::lane_t<V>;
+  constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
+  const auto in = [&]<std::size_t M>(std::size_t i)
+                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
+  const auto better = [](auto b, auto a)
+                          DIMGRAPH_ALWAYS_INLINE { return arg_replaces<Max, T>(b, a); };
+  std::size_t i = 0;
+  T best_value = x[0];
+  std::int64_t best_at = 0;
+  if (n >= L) {
+    auto best = in.template operator()<L>(0);
+    simd::vec<std::int64_t, L> at{}, iota{};
+    for (std::size_t l = 0; l < L; ++l) iota[l] = at[l] = static_cast<std::int64_t>(l);
+    for (i = L; i + L <= n; i += L) {
+      const auto v = in.template operator()<L>(i);
+      const auto take = better(v, best);
+      best = take ? v : best;
+      at = simd::convert<std::int64_t>(take) ? iota + static_cast<std::int64_t>(i) : at;
+    }
+    best_value = best[0];
+    best_at = at[0];
+    for (std::size_t l = 1; l < L; ++l) {
+      const auto b = simd::splat<T, 1>(best[l]), a = simd::splat<T, 1>(best_value);
+      const bool wins = better(b, a)[0] || (!better(a, b)[0] && at[l] < best_at);
+      if (wins) {
+        best_value = best[l];
+        best_at = at[l];
+      }
+    }
+  } else {
+    i = 1;
+  }
+  for (; i < n; ++i) {
+    const auto v = in.template operator()<1>(i);
+    if (better(v, simd::splat<T, 1>(best_value))[0]) {
+      best_value = v[0];
+      best_at = static_cast<std::int64_t>(i);
+    }
+  }
+  return best_at;
+}
+
+// The positions o[0, w) of the extreme elements of the w columns of a block of n > 0 rows (x
+// steps by xs from row to row, by 1 along a row), in vectors of columns: the same choice as
+// arg_extreme_row makes along each column, where that would read each column with a stride.
+template <bool Max, class I, class V>
+DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_columns(I* o, const V* x, std::ptrdiff_t xs,
+                                                       std::size_t n, std::size_t w) {
+  using T = simd::lane_t<V>;
+  constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
+  const auto block = [&]<std::size_t M>(std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    auto best = row_lanes<M, true, T>(x, 1, j);
+    simd::vec<std::int64_t, M> at{};
+    for (std::size_t t = 1; t < n; ++t) {
+      const auto v = row_lanes<M, true, T>(x + static_cast<std::ptrdiff_t>(t) * xs, 1, j);
+      const auto take = arg_replaces<Max, T>(v, best);
+      best = take ? v : best;
+      at = simd::convert<std::int64_t>(take) ? simd::splat<std::int64_t, M>(std::int64_t(t)) : at;
+    }
+    for (std::size_t l = 0; l < M; ++l) o[j + l] = I(at[l]);
+  };
+  std::size_t j = 0;
+  for (; j + L <= w; j += L) block.template operator()<L>(j);
+  for (; j < w; ++j) block.template operator()<1>(j);
+}
+
+// out = the position of the extreme element along D of x (D's extent n > 0; out has x's other
+// dims, in x's order).
+template <class D, bool Max, class X, class Out>
+DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_into(const X& x, const Out& out) {
+  using V = typename X::value_type;
+  const std::size_t n = x.template extent<D>();
+  if (out.size() == 0) return;
+  const std::ptrdiff_t xs = x.template stride<D>();
+  using inner = last_or_void_t<typename X::dims>;
+  if constexpr (!std::is_same_v<inner, D>) {
+    // D is not the inner dim: all of D by all of the inner dim at a time, by columns, when the
+    // inner dim is contiguous in x and out.
+    if (xs != 1 && x.template stride<inner>() == 1 && out.template stride<inner>() == 1) {
+      const std::size_t w = x.template extent<inner>();
+      for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], out[dimgraph::at<inner>(0)],
+                        n * w, [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+                          arg_extreme_columns<Max>(o, xr, xs, n, w);
+                        });
+      return;
+    }
+  }
+  for_each_position(x[dimgraph::at<D>(0)], out, n,
+                    [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
+                      *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
+                                            : arg_extreme_row<Max, false>(xr, xs, n));
+                    });
+}
+
+// A new tensor of element type T with x's dims but D (D's extent > 0), keeping the lengths of
+// x's other ragged dims.
+template <class T, class D, class X>
+auto uninitialized_without(const X& x) {
+  if constexpr (X::shape_type::ragged_count > 0) {
+    auto s = entry_view<D>(x, 0).shape();
+    s.take_lengths(x.shape());
+    return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
+      return tensor_internals::for_overwrite<tensor<T, Ds...>>(s);
+    }(std::type_identity<list_difference_t<dims_t<X>, dim_list<D>>>{});
+  } else {
+    return uninitialized_like<T>(x[dimgraph::at<D>(0)]);
+  }
+}
+
+template <class D, bool Max, class X>
+DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
+  auto out = uninitialized_without<index<D>, D>(x);
+  arg_extreme_into<D, Max>(x, out.view());
+  return out;
+}
+
+// argmax (Max) or argmin over the ragged dim D alone (its batch dim in x): each row over its
+// own length. Error: a row of length 0 (shape_error naming the batch entry), before any work.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged_rows(const X& x, const char* op) {
+  using B = ragged_batch_t<D>;
+  const std::size_t rows = x.template extent<B>();
+  const lengths_ref lens = lengths_in<D>(x);
+  if (lens)
+    for (std::size_t b = 0; b < rows; ++b)
+      if ((*lens)[b] == 0) [[unlikely]]
+        throw_no_valid_element<B>(op, {b}, lengths_description<D>(*lens));
+  auto out = uninitialized_without<index<D>, D>(x);
+  for (std::size_t b = 0; b < rows; ++b) {
+    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : x.template extent<D>();
+    arg_extreme_into<D, Max>(leading_view<D>(entry_view<B>(x, b), len), entry_view<B>(out, b));
+  }
+  return out;
+}
+
+// The error of arg_extreme_masked at x's position p (x's dims XDims): names p along the dims
+// Ks... and the lengths of the masked dims (rules, in the order of Masked).
+template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
+    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>) {
+  std::string lens;
+  [&]<class... Es>(dim_list<Es...>) {
+    std::size_t k = 0;
+    ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
+  }(Masked{});
+  throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
+}
+
+// argmax (Max) or argmin over D of a tensor or view with other ragged dims to mask (D is the
+// batch dim of a ragged dim, with or without being ragged itself): a plain loop that visits
+// only the valid entries of each row of D. Error: a row with no valid entry (shape_error
+// naming its position along the mask dims), before the result is returned.
+template <class D, bool Max, class X>
+auto arg_extreme_masked(const X& x, const char* op) {
+  using V = typename X::value_type;
+  using xdims = dims_t<X>;
+  using masked = masked_dims_t<xdims, dim_list<D>>;
+  constexpr std::size_t R = X::rank, kd = list_index_of_v<xdims, D>;
+  auto out = uninitialized_without<index<D>, D>(x);
+  const auto ext = x.shape().extents();
+  for (std::size_t i = 0; i < R; ++i)
+    if (ext[i] == 0) return out;
+  // Per masked dim: where it and its batch dim are in x, and its lengths.
+  struct rule {
+    std::size_t dim, batch;
+    std::vector<std::int64_t> lengths;
+  };
+  const auto rules = [&]<class... Es>(dim_list<Es...>) {
+    const auto one = [&]<class E>(std::type_identity<E>) {
+      const lengths_ref l = lengths_in<E>(x);
+      return rule{
+          list_index_of_v<xdims, E>, list_index_of_v<xdims, ragged_batch_t<E>>,
+          l ? *l
+            : std::vector<std::int64_t>(ext[list_index_of_v<xdims, ragged_batch_t<E>>],
+                                        static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
+    };
+    return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
+  }(masked{});
+  const auto better = [](V b, V a) {
+    if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
+    else return Max ? a < b : b < a;
+  };
+  const auto& xs = x.strides();
+  const auto& os = out.strides();
+  std::array<std::size_t, R> p{};
+  for (;;) {
+    std::ptrdiff_t xo = 0, oo = 0;
+    for (std::size_t i = 0; i < R; ++i)
+      if (i != kd) {
+        xo += static_cast<std::ptrdiff_t>(p[i]) * xs[i];
+        oo += static_cast<std::ptrdiff_t>(p[i]) * os[i < kd ? i : i - 1];
+      }
+    bool found = false;
+    V best{};
+    std::int64_t best_at = 0;
+    for (std::size_t d = 0; d < ext[kd]; ++d) {
+      p[kd] = d;
+      bool valid = true;
+      for (const rule& r : rules)
+        valid = valid && static_cast<std::int64_t>(p[r.dim]) < r.lengths[p[r.batch]];
+      if (!valid) continue;
+      const V v = x.data()[xo + static_cast<std::ptrdiff_t>(d) * xs[kd]];
+      if (!found || better(v, best)) {
+        best = v;
+        best_at = static_cast<std::int64_t>(d);
+        found = true;
+      }
+    }
+    p[kd] = 0;
+    if (!found) [[unlikely]]
+      throw_no_valid_row<xdims, masked>(
+          op, p, rules, list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>{});
+    out.data()[oo] = index<D>(best_at);
+    bool done = true;
+    for (std::size_t i = R; i-- > 0;) {
+      if (i == kd) continue;
+      if (++p[i] < ext[i]) {
+        done = false;
+        break;
+      }
+      p[i] = 0;
+    }
+    if (done) return out;
+  }
+}
+// argmax (Max) or argmin over D of a tensor or view with ragged dims to mask: D's own rows
+// by length (arg_extreme_ragged_rows) when D is the only one, else arg_extreme_masked.
+template <class D, bool Max, class X>
+auto arg_extreme_ragged(const X& x, const char* op) {
+  if constexpr (std::is_same_v<masked_dims_t<dims_t<X>, dim_list<D>>, dim_list<D>>)
+    return arg_extreme_ragged_rows<D, Max>(x, op);
+  else return arg_extreme_masked<D, Max>(x, op);
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/arg_extreme.hpp
+
+// (Each op header is included here before any other reaches it: a mistake reported from it then
+// shows a short chain of includes.)
+// ---- begin dimgraph/ops/elementwise.hpp
+// The element-wise ops: + - * /, math functions, comparisons, logic, where, cast, map.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// Values of a later layer that stand for tensors without being expressions (graph/: the
+// symbols a traced function sees) are operands of the op table's ops (expr/op_table.hpp)
+// through one hook, which that layer specialises for them:
+//   template <class N> inline constexpr bool is_deferred_v<symbol<N>> = true;
+//   template <class N> struct deferred_elementwise<symbol<N>> {
+//     template <class F, class... Xs>
+//     static auto make(Xs&&... xs);  // the result of op F (fn::add, ...) on xs
+//   };
+// A deferred value V stands for a tensor of element type V::value_type over V::dims: the op
+// checks its operands as such, with the same messages as for tensors, then gives
+// deferred_elementwise<V>::make<F>(xs...) (V: the first deferred operand) where it gives
+// make_elementwise<F>(xs...) for expressions and scalars.
+template <class X>
+inline constexpr bool is_deferred_v = false;
+template <class X>
+concept deferred = is_deferred_v<std::remove_cvref_t<X>>;
+template <class X>
+struct deferred_elementwise;
+
+template <class... Xs>
+concept any_deferred = (deferred<Xs> || ...);
+template <class X, class... Xs>
+struct first_deferred {
+  using type = typename first_deferred<Xs...>::type;
+};
+template <deferred X, class... Xs>
+struct first_deferred<X, Xs...> {
+  using type = std::remove_cvref_t<X>;
+};
+template <class... Xs>
+using first_deferred_t = typename first_deferred<Xs...>::type;
+
+// What an element-wise op takes in place of a tensor: an expression or a deferred value.
+template <class X>
+concept tensor_operand = expression<X> || deferred<X>;
+
+// Operands of a binary op: two tensor operands, or a tensor operand and a C++ scalar.
+template <class A, class B>
+concept binary_operands = (tensor_operand<A> && tensor_operand<B>) ||
+                          (tensor_operand<A> && scalar<B>) || (scalar<A> && tensor_operand<B>);
+
+template <class A, class B>
+concept binary_operands_or_poisoned = binary_operands<A, B> || poisoned<A> || poisoned<B>;
+
+template <class X>
+concept unary_operand_or_poisoned = tensor_operand<X> || poisoned<X>;
+
+template <class X>
+struct operand_elem {
+  using type = std::remove_cvref_t<X>;
+};
+template <tensor_operand X>
+struct operand_elem<X> {
+  using type = typename std::remove_cvref_t<X>::value_type;
+};
+template <class X>
+using operand_elem_t = typename operand_elem<X>::type;
+
+template <class X>
+struct operand_dims {
+  using type = dim_list<>;
+};
+template <tensor_operand X>
+struct operand_dims<X> {
+  using type = typename std::remove_cvref_t<X>::dims;
+};
+template <class X>
+using operand_dims_t = typename operand_dims<X>::type;
+
+// Why a binary op is rejected (checked in this order, so one mistake gives one message).
+enum class binary_check {
+  ok,
+  outer_broadcast,
+  index_arithmetic,
+  bool_arithmetic,
+  not_bool,
+  no_common_type
+};
+
+template <class A, class B>
+constexpr bool dims_nest() {
+  using la = operand_dims_t<A>;
+  using lb = operand_dims_t<B>;
+  return list_is_subset_v<la, lb> || list_is_subset_v<lb, la>;
+}
+
+template <class A, class B, fn::operand_rule Rule>
+constexpr binary_check check_binary() {
+  using ea = operand_elem_t<A>;
+  using eb = operand_elem_t<B>;
+  constexpr bool arithmetic = Rule == fn::operand_rule::arithmetic;
+  if (!dims_nest<A, B>()) return binary_check::outer_broadcast;
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<ea, bool> && std::is_same_v<eb, bool> ? binary_check::ok
+                                                                : binary_check::not_bool;
+  if (arithmetic && (is_index_v<ea> || is_index_v<eb>)) return binary_check::index_arithmetic;
+  if (arithmetic && std::is_same_v<ea, bool> && std::is_same_v<eb, bool>)
+    return binary_check::bool_arithmetic;
+  if constexpr (tensor_operand<A> && tensor_operand<B>) {
+    if (!has_promotion_v<ea, eb>) return binary_check::no_common_type;
+  }
+  return binary_check::ok;
+}
+
+// Why a unary op is rejected.
+enum class unary_check { ok, index_or_bool, not_bool };
+
+template <class X, fn::operand_rule Rule>
+constexpr unary_check check_unary() {
+  using e = operand_elem_t<X>;
+  if (Rule == fn::operand_rule::logical)
+    return std::is_same_v<e, bool> ? unary_check::ok : unary_check::not_bool;
+  return is_index_v<e> || std::is_same_v<e, bool> ? unary_check::index_or_bool : unary_check::ok;
+}
+
+}  // namespace detail
+
+// The ops of the op table (expr/op_table.hpp), one public function each.
+//
+// Binary ops. Shape rule: operands align by tag; one operand's dim set must contain the
+// other's, and the result has that operand's order (the left one's when the sets are
+// equal). Types promote as in PyTorch; C++ scalars are wrapped numbers. Comparisons and
+// logical ops give bool. (operator== on tensors compares whole values; element-wise
+// comparison is always spelled out.)
+// Errors (compile time): an implicit outer broadcast ([B,T,F] + [B,T,H]); arithmetic on
+// dg::index<D> or on two bools; a logical op on operands that are not bool; element types
+// with no common type.
+// Errors (run time): a shared dynamic dim with different extents (shape_error).
+#define DIMGRAPH_BINARY_OP(PUBLIC, OP, KIND, LANES)                                            \
+  template <class A, class B>                                                                  \
+    requires detail::binary_operands_or_poisoned<A, B>                                         \
+  auto PUBLIC(A&& a, B&& b) {                                                                  \
+    if constexpr (detail::any_poisoned<A, B>) return detail::invalid_expr{};                   \
+    else {                                                                                     \
+      constexpr auto check = detail::check_binary<A, B, detail::fn::OP::operands>();           \
+      using lhs_dims = detail::as_role_t<::dimgraph::lhs, detail::operand_dims_t<A>>;          \
+      using rhs_dims = detail::as_role_t<::dimgraph::rhs, detail::operand_dims_t<B>>;          \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::outer_broadcast,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": neither operand's dims contain the other's (an implicit outer "      \
+                       "broadcast); use dg::broadcast_to<...> or dg::outer",                   \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::index_arithmetic,                        \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on dg::index<D> makes no sense; dg::cast it first",       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::bool_arithmetic,                         \
+                       "dimgraph: " #OP                                                        \
+                       ": arithmetic on two bool operands makes no sense; use a logical "      \
+                       "op or dg::cast",                                                       \
+                       lhs_dims, rhs_dims);                                                    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::not_bool,                                \
+                       "dimgraph: " #OP ": the operands must be bool", lhs_dims, rhs_dims);    \
+      DIMGRAPH_REQUIRE(check != detail::binary_check::no_common_type,                          \
+                       "dimgraph: " #OP                                                        \
+                       ": the element types have no common type; dg::cast one operand",        \
+                       lhs_dims, rhs_dims);                                                    \
+      if constexpr (check != detail::binary_check::ok) return detail::invalid_expr{};          \
+      else if constexpr (detail::any_deferred<A, B>)                                           \
+        return detail::deferred_elementwise<detail::first_deferred_t<A, B>>::template make<    \
+            detail::fn::OP>(std::forward<A>(a), std::forward<B>(b));                           \
+      else return detail::make_binary<detail::fn::OP>(std::forward<A>(a), std::forward<B>(b)); \
+    }                                                                                          \
+  }
+
+// Unary ops. Shape rule: the operand's dims. Math functions of integers compute in float.
+// Errors: a logical op on an operand that is not bool; any other op on dg::index<D> or bool.
+#define DIMGRAPH_UNARY_OP(PUBLIC, OP, KIND, LANES)                                                \
+  template <detail::unary_operand_or_poisoned X>                                                  \
+  auto PUBLIC(X&& x) {                                                                            \
+    if constexpr (detail::poisoned<X>) return detail::invalid_expr{};                             \
+    else {                                                                                        \
+      constexpr auto check = detail::check_unary<X, detail::fn::OP::operands>();                  \
+      using dims = detail::as_role_t<::dimgraph::has, detail::operand_dims_t<X>>;                 \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::index_or_bool,                               \
+                       "dimgraph: " #OP ": the op makes no sense on dg::index<D> or bool", dims); \
+      DIMGRAPH_REQUIRE(check != detail::unary_check::not_bool,                                    \
+                       "dimgraph: " #OP ": the operand must be bool", dims);                      \
+      if constexpr (check != detail::unary_check::ok) return detail::invalid_expr{};              \
+      else if constexpr (detail::deferred<X>)                                                     \
+        return detail::deferred_elementwise<std::remove_cvref_t<X>>::template make<               \
+            detail::fn::OP>(std::forward<X>(x));                                                  \
+      else return detail::make_map(detail::fn::OP{}, std::forward<X>(x));                         \
+    }                                                                                             \
+  }
+
+DIMGRAPH_ELEMENTWISE_OPS(DIMGRAPH_BINARY_OP, DIMGRAPH_UNARY_OP)
+#undef DIMGRAPH_BINARY_OP
+#undef DIMGRAPH_UNARY_OP
+
+// where(cond, a, b): a where cond holds, else b. Shape rule: as for binary ops, over
+// three operands (one must contain the others' dims). Error: cond not bool.
+template <class C, class A, class B>
+  requires(expression<C> && (expression<A> || scalar<A>) && (expression<B> || scalar<B>)) ||
+          detail::any_poisoned<C, A, B>
+auto where(C&& c, A&& a, B&& b) {
+  if constexpr (detail::any_poisoned<C, A, B>) {
+    return detail::invalid_expr{};
+  } else {
+    using la = detail::operand_dims_t<A>;
+    using lb = detail::operand_dims_t<B>;
+    constexpr bool nest = detail::containing_operand<dims_t<C>, la, lb>() != detail::no_operand;
+    constexpr bool cond_bool = std::is_same_v<value_t<C>, bool>;
+    static_assert(nest,
+                  "dimgraph: where: no operand's dims contain the others' (an implicit outer "
+                  "broadcast)");
+    static_assert(!nest || cond_bool, "dimgraph: where: the condition must be bool");
+    if constexpr (nest && cond_bool) {
+      return detail::make_where(std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// cast<T>(x): x's elements converted to T (the explicit narrowing).
+template <class T, detail::expression_or_poisoned X>
+auto cast(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    static_assert(element<T>, "dimgraph: cast: the target is not an element type");
+    if constexpr (element<T>) return detail::make_map(detail::fn::cast_to<T>{}, std::forward<X>(x));
+    else return detail::invalid_expr{};
+  }
+}
+
+// map(f, xs...): a user function applied element by element (fused like any other op).
+// f must be a pure function of its arguments: it is called for every element, and, where a
+// row ends in less than a whole vector, also for padding lanes (copies of a real element)
+// whose results are discarded. Shape rule: as for where. Error: no operand contains the others'
+// dims.
+template <class F, class... Xs>
+  requires(expression<Xs> && ...) || detail::any_poisoned<Xs...>
+auto map(F f, Xs&&... xs) {
+  if constexpr (detail::any_poisoned<Xs...>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool nest = detail::containing_operand<dims_t<Xs>...>() != detail::no_operand;
+    static_assert(
+        nest, "dimgraph: map: no operand's dims contain the others' (an implicit outer broadcast)");
+    if constexpr (nest)
+      return detail::make_map(detail::fn::user<F>{std::move(f)}, std::forward<Xs>(xs)...);
+    else return detail::invalid_expr{};
+  }
+}
+
+namespace detail {
+// Argument-dependent lookup on the stand-in for a reported mistake looks in this namespace
+// only: the operators named here take it outside namespace dimgraph too (`bad * 2.0f`, `-bad`).
+using dimgraph::operator+;
+using dimgraph::operator-;
+using dimgraph::operator*;
+using dimgraph::operator/;
+}  // namespace detail
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/elementwise.hpp
+// ---- begin dimgraph/ops/compound.hpp
 // Compound assignment: x += e means x = x + e, evaluated in place (exact aliasing).
 
 
@@ -12586,25 +12645,303 @@ DIMGRAPH_COMPOUND(/, "div")
 #undef DIMGRAPH_COMPOUND
 
 }  // namespace dimgraph
-// ---- end dimgraph/eval/compound.hpp
-// ---- begin dimgraph/eval/structural.hpp
-// Structural ops that copy: concat, merge_dims (when no view can do), pad.
+// ---- end dimgraph/ops/compound.hpp
+// ---- begin dimgraph/ops/broadcast.hpp
+// broadcast_to and outer: the explicit ways to combine operands whose dims do not nest.
 
 
 
-// Each op checks everything first, then allocates its result and fills it by assigning
-// its operands (any expressions) to sub-views of the result with the element-wise
-// machinery: no loops of their own. (gather and one_hot, which move data by index, are
-// in eval/gather.hpp.)
+namespace dimgraph {
 
-// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
+// broadcast_to<Ds...>(x, dg::extent<D>(n)...): Shape rule [x dims] -> [Ds...].
+// Extents are given for new non-static dims, and may be given for x's own dims
+// (they must then be x's). Errors (compile time): Ds... lacks one of x's dims;
+// a new non-static dim without an extent; an extent given for a dim not in
+// Ds..., or twice. Errors (run time, shape_error): a given extent of one of x's
+// dims that is not x's extent; a new dim's extent outside its interval; more elements than a
+// tensor can address (though none is stored, so that counts over them cannot wrap).
+template <class... Ds, detail::expression_or_poisoned X, class... Es>
+auto broadcast_to(X&& x, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using xd = dims_t<X>;
+    using target = dim_list<Ds...>;
+    static_assert(list_is_subset_v<xd, target>,
+                  "dimgraph: broadcast_to: the target dims must include every dim of the operand");
+    static_assert(
+        ((is_static_v<Ds> || list_contains_v<xd, Ds> ||
+          detail::contains_v<Ds, detail::type_list<Es...>>)&&...),
+        "dimgraph: broadcast_to: a new non-static dim needs its extent: dg::extent<Dim>(n)");
+    static_assert((list_contains_v<target, Es> && ...),
+                  "dimgraph: broadcast_to: an extent is given for a dim that is not a target dim");
+    static_assert(detail::first_duplicate_v<detail::type_list<Es...>> == sizeof...(Es),
+                  "dimgraph: broadcast_to: an extent is given twice");
+    return detail::make_broadcast<Ds...>(std::forward<X>(x), given...);
+  }
+}
+
+// outer(a, b, f = multiply): f over every pair of elements of a and b aligned by the
+// dims they share. Shape rule: [a dims] , [b dims] -> [a dims, b dims not in a].
+// Error (run time): more elements than a tensor can address (shape_error).
+template <class A, class B, class F = detail::fn::mul>
+  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
+auto outer(A&& a, B&& b, F f = {}) {
+  if constexpr (detail::any_poisoned<A, B>) {
+    return detail::invalid_expr{};
+  } else {
+    return detail::make_outer(std::forward<A>(a), std::forward<B>(b), std::move(f));
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/broadcast.hpp
+// ---- begin dimgraph/ops/reduce.hpp
+// Reductions over named dims: sum, mean, prod, max, min, any, all (lazy nodes).
+
+
 
 namespace dimgraph {
 namespace detail {
+// Whether X has the dims Rs... and numbers for elements (neither dg::index<D> nor bool): the
+// check of the reductions that compute on the values (logsumexp, softmax, argmax, ...).
+template <class X, class... Rs>
+constexpr bool numeric_over() {
+  return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
+         !std::is_same_v<value_t<X>, bool>;
+}
+}  // namespace detail
+
+// The public reductions. Result element type: sum and prod of bool or integers give int64,
+// of floats the same type; mean of bool or integers gives float; max and min keep the type;
+// any and all give bool. Errors (compile time): a reduced dim the tensor does not have, a dim
+// given twice, or the op on dg::index<D> (any/all: on a non-bool). Over a ragged dim or its
+// batch dim, padding never counts (see fn::sum_reduce). Error (run time, when evaluated): max
+// or min over a reduced extent of 0 (shape_error naming the dims), or over a ragged row of
+// length 0 (shape_error naming the row and the lengths), before anything is written.
+#define DIMGRAPH_REDUCTION(NAME, OP, ALLOWED, WHAT)                                         \
+  template <class... Rs, detail::expression_or_poisoned X>                                  \
+  auto NAME(X&& x) {                                                                        \
+    if constexpr (detail::poisoned<X>) {                                                    \
+      return detail::invalid_expr{};                                                        \
+    } else {                                                                                \
+      constexpr bool has = (list_contains_v<dims_t<X>, Rs> && ...);                         \
+      constexpr bool distinct =                                                             \
+          detail::first_duplicate_v<detail::type_list<Rs...>> == sizeof...(Rs);             \
+      constexpr bool allowed = ALLOWED;                                                     \
+      using asked_dims = ::dimgraph::asked<Rs...>;                                          \
+      using x_dims = detail::has_role_t<X>;                                                 \
+      DIMGRAPH_REQUIRE(has, "dimgraph: " #NAME ": the tensor has no such dim", asked_dims,  \
+                       x_dims);                                                             \
+      DIMGRAPH_REQUIRE(!has || distinct, "dimgraph: " #NAME ": a dim is reduced twice",     \
+                       asked_dims);                                                         \
+      DIMGRAPH_REQUIRE(!has || !distinct || allowed, "dimgraph: " #NAME ": " WHAT, x_dims); \
+      if constexpr (has && distinct && allowed)                                             \
+        return reduce_expr<OP, operand_t<X&&>, Rs...>(std::forward<X>(x));                  \
+      else return detail::invalid_expr{};                                                   \
+    }                                                                                       \
+  }
+#define DIMGRAPH_NUMERIC (!is_index_v<value_t<X>>)
+#define DIMGRAPH_BOOLEAN (std::is_same_v<value_t<X>, bool>)
+DIMGRAPH_REDUCTION(sum, detail::fn::sum_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(prod, detail::fn::prod_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(mean, detail::fn::mean_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(max, detail::fn::max_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(min, detail::fn::min_reduce, DIMGRAPH_NUMERIC,
+                   "the op makes no sense on dg::index<D>")
+DIMGRAPH_REDUCTION(any, detail::fn::any_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+DIMGRAPH_REDUCTION(all, detail::fn::all_reduce, DIMGRAPH_BOOLEAN, "the operand must be bool")
+#undef DIMGRAPH_NUMERIC
+#undef DIMGRAPH_BOOLEAN
+#undef DIMGRAPH_REDUCTION
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/reduce.hpp
+// ---- begin dimgraph/ops/contract.hpp
+// dot<Ks...>(a, b): contraction over named shared dims (an einsum by tags), a lazy node.
+
+
+
+namespace dimgraph {
+
+// sum over Ks... of a * b, aligned by tag (see contract_expr for the shape rule). Contracting a
+// ragged dim, or its batch dim, sums only valid positions: padding is never read.
+// Error (compile time): an operand lacks a contracted dim; a dim contracted twice; an
+// operand of type dg::index<D>. Run time: shared dims whose extents differ (shape_error).
+template <class... Ks, class A, class B>
+  requires(expression<A> && expression<B>) || detail::any_poisoned<A, B>
+auto dot(A&& a, B&& b) {
+  if constexpr (detail::any_poisoned<A, B>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool in_a = (list_contains_v<dims_t<A>, Ks> && ...);
+    constexpr bool in_b = (list_contains_v<dims_t<B>, Ks> && ...);
+    constexpr bool distinct = detail::first_duplicate_v<detail::type_list<Ks...>> == sizeof...(Ks);
+    constexpr bool numbers = !is_index_v<value_t<A>> && !is_index_v<value_t<B>>;
+    DIMGRAPH_REQUIRE(in_a && in_b, "dimgraph: dot: an operand does not have a contracted dim",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
+    DIMGRAPH_REQUIRE(!(in_a && in_b) || distinct, "dimgraph: dot: a dim is contracted twice",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
+    DIMGRAPH_REQUIRE(!(in_a && in_b && distinct) || numbers,
+                     "dimgraph: dot: the op makes no sense on dg::index<D>",
+                     ::dimgraph::asked<Ks...>, detail::as_role_t<::dimgraph::lhs, dims_t<A>>,
+                     detail::as_role_t<::dimgraph::rhs, dims_t<B>>);
+    if constexpr (in_a && in_b && distinct && numbers) {
+      return contract_expr<operand_t<A&&>, operand_t<B&&>, Ks...>(std::forward<A>(a),
+                                                                  std::forward<B>(b));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/contract.hpp
+// ---- begin dimgraph/ops/view.hpp
+// The views the structural ops make of an operand's memory, the results they fill, and why
+// they reject an operand (structural_check).
+
+
+
+namespace dimgraph::detail {
+
+template <class P, class List>
+struct view_of_list;
+template <class P, class... Ds>
+struct view_of_list<P, type_list<Ds...>> {
+  using type = tensor_view<P, Ds...>;
+};
+// The view of elements P (possibly const) with the dims in List.
+template <class P, class List>
+using view_of_list_t = typename view_of_list<P, List>::type;
+
+// The element type a view of x has (const for a const tensor).
+template <class X>
+using view_element_t = std::remove_pointer_t<decltype(std::declval<X&>().data())>;
+
+// A view of x's memory with the dims at positions [K, K + Span) replaced by News...,
+// whose extents and strides are given, starting `offset` elements in. The extents are
+// checked against the new dims' intervals (shape_error naming op).
+template <std::size_t K, std::size_t Span, class... News, class X>
+auto spliced_view(X& x, const char* op, std::ptrdiff_t offset,
+                  const std::array<std::size_t, sizeof...(News)>& ext,
+                  const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
+  using dims = types_of_t<typename std::remove_cvref_t<X>::dims>;
+  constexpr std::size_t r = dims::size, m = sizeof...(News), n = r - Span + m;
+  using view_t =
+      view_of_list_t<view_element_t<X>,
+                     concat_t<slice_t<0, K, dims>, type_list<News...>, slice_t<K + Span, r, dims>>>;
+  std::array<std::size_t, n> e{};
+  std::array<std::ptrdiff_t, n> s{};
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool is_new = i >= K && i < K + m;
+    const std::size_t from = i < K ? i : i - m + Span;
+    e[i] = is_new ? ext[i - K] : x.shape().extent(from);
+    s[i] = is_new ? str[i - K] : x.strides()[from];
+  }
+  auto vs = view_t::shape_type::from_extents(e, op);
+  if constexpr (view_t::shape_type::ragged_count > 0) vs.take_lengths(x.shape());
+  // (An empty operand may have no memory at all: no offset from its null pointer.)
+  return view_t(x.data() + (x.size() == 0 ? 0 : offset), vs, s);
+}
+
+// Whether one of the dims Old... is the batch dim of a ragged dim with lengths in x.
+template <class X, class... Old>
+constexpr bool is_batch_of_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return []<class... Ds>(dim_list<Ds...>) {
+    auto batch_of = []<class D>(std::type_identity<D>) {
+      if constexpr (carries_lengths_v<D, xd>)
+        return (std::is_same_v<ragged_batch_t<D>, Old> || ...);
+      else return false;
+    };
+    return (batch_of(std::type_identity<Ds>{}) || ...);
+  }(xd{});
+}
+
+// Whether a view of x that replaces the dims Old... keeps every length x has: no replaced dim
+// is a ragged dim with lengths in x, or the batch dim of one.
+template <class X, class... Old>
+constexpr bool keeps_lengths() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  return !is_batch_of_lengths<X, Old...>() && !(carries_lengths_v<Old, xd> || ...);
+}
+
+// Whether an op that makes dim New of x's dim Old carries the lengths over: Old is no batch dim
+// of a dim with lengths, and Old, if it has lengths, becomes a dim ragged over the same batch
+// dim (whose lengths the op computes row by row).
+template <class X, class Old, class New>
+constexpr bool lengths_carry_to() {
+  using xd = typename std::remove_cvref_t<X>::dims;
+  if constexpr (carries_lengths_v<Old, xd>)
+    return std::is_same_v<ragged_batch_t<New>, ragged_batch_t<Old>>;
+  else return true;
+}
+
+// v with the lengths of its dim New set to f(length) of x's dim Old, row by row (v as it is
+// when Old has none).
+template <class Old, class New, class V, class X, class F>
+V with_lengths_from(V v, const X& x, const char* op, F f) {
+  if constexpr (carries_lengths_v<Old, dims_t<X>>) {
+    if (const lengths_ref& l = x.shape().template lengths<Old>()) {
+      auto s = v.shape();
+      s.template set_lengths<New>(op, map_lengths(l, f));
+      return V(v.data(), s, v.strides());
+    }
+  }
+  return v;
+}
+
+// Error: a row of the ragged dim Whole whose length is not a multiple of Part's extent.
+template <class Whole, class Part>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_length_not_divisible(const char* op,
+                                                                          std::int64_t len,
+                                                                          std::size_t n) {
+  throw shape_error(op, "dim '" + describe<Whole>() + "' has a row of length " +
+                            std::to_string(len) + ", not a multiple of the extent " +
+                            std::to_string(n) + " of dim '" + describe<Part>() + "'");
+}
+
+// The same with the dim Old replaced.
+template <class Old, class... News, class X>
+auto replaced_view(X& x, const char* op, std::ptrdiff_t offset,
+                   const std::array<std::size_t, sizeof...(News)>& ext,
+                   const std::array<std::ptrdiff_t, sizeof...(News)>& str) {
+  return spliced_view<list_index_of_v<typename std::remove_cvref_t<X>::dims, Old>, 1, News...>(
+      x, op, offset, ext, str);
+}
+
+// Why a structural op rejects its operands (checked in this order: one message per mistake).
+enum class structural_check {
+  ok,
+  not_memory,      // a lazy expression where a view is made
+  temporary,       // a temporary tensor where a view is made
+  no_such_dim,     // the operand lacks the dim the op works on
+  dim_present,     // a dim the op makes is already one of the operand's other dims
+  same_parts,      // split_dims / merge_dims of a dim with itself
+  sizes_differ,    // rename between static dims of different sizes
+  sizes_disjoint,  // rename between dims whose intervals are disjoint
+  bad_extent_arg,  // an extent given for a dim that is not a part, or twice
+  too_many_unknown,
+  zero_stride,
+  not_index,
+  other_dims_differ,
+  no_common_type,
+};
+
+template <class X>
+constexpr structural_check check_view_operand() {
+  using x = std::remove_cvref_t<X>;
+  if (!memory_operand<x>) return structural_check::not_memory;
+  if (is_tensor_v<x> && !std::is_lvalue_reference_v<X>) return structural_check::temporary;
+  return structural_check::ok;
+}
 
 // Every element of a view set to value (a scalar broadcast over the view's dims).
 template <class T, class... Ds>
@@ -12627,7 +12964,593 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
   }(typename Result::dims{});
 }
 
+}  // namespace dimgraph::detail
+// ---- end dimgraph/ops/view.hpp
+// ---- begin dimgraph/ops/reshape.hpp
+// Views that re-describe a tensor's dims: rename, split, split_dims, and merge_dims (a view
+// where the layout allows, else a copy).
+
+
+
+// rename, split and split_dims return a tensor_view of their operand's memory, so the operand
+// must be a tensor or a view and must outlive the result: a temporary tensor is rejected (its
+// view would dangle); dg::eval a lazy expression first. (merge_dims copies where it cannot
+// view.)
+
+// The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
+// the end of this header).
+#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
+  "dimgraph: " OP                                                           \
+  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
+  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
+
+namespace dimgraph {
+namespace detail {
+
+template <class Old, class New, class X>
+constexpr structural_check check_rename() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, Old>) return structural_check::no_such_dim;
+    if (!std::is_same_v<Old, New> && list_contains_v<dims, New>)
+      return structural_check::dim_present;
+    if (check_rename_sizes<Old, New>() == rename_sizes::different_static_sizes)
+      return structural_check::sizes_differ;
+    if (check_rename_sizes<Old, New>() == rename_sizes::disjoint)
+      return structural_check::sizes_disjoint;
+    return structural_check::ok;
+  }
+}
+
+// Extents given by tag for some of the parts Parts...: each for a part, none twice.
+template <class... Es, class... Parts>
+constexpr bool extent_args_fit(type_list<Es...>, type_list<Parts...>) {
+  return (contains_v<Es, type_list<Parts...>> && ...) &&
+         first_duplicate_v<type_list<Es...>> == sizeof...(Es);
+}
+// Parts known from their static size or a given extent.
+template <class Part, class... Es>
+inline constexpr bool part_known_v = is_static_v<Part> || contains_v<Part, type_list<Es...>>;
+// The number of different parts whose extent is not known.
+template <class... Parts, class... Es>
+constexpr std::size_t unknown_parts(type_list<Parts...>, type_list<Es...>) {
+  constexpr bool unknown[] = {!part_known_v<Parts, Es...>..., false};
+  constexpr std::size_t first[] = {index_of_v<Parts, type_list<Parts...>>..., 0};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < sizeof...(Parts); ++i) n += unknown[i] && first[i] == i;
+  return n;
+}
+// The parts' extents: static sizes and given ones, with which are known.
+template <class... Parts, class... Es>
+std::pair<std::array<std::size_t, sizeof...(Parts)>, std::array<bool, sizeof...(Parts)>>
+part_extents(type_list<Parts...>, extent_arg<Es>... given) {
+  return {{given_extent<Parts>(given...)...}, {part_known_v<Parts, Es...>...}};
+}
+
+template <class Whole, class Parts, class Given, class X>
+constexpr structural_check check_split() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using others = list_difference_t<dims, dim_list<Whole>>;
+    if (!list_contains_v<dims, Whole>) return structural_check::no_such_dim;
+    if ([]<class... Ps>(type_list<Ps...>) { return (list_contains_v<others, Ps> || ...); }(Parts{}))
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, Parts{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(Parts{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+template <class A, class B, class Given, class X>
+constexpr structural_check check_split_dims() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using whole = merge_dim_t<A, B>;
+    using others = list_difference_t<dims, dim_list<whole>>;
+    if (!list_contains_v<dims, whole>) return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<others, A> || list_contains_v<others, B>)
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, type_list<A, B>{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(type_list<A, B>{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+template <class A, class B, class X>
+constexpr structural_check check_merge_dims() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
+      return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
 }  // namespace detail
+
+// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
+template <class... Ps, detail::poisoned X>
+detail::invalid_expr permute(X&&) {
+  return {};
+}
+
+// One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
+// Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
+// dims have different static sizes; their size intervals are disjoint. Error (run time):
+// Old's extent outside New's interval (shape_error).
+template <dimension Old, dimension New, class X>
+auto rename(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    constexpr auto check =
+        detail::check_rename<std::remove_cvref_t<Old>, std::remove_cvref_t<New>, X>();
+    DIMGRAPH_REQUIRE(
+        check != check_t::not_memory,
+        "dimgraph: rename: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+        detail::has_role_t<X>);
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: rename: a view of a temporary tensor would dangle; name the tensor first");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: rename: the tensor has no such dim",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: rename: the new dim is already a dim of the tensor",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::sizes_differ,
+                     "dimgraph: rename: the dims have different static sizes",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::sizes_disjoint,
+                     "dimgraph: rename: the dims' size intervals are disjoint, no extent fits both",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::has_role_t<X>);
+    using old_t = std::remove_cvref_t<Old>;
+    using new_t = std::remove_cvref_t<New>;
+    using xd = dims_t<X>;
+    // A ragged dim renamed to one ragged over the same batch dim keeps its lengths; renamed to
+    // a dim that is not ragged, it forgets them (the padding becomes data).
+    constexpr bool batch_kept = check != check_t::ok || [] {
+      return []<class... Ds>(dim_list<Ds...>) {
+        return ((!detail::carries_lengths_v<Ds, xd> ||
+                 !std::is_same_v<ragged_batch_t<Ds>, old_t>)&&...);
+      }(xd{});
+    }();
+    DIMGRAPH_REQUIRE(batch_kept,
+                     "dimgraph: rename: the dim is the batch dim of a ragged dim, whose lengths "
+                     "would be lost",
+                     ::dimgraph::asked<std::remove_cvref_t<Old>, std::remove_cvref_t<New>>,
+                     detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && batch_kept) {
+      auto v = detail::replaced_view<old_t, new_t>(x, "rename", 0, {x.template extent<Old>()},
+                                                   {x.template stride<Old>()});
+      using view_t = decltype(v);
+      if constexpr (detail::carries_lengths_v<old_t, xd> &&
+                    detail::carries_lengths_v<new_t, dims_t<view_t>> &&
+                    std::is_same_v<ragged_batch_t<old_t>, ragged_batch_t<new_t>>) {
+        auto vs = v.shape();
+        vs.template set_lengths<new_t>("rename", x.shape().template lengths<old_t>());
+        return view_t(v.data(), vs, v.strides());
+      } else {
+        return v;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// The parts of a concatenated dim, as views (the inverse of concat):
+//   split<a, b>(z): [.., a + b, ..] -> ([.., a, ..], [.., b, ..])   (more parts alike)
+// returned as a std::tuple (use structured bindings). The parts' extents add up to the
+// whole's: static parts are known, one part may be left to take the rest, others are
+// given with dg::extent<Part>(n). Errors (compile time): z has no dim a + b; a part is
+// one of z's other dims; an extent given for a non-part or twice; more than one part
+// of unknown extent. Error (run time): extents that do not add up (shape_error).
+template <dimension... Parts, class X, class... Es>
+auto split(X&& z, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using whole = concat_dim_t<Parts...>;
+    constexpr auto check =
+        detail::check_split<whole, detail::type_list<std::remove_cvref_t<Parts>...>,
+                            detail::type_list<Es...>, X>();
+    static_assert(
+        check != check_t::not_memory,
+        "dimgraph: split: the operand must be a tensor or a view (dg::eval an expression first)");
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: split: a view of a temporary tensor would dangle; name the tensor first");
+    static_assert(check != check_t::no_such_dim,
+                  "dimgraph: split: the tensor has no dim that is the sum of the parts");
+    static_assert(check != check_t::dim_present,
+                  "dimgraph: split: a part is already another dim of the tensor");
+    static_assert(check != check_t::bad_extent_arg,
+                  "dimgraph: split: an extent is given for a dim that is not a part, or twice");
+    static_assert(
+        check != check_t::too_many_unknown,
+        "dimgraph: split: more than one part has no static size; give the extents of all but one "
+        "with dg::extent<Part>(n)");
+    constexpr bool keeps = check != check_t::ok || detail::keeps_lengths<X, whole>();
+    static_assert(keeps, DIMGRAPH_LOSES_LENGTHS("split"));
+    if constexpr (check == check_t::ok && keeps) {
+      using parts = detail::type_list<std::remove_cvref_t<Parts>...>;
+      auto [ext, known] = detail::part_extents(parts{}, given...);
+      ext = detail::split_sum_extents<whole, std::remove_cvref_t<Parts>...>(
+          "split", z.template extent<whole>(), ext, known);
+      const std::ptrdiff_t s = z.template stride<whole>();
+      return detail::with_indices<sizeof...(Parts)>(
+          [&]<std::size_t... Is>(detail::index_constant<Is>...) {
+            std::array<std::ptrdiff_t, sizeof...(Parts)> offset{};
+            for (std::size_t i = 1; i < sizeof...(Parts); ++i)
+              offset[i] = offset[i - 1] + static_cast<std::ptrdiff_t>(ext[i - 1]) * s;
+            return std::tuple{detail::replaced_view<whole, detail::at_t<Is, parts>>(
+                z, "split", offset[Is], {ext[Is]}, {s})...};
+          });
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// A merged dim as its two factors, in place (the inverse of merge_dims; a view):
+//   split_dims<a, b>(x): [.., a * b, ..] -> [.., a, b, ..]
+// One factor's extent gives the other's exactly: a static factor is known; otherwise
+// give one, dg::split_dims<A, B>(x, dg::extent<A>(n)). Errors (compile time): x has no
+// dim a * b; a == b; a factor is one of x's other dims; an extent given for a non-factor
+// or twice; neither factor known; a ragged a * b that is not a ragged a and a static b. Error
+// (run time): a factor's extent that does not divide the merged extent; along a ragged a * b, a
+// row whose length b's extent does not divide (shape_error). a takes those lengths divided.
+template <dimension A, dimension B, class X, class... Es>
+auto split_dims(X&& x, extent_arg<Es>... given) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_split_dims<a, b, detail::type_list<Es...>, X>();
+    DIMGRAPH_REQUIRE(check != check_t::not_memory,
+                     "dimgraph: split_dims: the operand must be a tensor or a view (dg::eval an "
+                     "expression first)",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
+        check != check_t::temporary,
+        "dimgraph: split_dims: a view of a temporary tensor would dangle; name the tensor first",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
+        check != check_t::no_such_dim,
+        "dimgraph: split_dims: the tensor has no dim that is the product of the factors",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::same_parts,
+                     "dimgraph: split_dims: the two factors are the same dim",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: split_dims: a factor is already another dim of the tensor",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
+        check != check_t::bad_extent_arg,
+        "dimgraph: split_dims: an extent is given for a dim that is not a factor, or twice",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(
+        check != check_t::too_many_unknown,
+        "dimgraph: split_dims: neither factor has a static size; give the extent of one with "
+        "dg::extent<Factor>(n)",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    using whole = merge_dim_t<a, b>;
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, whole>();
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("split_dims"), ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
+    constexpr bool prefix = check != check_t::ok || (detail::lengths_carry_to<X, whole, a>() &&
+                                                     (!is_ragged_v<whole> || is_static_v<b>));
+    DIMGRAPH_REQUIRE(
+        prefix,
+        "dimgraph: split_dims: a ragged merged dim splits only into a ragged major dim "
+        "and a static minor one (each row's valid part then stays a prefix)",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && keeps && prefix) {
+      auto [ext, known] = detail::part_extents(detail::type_list<a, b>{}, given...);
+      ext = detail::split_product_extents<whole, a, b>("split_dims", x.template extent<whole>(),
+                                                       ext, known);
+      const std::ptrdiff_t s = x.template stride<whole>();
+      auto v = detail::replaced_view<whole, a, b>(x, "split_dims", 0, ext,
+                                                  {s * static_cast<std::ptrdiff_t>(ext[1]), s});
+      // A ragged whole: each row's length over b's extent, which must divide it.
+      const auto nb = static_cast<std::int64_t>(ext[1]);
+      return detail::with_lengths_from<whole, a>(
+          std::move(v), x, "split_dims", [&](std::int64_t len) {
+            if (len % nb != 0)
+              detail::throw_length_not_divisible<whole, b>("split_dims", len, ext[1]);
+            return len / nb;
+          });
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// Two dims merged into one, a major, at a's position:
+//   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
+// A view when x is a tensor (not a temporary) with b right after a: its row-major
+// layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
+// run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
+// elements: the result type says which, at compile time. A ragged a with a static b gives a
+// ragged a * b, each row's length times b's extent. Errors (compile time): x lacks a or b;
+// a == b; a * b is already a dim of x; a ragged a with a b that is not static, a ragged b, or
+// a ragged dim's batch dim (its lengths would be lost). Error (run time): a * b's extent does not
+// fit a std::size_t, or the result is larger than a tensor can address (shape_error).
+template <dimension A, dimension B, class X>
+auto merge_dims(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using b = std::remove_cvref_t<B>;
+    constexpr auto check = detail::check_merge_dims<a, b, X>();
+    DIMGRAPH_REQUIRE(check != check_t::not_memory,
+                     "dimgraph: merge_dims: the operand is not a tensor or an expression",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim,
+                     "dimgraph: merge_dims: the tensor lacks one of the dims",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::same_parts,
+                     "dimgraph: merge_dims: the two dims are the same dim", ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: merge_dims: the merged dim is already a dim of the tensor",
+                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"), ::dimgraph::asked<a, b>,
+                     detail::has_role_t<X>);
+    constexpr bool prefix =
+        check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
+                                 detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
+    DIMGRAPH_REQUIRE(
+        prefix,
+        "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
+        "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
+        "as the minor dim, its lengths would be lost",
+        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && keeps && prefix) {
+      using x_t = std::remove_cvref_t<X>;
+      using dims = dims_t<x_t>;
+      using m = merge_dim_t<a, b>;
+      constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
+      const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
+      const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
+        return detail::parts_text<a, b>(" * ", {na, nb});
+      });
+      // A ragged a: each row's length times b's extent.
+      const auto merged_length = [nb](std::int64_t len) {
+        return len * static_cast<std::int64_t>(nb);
+      };
+      if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
+        return detail::with_lengths_from<a, m>(
+            detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()}), x,
+            "merge_dims", merged_length);
+      } else {
+        using value = value_t<x_t>;
+        using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
+        using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
+        auto shape = detail::shape_with<result_t, m>("merge_dims", x, nm);
+        if constexpr (detail::carries_lengths_v<a, dims>)
+          shape.template set_lengths<m>(
+              "merge_dims", detail::map_lengths(detail::lengths_in<a>(x), merged_length));
+        result_t r(shape);
+        auto whole = r.view();
+        const std::ptrdiff_t s = r.template stride<m>();
+        detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
+                                       {s * static_cast<std::ptrdiff_t>(nb), s}) = x;
+        return r;
+      }
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+
+#undef DIMGRAPH_LOSES_LENGTHS
+#undef DIMGRAPH_BATCH_OF_LENGTHS
+// ---- end dimgraph/ops/reshape.hpp
+// ---- begin dimgraph/ops/slice.hpp
+// slice: a view of every k-th position of a dim between two bounds (NumPy's rule), with
+// bounds known at compile time or at run time.
+
+
+
+// The view is of its operand's memory, so the operand must be a tensor or a view and must
+// outlive the result: a temporary tensor is rejected (its view would dangle); dg::eval a lazy
+// expression first.
+
+// The messages of a slice that would lose or break the lengths of a ragged dim (#undef'd at
+// the end of this header).
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
+#define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
+  "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
+  "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
+  "that is not ragged to slice it as plain data)"
+
+namespace dimgraph {
+namespace detail {
+
+template <class A, class Result, bool ZeroStride, class X>
+constexpr structural_check check_slice() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A>) return structural_check::no_such_dim;
+    if (ZeroStride) return structural_check::zero_stride;
+    if (!std::is_same_v<Result, A> && list_contains_v<dims, Result>)
+      return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+// The slice of x along A as a view with dim R (the positions are checked by the caller).
+// With two positions or more, |step| is below A's extent, so step * stride fits as the
+// stride times the extent does; with fewer, the step is never taken (and may be as large as
+// PTRDIFF_MIN): the view keeps x's stride. A ragged A's lengths give R's by the same rule on
+// each row's length (a row's positions are then those of the whole: the slice starts from the
+// front).
+template <class A, class R, class X>
+auto slice_view(X& x, slice_index start, slice_index end, std::ptrdiff_t step) {
+  const slice_range p = slice_positions(x.template extent<A>(), start, end, step);
+  const std::ptrdiff_t s = x.template stride<A>();
+  auto v = replaced_view<A, R>(x, "slice", static_cast<std::ptrdiff_t>(p.first) * s, {p.count},
+                               {p.count > 1 ? p.step * s : s});
+  return with_lengths_from<A, R>(std::move(v), x, "slice", [&](std::int64_t n) {
+    return static_cast<std::int64_t>(
+        slice_positions(static_cast<std::size_t>(n), start, end, step).count);
+  });
+}
+
+}  // namespace detail
+
+// A slice along dim a with bounds known at compile time (a view), NumPy's rule (see
+// slice_positions): negative bounds count from the end, end is exclusive, bounds beyond
+// the ends are clamped, a negative stride reads backwards; dg::none leaves a bound open.
+//   slice<a, start, end, stride>(x): [.., a, ..] -> [.., slice_dim_t<a, start, end, stride>, ..]
+// The result dim is the algebra's where it can say it (slice<a, 2, -3> of a padded dim
+// 2 + a + 3 is a itself; a static a gives a static size), else an opaque dim (see
+// slice_dim_t). Along a ragged dim a (with its lengths) the result dim is ragged over the same
+// batch dim, each row's length the slice rule applied to the row's length (an end counting
+// from the back counts from each row's end), so the slice must start from the front and step
+// forwards. Errors (compile time): x has no dim a; stride 0; the result dim is already another
+// dim of x; a slice of a ragged dim from the back or backwards; a slice of a ragged dim's batch
+// dim.
+template <dimension A, slice_index Start, slice_index End = none, std::ptrdiff_t Stride = 1,
+          class X>
+auto slice(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using result =
+        slice_dim_t<a, Start, End, Stride == 0 ? 1 : Stride>;  // (unused when Stride is 0)
+    constexpr auto check = detail::check_slice<a, result, Stride == 0, X>();
+    DIMGRAPH_REQUIRE(
+        check != check_t::not_memory,
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<a>, detail::has_role_t<X>);
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::zero_stride, "dimgraph: slice: the stride is 0",
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: slice: the result dim is already another dim of the tensor",
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    constexpr bool batch_kept = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    DIMGRAPH_REQUIRE(batch_kept, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
+    constexpr bool prefix = check != check_t::ok || detail::lengths_carry_to<X, a, result>();
+    DIMGRAPH_REQUIRE(prefix, DIMGRAPH_SLICE_NOT_PREFIX, ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && batch_kept && prefix)
+      return detail::slice_view<a, result>(x, Start, End, Stride);
+    else return detail::invalid_expr{};
+  }
+}
+
+// A slice along dim a with bounds known at run time (a view), by the same rule:
+//   slice<a>(x, start, end, stride = 1): [.., a, ..] -> [.., sliced_dim<a>, ..]
+// sliced_dim<a> has size [0, hi(a)] and is one dim for every run-time slice of a (rename
+// it to tell two apart); ragged along a ragged a, as above. Errors: x has no dim a, or a is the
+// batch dim of a ragged dim (compile time); stride 0; a negative start or stride along a ragged
+// dim with lengths (shape_error).
+template <dimension A, class X>
+auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    using check_t = detail::structural_check;
+    using a = std::remove_cvref_t<A>;
+    using result = sliced_dim<a>;
+    constexpr auto check = detail::check_slice<a, result, false, X>();
+    DIMGRAPH_REQUIRE(
+        check != check_t::not_memory,
+        "dimgraph: slice: the operand must be a tensor or a view (dg::eval an expression first)",
+        ::dimgraph::asked<a>, detail::has_role_t<X>);
+    static_assert(
+        check != check_t::temporary,
+        "dimgraph: slice: a view of a temporary tensor would dangle; name the tensor first");
+    DIMGRAPH_REQUIRE(check != check_t::no_such_dim, "dimgraph: slice: the tensor has no such dim",
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    DIMGRAPH_REQUIRE(check != check_t::dim_present,
+                     "dimgraph: slice: the result dim is already another dim of the tensor",
+                     ::dimgraph::asked<a>, detail::has_role_t<X>);
+    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a>();
+    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("slice"), ::dimgraph::asked<a>,
+                     detail::has_role_t<X>);
+    if constexpr (check == check_t::ok && keeps) {
+      if (stride == 0)
+        throw shape_error("slice", "the stride along dim '" + describe<a>() + "' is 0");
+      if constexpr (detail::carries_lengths_v<a, dims_t<X>>)
+        if (const lengths_ref& l = x.shape().template lengths<a>();
+            l && (stride < 0 || (!start.is_none && start.value < 0)))
+          throw shape_error("slice", "dim '" + describe<a>() + "' is ragged (lengths " +
+                                         detail::lengths_text(*l) +
+                                         "): a slice of it must start from the front (start >= "
+                                         "0 or dg::none) and step forwards");
+      return detail::slice_view<a, result>(x, start, end, stride);
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+
+#undef DIMGRAPH_BATCH_OF_LENGTHS
+#undef DIMGRAPH_SLICE_NOT_PREFIX
+// ---- end dimgraph/ops/slice.hpp
+// ---- begin dimgraph/ops/concat.hpp
+// Ops that copy into a longer dim: concat (a + b + ...) and pad (c<before> + a + c<after>).
+
+
+
+// Each op checks everything first, then allocates its result and fills it by assigning
+// its operands (any expressions) to sub-views of the result with the element-wise
+// machinery: no loops of their own.
+
+// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
+
+namespace dimgraph {
 
 // concat's operand: x, concatenated along its dim A.
 template <class A, class X>
@@ -12834,105 +13757,6 @@ auto concat(Parts... parts) {
 
 namespace detail {
 
-template <class A, class B, class X>
-constexpr structural_check check_merge_dims() {
-  if constexpr (!expression<X>) {
-    return structural_check::not_memory;
-  } else {
-    using dims = dims_t<X>;
-    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
-      return structural_check::no_such_dim;
-    if (std::is_same_v<A, B>) return structural_check::same_parts;
-    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
-    return structural_check::ok;
-  }
-}
-
-}  // namespace detail
-
-// Two dims merged into one, a major, at a's position:
-//   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
-// A view when x is a tensor (not a temporary) with b right after a: its row-major
-// layout makes the merge contiguous. Otherwise (a view, whose strides are known only at
-// run time; a lazy expression; a temporary; a and b apart) a new tensor with the same
-// elements: the result type says which, at compile time. A ragged a with a static b gives a
-// ragged a * b, each row's length times b's extent. Errors (compile time): x lacks a or b;
-// a == b; a * b is already a dim of x; a ragged a with a b that is not static, a ragged b, or
-// a ragged dim's batch dim (its lengths would be lost). Error (run time): a * b's extent does not
-// fit a std::size_t, or the result is larger than a tensor can address (shape_error).
-template <dimension A, dimension B, class X>
-auto merge_dims(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    using check_t = detail::structural_check;
-    using a = std::remove_cvref_t<A>;
-    using b = std::remove_cvref_t<B>;
-    constexpr auto check = detail::check_merge_dims<a, b, X>();
-    DIMGRAPH_REQUIRE(check != check_t::not_memory,
-                     "dimgraph: merge_dims: the operand is not a tensor or an expression",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::no_such_dim,
-                     "dimgraph: merge_dims: the tensor lacks one of the dims",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::same_parts,
-                     "dimgraph: merge_dims: the two dims are the same dim", ::dimgraph::asked<a, b>,
-                     detail::has_role_t<X>);
-    DIMGRAPH_REQUIRE(check != check_t::dim_present,
-                     "dimgraph: merge_dims: the merged dim is already a dim of the tensor",
-                     ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    constexpr bool keeps = check != check_t::ok || !detail::is_batch_of_lengths<X, a, b>();
-    DIMGRAPH_REQUIRE(keeps, DIMGRAPH_BATCH_OF_LENGTHS("merge_dims"), ::dimgraph::asked<a, b>,
-                     detail::has_role_t<X>);
-    constexpr bool prefix =
-        check != check_t::ok || (!detail::carries_lengths_v<b, dims_t<X>> &&
-                                 detail::lengths_carry_to<X, a, merge_dim_t<a, b>>());
-    DIMGRAPH_REQUIRE(
-        prefix,
-        "dimgraph: merge_dims: a ragged dim merges only as the major dim with a static "
-        "one (each row's valid part then stays a prefix); merged with a dynamic dim, or "
-        "as the minor dim, its lengths would be lost",
-        ::dimgraph::asked<a, b>, detail::has_role_t<X>);
-    if constexpr (check == check_t::ok && keeps && prefix) {
-      using x_t = std::remove_cvref_t<X>;
-      using dims = dims_t<x_t>;
-      using m = merge_dim_t<a, b>;
-      constexpr std::size_t ia = list_index_of_v<dims, a>, ib = list_index_of_v<dims, b>;
-      const std::size_t na = x.template extent<a>(), nb = x.template extent<b>();
-      const std::size_t nm = detail::result_extent<m, false>("merge_dims", {na, nb}, [&] {
-        return detail::parts_text<a, b>(" * ", {na, nb});
-      });
-      // A ragged a: each row's length times b's extent.
-      const auto merged_length = [nb](std::int64_t len) {
-        return len * static_cast<std::int64_t>(nb);
-      };
-      if constexpr (detail::is_tensor_v<x_t> && std::is_lvalue_reference_v<X> && ib == ia + 1) {
-        return detail::with_lengths_from<a, m>(
-            detail::spliced_view<ia, 2, m>(x, "merge_dims", 0, {nm}, {x.template stride<b>()}), x,
-            "merge_dims", merged_length);
-      } else {
-        using value = value_t<x_t>;
-        using without_b = detail::dims_of_t<detail::replace_dim_t<dims, b>>;
-        using result_t = detail::tensor_of_list_t<value, detail::replace_dim_t<without_b, a, m>>;
-        auto shape = detail::shape_with<result_t, m>("merge_dims", x, nm);
-        if constexpr (detail::carries_lengths_v<a, dims>)
-          shape.template set_lengths<m>(
-              "merge_dims", detail::map_lengths(detail::lengths_in<a>(x), merged_length));
-        result_t r(shape);
-        auto whole = r.view();
-        const std::ptrdiff_t s = r.template stride<m>();
-        detail::replaced_view<m, a, b>(whole, "merge_dims", 0, {na, nb},
-                                       {s * static_cast<std::ptrdiff_t>(nb), s}) = x;
-        return r;
-      }
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-namespace detail {
-
 template <class A, class P, class X>
 constexpr structural_check check_pad() {
   if constexpr (!expression<X>) {
@@ -13049,13 +13873,108 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 }  // namespace dimgraph
 
 #undef DIMGRAPH_BATCH_OF_LENGTHS
-// ---- end dimgraph/eval/structural.hpp
-// ---- begin dimgraph/eval/gather.hpp
-// gather (embedding lookup) and one_hot: the structural ops that move data by index.
+// ---- end dimgraph/ops/concat.hpp
+// ---- begin dimgraph/ops/structural.hpp
+// The structural ops, one family: broadcast_to, outer, rename, split, split_dims, merge_dims,
+// slice, concat, pad.
+
+// ---- end dimgraph/ops/structural.hpp
+// ---- begin dimgraph/ops/softmax.hpp
+// Composite reductions evaluated eagerly: logsumexp, softmax, log_softmax.
 
 
 
-// Both check every index before they allocate or write anything, then loop over the
+namespace dimgraph {
+
+// log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
+// near +-1000 stay finite; an infinite m is taken as 0 (as PyTorch), so a row holding +inf
+// gives +inf and a row of only -inf gives -inf. Integers compute in float. Shape rule: as
+// sum. Over no elements (a reduced extent of 0, or a ragged row of length 0) it is
+// log(0) = -inf; over a ragged dim or its batch dim, padding is left out.
+// Error: a dim the tensor does not have; a bool or index operand.
+template <class... Rs, detail::expression_or_poisoned X>
+auto logsumexp(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, Rs...>();
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<Rs...>, detail::has_role_t<X>);
+    if constexpr (ok) {
+      using T = detail::fn::float_of_t<value_t<X>>;
+      // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
+      using max_op =
+          std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
+                             detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
+      const auto xf = eval(cast<T>(x));
+      const bool empty = ((x.template extent<Rs>() == 0) || ...);
+      if (empty) return eval(log(sum<Rs...>(exp(xf))));
+      const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
+      const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
+      return eval(shift + log(sum<Rs...>(exp(xf - shift))));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims. Over a
+// ragged dim D (or D the batch dim of a ragged dim of x) only valid positions count: padding
+// gets probability exactly 0, and a row of length 0 is all 0.
+template <class D, detail::expression_or_poisoned X>
+DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, D>();
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<D>, detail::has_role_t<X>);
+    if constexpr (ok) {
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, false>(x);
+        else return detail::softmax_ragged<D, false>(detail::materialize(x));
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, false>(x);
+      else return detail::softmax_rows<D, false>(detail::materialize(x));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims. Over a ragged dim,
+// as softmax: padding gets -inf (log 0), and a row of length 0 is all -inf.
+template <class D, detail::expression_or_poisoned X>
+DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
+  if constexpr (detail::poisoned<X>) {
+    return detail::invalid_expr{};
+  } else {
+    constexpr bool ok = detail::numeric_over<X, D>();
+    DIMGRAPH_REQUIRE(
+        ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers",
+        ::dimgraph::asked<D>, detail::has_role_t<X>);
+    if constexpr (ok) {
+      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
+        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, true>(x);
+        else return detail::softmax_ragged<D, true>(detail::materialize(x));
+      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, true>(x);
+      else return detail::softmax_rows<D, true>(detail::materialize(x));
+    } else {
+      return detail::invalid_expr{};
+    }
+  }
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/softmax.hpp
+// ---- begin dimgraph/ops/index.hpp
+// The ops of dg::index<D>: gather (embedding lookup) and one_hot, which move data by index, and
+// argmax and argmin, which give one.
+
+
+
+// gather and one_hot check every index before they allocate or write anything, then loop over the
 // indices themselves (a gather is no element-wise assignment); each row of a gather is
 // copied by the assignment machinery, or by one block copy when the table's rows are
 // contiguous.
@@ -13259,9 +14178,45 @@ auto one_hot(const Idx& idx, extent_arg<Es>... given) {
   }
 }
 
+// The first position of the largest (argmax) or smallest (argmin) element along D, as
+// dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
+// Over a ragged dim D (or D the batch dim of a ragged dim of x), only valid positions count.
+// Shape rule: [x dims] -> [x dims without D].
+// Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
+// there is no position (shape_error).
+#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                         \
+  template <class D, detail::expression_or_poisoned X>                                            \
+  auto NAME(X&& x) {                                                                              \
+    if constexpr (detail::poisoned<X>) {                                                          \
+      return detail::invalid_expr{};                                                              \
+    } else {                                                                                      \
+      constexpr bool ok = detail::numeric_over<X, D>();                                           \
+      DIMGRAPH_REQUIRE(                                                                           \
+          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers", \
+          ::dimgraph::asked<D>, detail::has_role_t<X>);                                           \
+      if constexpr (ok) {                                                                         \
+        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);              \
+        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                            \
+          if constexpr (detail::memory_operand<X>)                                                \
+            return detail::arg_extreme_ragged<D, MAX>(x, #NAME);                                  \
+          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);          \
+        } else if constexpr (detail::memory_operand<X>) {                                         \
+          return detail::arg_extreme<D, MAX>(x);                                                  \
+        } else {                                                                                  \
+          return detail::arg_extreme<D, MAX>(detail::materialize(x));                             \
+        }                                                                                         \
+      } else {                                                                                    \
+        return detail::invalid_expr{};                                                            \
+      }                                                                                           \
+    }                                                                                             \
+  }
+DIMGRAPH_ARG_REDUCTION(argmax, true)
+DIMGRAPH_ARG_REDUCTION(argmin, false)
+#undef DIMGRAPH_ARG_REDUCTION
+
 }  // namespace dimgraph
-// ---- end dimgraph/eval/gather.hpp
-// ---- begin dimgraph/eval/pack.hpp
+// ---- end dimgraph/ops/index.hpp
+// ---- begin dimgraph/ops/pack.hpp
 // dg::pack and dg::unpack: a tensor over a ragged dim to and from its packed form (every valid
 // position, batch-major, with offsets), the form frameworks exchange sequences in.
 
@@ -13551,521 +14506,7 @@ auto unpack(const packed<D, Values>& p, extent_arg<Es>... given) {
 }
 
 }  // namespace dimgraph
-// ---- end dimgraph/eval/pack.hpp
-// ---- begin dimgraph/eval/softmax.hpp
-// Composite reductions: logsumexp, softmax, log_softmax, argmax, argmin (evaluated eagerly).
-
-
-
-namespace dimgraph {
-namespace detail {
-template <class X, class... Rs>
-constexpr bool numeric_over() {
-  return (list_contains_v<dims_t<X>, Rs> && ...) && !is_index_v<value_t<X>> &&
-         !std::is_same_v<value_t<X>, bool>;
-}
-
-// f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
-// extents, any strides): the pointers to the two elements there. Positions are the rows of a
-// loop plan (ordered by b's strides), shared among threads: f writes only at b_row, and each
-// call does `weight` elements' work.
-template <class A, class B, class F>
-DIMGRAPH_ALWAYS_INLINE inline void for_each_position(const A& a, const B& b, std::size_t weight,
-                                                     F f) {
-  constexpr std::size_t rank = A::rank;
-  if constexpr (rank == 0) {
-    f(a.data(), b.data());
-  } else {
-    std::array<std::array<std::ptrdiff_t, rank>, 2> strides{};
-    for (std::size_t d = 0; d < rank; ++d) {
-      strides[0][d] = b.strides()[d];
-      strides[1][d] = a.strides()[d];
-    }
-    const auto plan = make_loop_plan<rank>(a.shape().extents(), strides);
-    for_each_row(
-        plan,
-        [&](const std::array<std::ptrdiff_t, 2>& off, std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-          const std::ptrdiff_t sb = plan.inner_stride(0), sa = plan.inner_stride(1);
-          for (std::size_t j = 0; j < n; ++j) {
-            const auto i = static_cast<std::ptrdiff_t>(j);
-            f(a.data() + off[1] + i * sa, b.data() + off[0] + i * sb);
-          }
-        },
-        weight);
-  }
-}
-
-// Lanes M of a row of element type V read as T, at element i (stride s, or 1 when Unit).
-template <std::size_t M, bool Unit, class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, M> row_lanes(const V* x, std::ptrdiff_t s,
-                                                          std::size_t i) {
-  if constexpr (Unit) return fn::as<T, V>(load_lanes<M>(x + i));
-  else return fn::as<T, V>(load_lanes<M>(x + static_cast<std::ptrdiff_t>(i) * s, s));
-}
-template <std::size_t M, bool Unit, class T>
-DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::size_t i,
-                                                 fn::lanes_t<T, M> v) {
-  if constexpr (Unit) store_lanes<M>(o + i, v);
-  else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
-}
-
-// fold(acc, lanes) over a row of n elements: L-lane vectors, then single lanes, then the
-// vector's lanes folded into the single-lane result.
-template <std::size_t L, class T, class Load, class Fold>
-DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identity,
-                                                         const Load& load, const Fold& fold) {
-  auto acc = simd::splat<T, L>(identity);
-  std::size_t i = 0;
-  for (; i + L <= n; i += L) acc = fold(acc, load.template operator()<L>(i));
-  auto one = simd::splat<T, 1>(identity);
-  for (std::size_t l = 0; l < L; ++l) one = fold(one, simd::splat<T, 1>(acc[l]));
-  for (; i < n; ++i) one = fold(one, load.template operator()<1>(i));
-  return one;
-}
-
-// Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os; by 1
-// when Unit): the max, exp(x - max) and its sum, then the scaling (or x - max - log(sum)).
-// As in PyTorch, a row holding +inf or only -inf gives NaN, and NaN propagates.
-template <bool Log, bool Unit, class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
-                                               std::ptrdiff_t xs, std::size_t n) {
-  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
-  const auto in = [&]<std::size_t M>(std::size_t i)
-                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
-  const auto largest = [](auto a, auto b)
-                           DIMGRAPH_ALWAYS_INLINE { return fn::max_reduce::combine(a, b); };
-  const T m = fold_row<L>(n, fn::max_reduce::identity<T>(), in, largest)[0];
-  const auto shifted_exp = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-    const auto d = in.template operator()<M>(i) - m;
-    const auto e = simd::exp(d);
-    put_row_lanes<M, Unit>(o, os, i, Log ? d : e);
-    return e;
-  };
-  const auto add = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
-  const T sum = fold_row<L>(n, T(0), shifted_exp, add)[0];
-  const auto out = [&]<std::size_t M>(std::size_t i) DIMGRAPH_ALWAYS_INLINE {
-    if constexpr (Unit) return load_lanes<M>(o + i);
-    else return load_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * os, os);
-  };
-  if constexpr (Log) {
-    const T log_sum = simd::log(simd::splat<T, 1>(sum))[0];
-    std::size_t i = 0;
-    for (; i + L <= n; i += L)
-      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) - log_sum);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) - log_sum);
-  } else {
-    const T scale = T(1) / sum;
-    std::size_t i = 0;
-    for (; i + L <= n; i += L)
-      put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) * scale);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) * scale);
-  }
-}
-
-// A new tensor with x's dims and element type T whose elements the caller writes.
-template <class T, class X>
-auto uninitialized_like(const X& x) {
-  return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
-    return tensor_internals::for_overwrite<tensor<T, Ds...>>(x.shape());
-  }(std::type_identity<typename X::dims>{});
-}
-
-// Softmax over D of a tensor or view, row by row: each row (all of D at one position of
-// the other dims) is read and written while it is in cache, in three short passes.
-template <class D, bool Log, class X>
-DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
-  using V = typename X::value_type;
-  using T = fn::float_of_t<V>;
-  auto out = uninitialized_like<T>(x);
-  const std::size_t n = x.template extent<D>();
-  if (n == 0 || out.size() == 0) return out;
-  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
-                    [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
-                      else softmax_row<Log, false>(o, os, xr, xs, n);
-                    });
-  return out;
-}
-
-// Softmax (Log: log-softmax) over D of a tensor or view whose only dim to mask is D itself
-// (ragged, its batch dim in x): the row of each batch entry over its own length, and fill at
-// the padding (0, or -inf for log-softmax; an empty row is all fill).
-template <class D, bool Log, class X>
-auto softmax_ragged_rows(const X& x) {
-  using B = ragged_batch_t<D>;
-  using V = typename X::value_type;
-  using T = fn::float_of_t<V>;
-  auto out = uninitialized_like<T>(x);
-  const std::size_t n = x.template extent<D>();
-  if (n == 0 || out.size() == 0) return out;
-  const lengths_ref lens = lengths_in<D>(x);
-  const std::ptrdiff_t xs = x.template stride<D>(), os = out.template stride<D>();
-  constexpr T fill = Log ? -std::numeric_limits<T>::infinity() : T(0);
-  for (std::size_t b = 0, rows = x.template extent<B>(); b < rows; ++b) {
-    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : n;
-    const auto xb = entry_view<B>(x, b);
-    const auto ob = entry_view<B>(out, b);
-    for_each_position(xb[dimgraph::at<D>(0)], ob[dimgraph::at<D>(0)], n,
-                      [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                        if (len != 0) {
-                          if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, len);
-                          else softmax_row<Log, false>(o, os, xr, xs, len);
-                        }
-                        for (std::size_t j = len; j < n; ++j)
-                          o[static_cast<std::ptrdiff_t>(j) * os] = fill;
-                      });
-  }
-  return out;
-}
-
-// Softmax over D of a tensor or view with ragged dims to mask (masked_dims_t over D): D's
-// padding, or (D a batch dim) the entries of D at which a ragged dim's position is past its
-// length. The masked positions read -inf (probability 0) and are written fill afterwards, so
-// a row with no valid position is all fill. Each row of D alone: softmax_ragged_rows.
-template <class D, bool Log, class X>
-auto softmax_ragged(const X& x) {
-  using masked = masked_dims_t<dims_t<X>, dim_list<D>>;
-  if constexpr (std::is_same_v<masked, dim_list<D>>) {
-    return softmax_ragged_rows<D, Log>(x);
-  } else {
-    using T = fn::float_of_t<typename X::value_type>;
-    constexpr T inf = std::numeric_limits<T>::infinity();
-    return with_position_type(x, masked{}, [&]<class I>(std::type_identity<I>) {
-      const auto mask = make_ragged_mask<I>(x, masked{});
-      const auto masked_x = materialize(mask.apply(cast<T>(x), -inf));
-      auto out = softmax_rows<D, Log>(without_lengths(masked_x));
-      assign_elementwise<false>(out, mask.apply(out, Log ? -inf : T(0)));
-      tensor_internals::take_lengths(out, masked_x.shape());
-      return out;
-    });
-  }
-}
-
-// The first position of the largest (Max) or smallest element of a row of n > 0 elements; a
-// NaN counts as more extreme than any number (the first NaN wins, as torch.argmax).
-template <bool Max, bool Unit, class V>
-DIMGRAPH_ALWAYS_INLINE inline std::int64_t arg_extreme_row(const V* x, std::ptrdiff_t xs,
-                                                           std::size_t n) {
-  using T = simd::lane_t<V>;
-  constexpr std::size_t L = simd::lanes_for(sizeof(std::int64_t));
-  const auto in = [&]<std::size_t M>(std::size_t i)
-                      DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
-  // Whether b (at a later position) replaces a.
-  const auto better = [](auto b, auto a) DIMGRAPH_ALWAYS_INLINE {
-    if constexpr (std::is_floating_point_v<T>) return (Max ? a < b : b < a) | ((b != b) & (a == a));
-    else return Max ? a < b : b < a;
-  };
-  std::size_t i = 0;
-  T best_value = x[0];
-  std::int64_t best_at = 0;
-  if (n >= L) {
-    auto best = in.template operator()<L>(0);
-    simd::vec<std::int64_t, L> at{}, iota{};
-    for (std::size_t l = 0; l < L; ++l) iota[l] = at[l] = static_cast<std::int64_t>(l);
-    for (i = L; i + L <= n; i += L) {
-      const auto v = in.template operator()<L>(i);
-      const auto take = better(v, best);
-      best = take ? v : best;
-      at = simd::convert<std::int64_t>(take) ? iota + static_cast<std::int64_t>(i) : at;
-    }
-    best_value = best[0];
-    best_at = at[0];
-    for (std::size_t l = 1; l < L; ++l) {
-      const auto b = simd::splat<T, 1>(best[l]), a = simd::splat<T, 1>(best_value);
-      const bool wins = better(b, a)[0] || (!better(a, b)[0] && at[l] < best_at);
-      if (wins) {
-        best_value = best[l];
-        best_at = at[l];
-      }
-    }
-  } else {
-    i = 1;
-  }
-  for (; i < n; ++i) {
-    const auto v = in.template operator()<1>(i);
-    if (better(v, simd::splat<T, 1>(best_value))[0]) {
-      best_value = v[0];
-      best_at = static_cast<std::int64_t>(i);
-    }
-  }
-  return best_at;
-}
-
-// out = the position of the extreme element along D of x (D's extent n > 0; out has x's other
-// dims, in x's order).
-template <class D, bool Max, class X, class Out>
-DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_into(const X& x, const Out& out) {
-  using V = typename X::value_type;
-  const std::size_t n = x.template extent<D>();
-  if (out.size() == 0) return;
-  const std::ptrdiff_t xs = x.template stride<D>();
-  for_each_position(x[dimgraph::at<D>(0)], out, n,
-                    [&](const V* xr, index<D>* o) DIMGRAPH_ALWAYS_INLINE {
-                      *o = index<D>(xs == 1 ? arg_extreme_row<Max, true>(xr, 1, n)
-                                            : arg_extreme_row<Max, false>(xr, xs, n));
-                    });
-}
-
-// A new tensor of element type T with x's dims but D (D's extent > 0), keeping the lengths of
-// x's other ragged dims.
-template <class T, class D, class X>
-auto uninitialized_without(const X& x) {
-  if constexpr (X::shape_type::ragged_count > 0) {
-    auto s = entry_view<D>(x, 0).shape();
-    s.take_lengths(x.shape());
-    return [&]<class... Ds>(std::type_identity<dim_list<Ds...>>) {
-      return tensor_internals::for_overwrite<tensor<T, Ds...>>(s);
-    }(std::type_identity<list_difference_t<dims_t<X>, dim_list<D>>>{});
-  } else {
-    return uninitialized_like<T>(x[dimgraph::at<D>(0)]);
-  }
-}
-
-template <class D, bool Max, class X>
-DIMGRAPH_ALWAYS_INLINE inline auto arg_extreme(const X& x) {
-  auto out = uninitialized_without<index<D>, D>(x);
-  arg_extreme_into<D, Max>(x, out.view());
-  return out;
-}
-
-// argmax (Max) or argmin over the ragged dim D alone (its batch dim in x): each row over its
-// own length. Error: a row of length 0 (shape_error naming the batch entry), before any work.
-template <class D, bool Max, class X>
-auto arg_extreme_ragged_rows(const X& x, const char* op) {
-  using B = ragged_batch_t<D>;
-  const std::size_t rows = x.template extent<B>();
-  const lengths_ref lens = lengths_in<D>(x);
-  if (lens)
-    for (std::size_t b = 0; b < rows; ++b)
-      if ((*lens)[b] == 0) [[unlikely]]
-        throw_no_valid_element<B>(op, {b}, lengths_description<D>(*lens));
-  auto out = uninitialized_without<index<D>, D>(x);
-  for (std::size_t b = 0; b < rows; ++b) {
-    const auto len = lens ? static_cast<std::size_t>((*lens)[b]) : x.template extent<D>();
-    arg_extreme_into<D, Max>(leading_view<D>(entry_view<B>(x, b), len), entry_view<B>(out, b));
-  }
-  return out;
-}
-
-// The error of arg_extreme_masked at x's position p (x's dims XDims): names p along the dims
-// Ks... and the lengths of the masked dims (rules, in the order of Masked).
-template <class XDims, class Masked, class... Ks, std::size_t R, class Rules>
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_no_valid_row(
-    const char* op, const std::array<std::size_t, R>& p, const Rules& rules, dim_list<Ks...>) {
-  std::string lens;
-  [&]<class... Es>(dim_list<Es...>) {
-    std::size_t k = 0;
-    ((lens += (k ? "; " : "") + lengths_description<Es>(rules[k].lengths), ++k), ...);
-  }(Masked{});
-  throw_no_valid_element<Ks...>(op, {p[list_index_of_v<XDims, Ks>]...}, lens);
-}
-
-// argmax (Max) or argmin over D of a tensor or view with other ragged dims to mask (D is the
-// batch dim of a ragged dim, with or without being ragged itself): a plain loop that visits
-// only the valid entries of each row of D. Error: a row with no valid entry (shape_error
-// naming its position along the mask dims), before the result is returned.
-template <class D, bool Max, class X>
-auto arg_extreme_masked(const X& x, const char* op) {
-  using V = typename X::value_type;
-  using xdims = dims_t<X>;
-  using masked = masked_dims_t<xdims, dim_list<D>>;
-  constexpr std::size_t R = X::rank, kd = list_index_of_v<xdims, D>;
-  auto out = uninitialized_without<index<D>, D>(x);
-  const auto ext = x.shape().extents();
-  for (std::size_t i = 0; i < R; ++i)
-    if (ext[i] == 0) return out;
-  // Per masked dim: where it and its batch dim are in x, and its lengths.
-  struct rule {
-    std::size_t dim, batch;
-    std::vector<std::int64_t> lengths;
-  };
-  const auto rules = [&]<class... Es>(dim_list<Es...>) {
-    const auto one = [&]<class E>(std::type_identity<E>) {
-      const lengths_ref l = lengths_in<E>(x);
-      return rule{
-          list_index_of_v<xdims, E>, list_index_of_v<xdims, ragged_batch_t<E>>,
-          l ? *l
-            : std::vector<std::int64_t>(ext[list_index_of_v<xdims, ragged_batch_t<E>>],
-                                        static_cast<std::int64_t>(ext[list_index_of_v<xdims, E>]))};
-    };
-    return std::array<rule, sizeof...(Es)>{one(std::type_identity<Es>{})...};
-  }(masked{});
-  const auto better = [](V b, V a) {
-    if constexpr (std::is_floating_point_v<V>) return (Max ? a < b : b < a) || (b != b && a == a);
-    else return Max ? a < b : b < a;
-  };
-  const auto& xs = x.strides();
-  const auto& os = out.strides();
-  std::array<std::size_t, R> p{};
-  for (;;) {
-    std::ptrdiff_t xo = 0, oo = 0;
-    for (std::size_t i = 0; i < R; ++i)
-      if (i != kd) {
-        xo += static_cast<std::ptrdiff_t>(p[i]) * xs[i];
-        oo += static_cast<std::ptrdiff_t>(p[i]) * os[i < kd ? i : i - 1];
-      }
-    bool found = false;
-    V best{};
-    std::int64_t best_at = 0;
-    for (std::size_t d = 0; d < ext[kd]; ++d) {
-      p[kd] = d;
-      bool valid = true;
-      for (const rule& r : rules)
-        valid = valid && static_cast<std::int64_t>(p[r.dim]) < r.lengths[p[r.batch]];
-      if (!valid) continue;
-      const V v = x.data()[xo + static_cast<std::ptrdiff_t>(d) * xs[kd]];
-      if (!found || better(v, best)) {
-        best = v;
-        best_at = static_cast<std::int64_t>(d);
-        found = true;
-      }
-    }
-    p[kd] = 0;
-    if (!found) [[unlikely]]
-      throw_no_valid_row<xdims, masked>(
-          op, p, rules, list_difference_t<mask_dims_t<xdims, masked>, dim_list<D>>{});
-    out.data()[oo] = index<D>(best_at);
-    bool done = true;
-    for (std::size_t i = R; i-- > 0;) {
-      if (i == kd) continue;
-      if (++p[i] < ext[i]) {
-        done = false;
-        break;
-      }
-      p[i] = 0;
-    }
-    if (done) return out;
-  }
-}
-// argmax (Max) or argmin over D of a tensor or view with ragged dims to mask: D's own rows
-// by length (arg_extreme_ragged_rows) when D is the only one, else arg_extreme_masked.
-template <class D, bool Max, class X>
-auto arg_extreme_ragged(const X& x, const char* op) {
-  if constexpr (std::is_same_v<masked_dims_t<dims_t<X>, dim_list<D>>, dim_list<D>>)
-    return arg_extreme_ragged_rows<D, Max>(x, op);
-  else return arg_extreme_masked<D, Max>(x, op);
-}
-}  // namespace detail
-
-// log(sum(exp(x))) over Rs..., as m + log(sum(exp(x - m))) with m = max(x), so inputs
-// near +-1000 stay finite; an infinite m is taken as 0 (as PyTorch), so a row holding +inf
-// gives +inf and a row of only -inf gives -inf. Integers compute in float. Shape rule: as
-// sum. Over no elements (a reduced extent of 0, or a ragged row of length 0) it is
-// log(0) = -inf; over a ragged dim or its batch dim, padding is left out.
-// Error: a dim the tensor does not have; a bool or index operand.
-template <class... Rs, detail::expression_or_poisoned X>
-auto logsumexp(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool ok = detail::numeric_over<X, Rs...>();
-    DIMGRAPH_REQUIRE(
-        ok, "dimgraph: logsumexp: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<Rs...>, detail::has_role_t<X>);
-    if constexpr (ok) {
-      using T = detail::fn::float_of_t<value_t<X>>;
-      // (Over a ragged dim, a row of length 0 has no max: its max is taken as -inf, the identity.)
-      using max_op =
-          std::conditional_t<detail::ragged_over_v<dims_t<X>, dim_list<Rs...>>,
-                             detail::fn::extreme_reduce<true, false>, detail::fn::max_reduce>;
-      const auto xf = eval(cast<T>(x));
-      const bool empty = ((x.template extent<Rs>() == 0) || ...);
-      if (empty) return eval(log(sum<Rs...>(exp(xf))));
-      const auto m = eval(reduce_expr<max_op, const decltype(xf)&, Rs...>(xf));
-      const auto shift = eval(where(equal(abs(m), std::numeric_limits<T>::infinity()), T(0), m));
-      return eval(shift + log(sum<Rs...>(exp(xf - shift))));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// exp(x) / sum(exp(x)) over D, with the max subtracted first. Shape rule: x's dims. Over a
-// ragged dim D (or D the batch dim of a ragged dim of x) only valid positions count: padding
-// gets probability exactly 0, and a row of length 0 is all 0.
-template <class D, detail::expression_or_poisoned X>
-DIMGRAPH_ALWAYS_INLINE inline auto softmax(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool ok = detail::numeric_over<X, D>();
-    DIMGRAPH_REQUIRE(
-        ok, "dimgraph: softmax: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<D>, detail::has_role_t<X>);
-    if constexpr (ok) {
-      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, false>(x);
-        else return detail::softmax_ragged<D, false>(detail::materialize(x));
-      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, false>(x);
-      else return detail::softmax_rows<D, false>(detail::materialize(x));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// x - logsumexp(x) over D, row by row as softmax. Shape rule: x's dims. Over a ragged dim,
-// as softmax: padding gets -inf (log 0), and a row of length 0 is all -inf.
-template <class D, detail::expression_or_poisoned X>
-DIMGRAPH_ALWAYS_INLINE inline auto log_softmax(X&& x) {
-  if constexpr (detail::poisoned<X>) {
-    return detail::invalid_expr{};
-  } else {
-    constexpr bool ok = detail::numeric_over<X, D>();
-    DIMGRAPH_REQUIRE(
-        ok, "dimgraph: log_softmax: the tensor has no such dim, or its elements are not numbers",
-        ::dimgraph::asked<D>, detail::has_role_t<X>);
-    if constexpr (ok) {
-      if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {
-        if constexpr (detail::memory_operand<X>) return detail::softmax_ragged<D, true>(x);
-        else return detail::softmax_ragged<D, true>(detail::materialize(x));
-      } else if constexpr (detail::memory_operand<X>) return detail::softmax_rows<D, true>(x);
-      else return detail::softmax_rows<D, true>(detail::materialize(x));
-    } else {
-      return detail::invalid_expr{};
-    }
-  }
-}
-
-// The first position of the largest (argmax) or smallest (argmin) element along D, as
-// dg::index<D>; NaN counts as the most extreme value (the first NaN's position, as PyTorch).
-// Over a ragged dim D (or D the batch dim of a ragged dim of x), only valid positions count.
-// Shape rule: [x dims] -> [x dims without D].
-// Error (run time): D has extent 0, or a ragged row has no valid position (length 0), so
-// there is no position (shape_error).
-#define DIMGRAPH_ARG_REDUCTION(NAME, MAX)                                                         \
-  template <class D, detail::expression_or_poisoned X>                                            \
-  auto NAME(X&& x) {                                                                              \
-    if constexpr (detail::poisoned<X>) {                                                          \
-      return detail::invalid_expr{};                                                              \
-    } else {                                                                                      \
-      constexpr bool ok = detail::numeric_over<X, D>();                                           \
-      DIMGRAPH_REQUIRE(                                                                           \
-          ok, "dimgraph: " #NAME ": the tensor has no such dim, or its elements are not numbers", \
-          ::dimgraph::asked<D>, detail::has_role_t<X>);                                           \
-      if constexpr (ok) {                                                                         \
-        if (x.template extent<D>() == 0) detail::throw_empty_reduction<D>(#NAME, x);              \
-        if constexpr (detail::ragged_over_v<dims_t<X>, dim_list<D>>) {                            \
-          if constexpr (detail::memory_operand<X>)                                                \
-            return detail::arg_extreme_ragged<D, MAX>(x, #NAME);                                  \
-          else return detail::arg_extreme_ragged<D, MAX>(detail::materialize(x), #NAME);          \
-        } else if constexpr (detail::memory_operand<X>) {                                         \
-          return detail::arg_extreme<D, MAX>(x);                                                  \
-        } else {                                                                                  \
-          return detail::arg_extreme<D, MAX>(detail::materialize(x));                             \
-        }                                                                                         \
-      } else {                                                                                    \
-        return detail::invalid_expr{};                                                            \
-      }                                                                                           \
-    }                                                                                             \
-  }
-DIMGRAPH_ARG_REDUCTION(argmax, true)
-DIMGRAPH_ARG_REDUCTION(argmin, false)
-#undef DIMGRAPH_ARG_REDUCTION
-
-}  // namespace dimgraph
-// ---- end dimgraph/eval/softmax.hpp
+// ---- end dimgraph/ops/pack.hpp
 
 // ---- begin dimgraph/graph/slicing.hpp
 // dg::slicing (TensorIterator-1's port map), the walk it gives over a dim, and the dims of
@@ -15393,8 +15834,17 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 
 
 // ---- begin dimgraph/graph/hoist.hpp
-// Loop-invariant hoisting for dg::scan: which nodes of the body run once for all iterations,
-// decided from the body's graph type, and the staged values that run the body so.
+// Loop-invariant hoisting for dg::scan: the plan of one scan call from its body traced on
+// symbols, and the staged arguments of its two passes (graph/hoist_plan.hpp, graph/staged.hpp).
+
+
+// ---- begin dimgraph/graph/hoist_plan.hpp
+// Loop-invariant hoisting for dg::scan, the analysis: which nodes of the body run once for all
+// iterations, decided from the body's graph type.
+
+
+// ---- begin dimgraph/graph/trace.hpp
+// dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
 
 
 // ---- begin dimgraph/graph/ops.hpp
@@ -15598,152 +16048,6 @@ X eval(const X& x) {
 }  // namespace dimgraph
 #undef DIMGRAPH_FWD
 // ---- end dimgraph/graph/ops.hpp
-// ---- begin dimgraph/graph/stage_arena.hpp
-// The memory of a hoisting scan's run: the tensors its body materialises (stage_arena), and
-// the thread's kept store and arena that the next run of the same scan takes again
-// (stage_lease).
-
-
-
-namespace dimgraph::detail {
-
-template <class T>
-inline constexpr char stage_type_tag = 0;
-
-// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
-// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
-// reuses the k-th of the iteration before when it has the same type (every iteration runs the
-// same ops): no allocation per step. (Assigning to a slot of other extents reallocates it.)
-struct stage_arena {
-  std::vector<std::shared_ptr<const void>> kept;
-  std::vector<std::shared_ptr<void>> slots;
-  std::vector<const char*> slot_types;
-  std::vector<std::size_t> slot_bytes;
-  std::size_t next = 0;
-
-  template <class T>
-  const T& keep(T&& t) {
-    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
-    const auto& r = *p;
-    kept.push_back(std::move(p));
-    return r;
-  }
-  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
-  // temporary on the stack), as a view.
-  template <class E>
-  auto materialise(const E& e) {
-    using t = decltype(eval(e));
-    constexpr std::size_t element = sizeof(typename t::value_type);
-    const std::size_t k = next++;
-    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
-      t& reused = *static_cast<t*>(slots[k].get());
-      reused = e;
-      slot_bytes[k] = reused.size() * element;
-      return std::as_const(reused).view();
-    }
-    auto p = std::make_shared<t>(e);
-    auto v = std::as_const(*p).view();
-    const std::size_t bytes = p->size() * element;
-    if (k < slots.size()) {
-      slots[k] = std::move(p);
-      slot_types[k] = &stage_type_tag<t>;
-      slot_bytes[k] = bytes;
-    } else {
-      slots.push_back(std::move(p));
-      slot_types.push_back(&stage_type_tag<t>);
-      slot_bytes.push_back(bytes);
-    }
-    return v;
-  }
-  // The next iteration (or run): its tensors take the slots again.
-  void reset() {
-    kept.clear();
-    next = 0;
-  }
-  // The bytes of the elements the slots hold.
-  std::size_t bytes() const {
-    std::size_t total = 0;
-    for (const std::size_t b : slot_bytes) total += b;
-    return total;
-  }
-  // Frees every slot.
-  void release() {
-    reset();
-    slots.clear();
-    slot_types.clear();
-    slot_bytes.clear();
-  }
-};
-
-// A store and arena per thread and store type, with whether a run has them now.
-template <class Store>
-struct kept_stage {
-  Store store;
-  stage_arena arena;
-  bool busy = false;
-};
-template <class Store>
-kept_stage<Store>& thread_kept_stage() {
-  static thread_local kept_stage<Store> kept;
-  return kept;
-}
-
-// The store and arena of one hoisting run (Store: renew() before a run, finish() after it,
-// bytes() and release()). They are the thread's kept ones, which the last run of the same scan
-// left: its tensors and packed weights are reused (no allocation, no page faults per call), up to
-// DIMGRAPH_CONFIG_SCAN_KEEP_BYTES held after the run. A run that starts while another of the
-// same scan is active on the thread (a body that runs its own scan) takes new ones.
-template <class Store>
-class stage_lease {
- public:
-  stage_lease() {
-    // (With nothing kept, no thread's kept pair is made at all.)
-    if constexpr (DIMGRAPH_CONFIG_SCAN_KEEP_BYTES > 0) {
-      kept_stage<Store>& kept = thread_kept_stage<Store>();
-      if (!kept.busy) {
-        kept.busy = true;
-        kept_ = &kept;
-        store_ = &kept.store;
-        arena_ = &kept.arena;
-      }
-    }
-    if (kept_ == nullptr) {
-      own_ = std::make_unique<kept_stage<Store>>();
-      store_ = &own_->store;
-      arena_ = &own_->arena;
-    }
-    store_->renew();
-    arena_->reset();
-  }
-  ~stage_lease() {
-    if (kept_ == nullptr) return;
-    store_->finish();
-    arena_->reset();
-    if (store_->bytes() + arena_->bytes() > std::size_t{DIMGRAPH_CONFIG_SCAN_KEEP_BYTES}) {
-      store_->release();
-      arena_->release();
-    }
-    kept_->busy = false;
-  }
-  stage_lease(const stage_lease&) = delete;
-  stage_lease& operator=(const stage_lease&) = delete;
-
-  Store& store() { return *store_; }
-  stage_arena& arena() { return *arena_; }
-
- private:
-  kept_stage<Store>* kept_ = nullptr;
-  std::unique_ptr<kept_stage<Store>> own_;
-  Store* store_ = nullptr;
-  stage_arena* arena_ = nullptr;
-};
-
-}  // namespace dimgraph::detail
-// ---- end dimgraph/graph/stage_arena.hpp
-// ---- begin dimgraph/graph/trace.hpp
-// dg::trace: a C++ function traced on symbolic inputs into a graph whose type is the graph.
-
-
 
 namespace dimgraph {
 
@@ -15910,8 +16214,6 @@ struct hoist {};
 struct no_hoist {};
 
 namespace detail {
-
-// ---- The analysis: over node types, from the body traced once on symbols. -------------------
 
 // What a node of the body is, for the schedule:
 //   carried    it depends on a carry: computed in the loop
@@ -16086,7 +16388,159 @@ struct hoist_plan {
   static constexpr bool useful = !foreign && frontier::size > 0;
 };
 
-// ---- Staged values: the body run on them computes or looks up each node. ------------------
+}  // namespace detail
+}  // namespace dimgraph
+// ---- end dimgraph/graph/hoist_plan.hpp
+// ---- begin dimgraph/graph/staged.hpp
+// Loop-invariant hoisting for dg::scan, the run: staged values, on which the body computes each
+// node or looks it up (in the pass before the loop, and in the loop).
+
+
+// ---- begin dimgraph/graph/stage_arena.hpp
+// The memory of a hoisting scan's run: the tensors its body materialises (stage_arena), and
+// the thread's kept store and arena that the next run of the same scan takes again
+// (stage_lease).
+
+
+
+namespace dimgraph::detail {
+
+template <class T>
+inline constexpr char stage_type_tag = 0;
+
+// Tensors made while the body runs (materialised nodes), kept until the step is consumed (or,
+// for the hoisted values, until the loop ends). The k-th tensor an iteration materialises
+// reuses the k-th of the iteration before when it has the same type (every iteration runs the
+// same ops): no allocation per step. (Assigning to a slot of other extents reallocates it.)
+struct stage_arena {
+  std::vector<std::shared_ptr<const void>> kept;
+  std::vector<std::shared_ptr<void>> slots;
+  std::vector<const char*> slot_types;
+  std::vector<std::size_t> slot_bytes;
+  std::size_t next = 0;
+
+  template <class T>
+  const T& keep(T&& t) {
+    auto p = std::make_shared<const std::remove_cvref_t<T>>(std::forward<T>(t));
+    const auto& r = *p;
+    kept.push_back(std::move(p));
+    return r;
+  }
+  // e evaluated into a tensor (made in place: a static tensor's elements are inline, never a
+  // temporary on the stack), as a view.
+  template <class E>
+  auto materialise(const E& e) {
+    using t = decltype(eval(e));
+    constexpr std::size_t element = sizeof(typename t::value_type);
+    const std::size_t k = next++;
+    if (k < slots.size() && slot_types[k] == &stage_type_tag<t>) {
+      t& reused = *static_cast<t*>(slots[k].get());
+      reused = e;
+      slot_bytes[k] = reused.size() * element;
+      return std::as_const(reused).view();
+    }
+    auto p = std::make_shared<t>(e);
+    auto v = std::as_const(*p).view();
+    const std::size_t bytes = p->size() * element;
+    if (k < slots.size()) {
+      slots[k] = std::move(p);
+      slot_types[k] = &stage_type_tag<t>;
+      slot_bytes[k] = bytes;
+    } else {
+      slots.push_back(std::move(p));
+      slot_types.push_back(&stage_type_tag<t>);
+      slot_bytes.push_back(bytes);
+    }
+    return v;
+  }
+  // The next iteration (or run): its tensors take the slots again.
+  void reset() {
+    kept.clear();
+    next = 0;
+  }
+  // The bytes of the elements the slots hold.
+  std::size_t bytes() const {
+    std::size_t total = 0;
+    for (const std::size_t b : slot_bytes) total += b;
+    return total;
+  }
+  // Frees every slot.
+  void release() {
+    reset();
+    slots.clear();
+    slot_types.clear();
+    slot_bytes.clear();
+  }
+};
+
+// A store and arena per thread and store type, with whether a run has them now.
+template <class Store>
+struct kept_stage {
+  Store store;
+  stage_arena arena;
+  bool busy = false;
+};
+template <class Store>
+kept_stage<Store>& thread_kept_stage() {
+  static thread_local kept_stage<Store> kept;
+  return kept;
+}
+
+// The store and arena of one hoisting run (Store: renew() before a run, finish() after it,
+// bytes() and release()). They are the thread's kept ones, which the last run of the same scan
+// left: its tensors and packed weights are reused (no allocation, no page faults per call), up to
+// DIMGRAPH_CONFIG_SCAN_KEEP_BYTES held after the run. A run that starts while another of the
+// same scan is active on the thread (a body that runs its own scan) takes new ones.
+template <class Store>
+class stage_lease {
+ public:
+  stage_lease() {
+    // (With nothing kept, no thread's kept pair is made at all.)
+    if constexpr (DIMGRAPH_CONFIG_SCAN_KEEP_BYTES > 0) {
+      kept_stage<Store>& kept = thread_kept_stage<Store>();
+      if (!kept.busy) {
+        kept.busy = true;
+        kept_ = &kept;
+        store_ = &kept.store;
+        arena_ = &kept.arena;
+      }
+    }
+    if (kept_ == nullptr) {
+      own_ = std::make_unique<kept_stage<Store>>();
+      store_ = &own_->store;
+      arena_ = &own_->arena;
+    }
+    store_->renew();
+    arena_->reset();
+  }
+  ~stage_lease() {
+    if (kept_ == nullptr) return;
+    store_->finish();
+    arena_->reset();
+    if (store_->bytes() + arena_->bytes() > std::size_t{DIMGRAPH_CONFIG_SCAN_KEEP_BYTES}) {
+      store_->release();
+      arena_->release();
+    }
+    kept_->busy = false;
+  }
+  stage_lease(const stage_lease&) = delete;
+  stage_lease& operator=(const stage_lease&) = delete;
+
+  Store& store() { return *store_; }
+  stage_arena& arena() { return *arena_; }
+
+ private:
+  kept_stage<Store>* kept_ = nullptr;
+  std::unique_ptr<kept_stage<Store>> own_;
+  Store* store_ = nullptr;
+  stage_arena* arena_ = nullptr;
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/graph/stage_arena.hpp
+
+namespace dimgraph {
+namespace detail {
 
 // How a staged value holds its node: computed (value), not computed yet (a thunk), or not
 // computed in this pass (the hoisting pass skips carried and blocked nodes).
@@ -16438,6 +16892,18 @@ auto staged_held_value(const X& x) {
   }
 }
 
+}  // namespace detail
+
+template <class N, class Ctx, detail::stage_hold H, class V>
+auto eval(const symbol<detail::staged<N, Ctx, H, V>>& x) {
+  return detail::eval_staged(x);
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/staged.hpp
+
+namespace dimgraph::detail {
+
 // The hoisting of the eager scan Run over D of Body: its plan from the body traced on symbols,
 // and the staged arguments of its two passes.
 template <class D, class Body, class Run, class Is = std::make_index_sequence<Run::input_count>>
@@ -16509,14 +16975,7 @@ struct hoisted_nodes_of<D, Body, true, Run> {
   using type = typename scan_hoisting<D, Body, Run>::frontier;
 };
 
-}  // namespace detail
-
-template <class N, class Ctx, detail::stage_hold H, class V>
-auto eval(const symbol<detail::staged<N, Ctx, H, V>>& x) {
-  return detail::eval_staged(x);
-}
-
-}  // namespace dimgraph
+}  // namespace dimgraph::detail
 // ---- end dimgraph/graph/hoist.hpp
 // ---- begin dimgraph/graph/scan_ragged.hpp
 // dg::scan over a ragged dim: every batch row runs for its own length (see dg::scan).
@@ -17688,16 +18147,12 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
 namespace dimgraph {
 namespace detail {
 
-// A dim as the graph knows it: "feature=512" (static), "beam[1..8]" (interval), "time[?]"
-// (dynamic: any extent), "len[4..]" (bounded below only).
+// A dim as the graph knows it: "feature=512" (static), "beam[1, 8]" (interval), "time[0, inf]"
+// (dynamic: any extent), "len[4, inf]" (bounded below only).
 template <class D>
 std::string symbolic_dim_text() {
-  constexpr interval b = bounds_v<D>;
-  if constexpr (is_static_v<D>) return describe<D>() + "=" + std::to_string(b.lo);
-  else if constexpr (b.lo == 0 && !b.is_bounded()) return describe<D>() + "[?]";
-  else
-    return describe<D>() + "[" + std::to_string(b.lo) + ".." +
-           (b.is_bounded() ? std::to_string(b.hi) : std::string()) + "]";
+  if constexpr (is_static_v<D>) return describe<D>() + "=" + std::to_string(bounds_v<D>.lo);
+  else return describe<D>() + to_string(bounds_v<D>);
 }
 template <class T, class... Ds>
 std::string node_type_text(dim_list<Ds...>) {
@@ -17909,8 +18364,8 @@ graph_listing list_graph(const G& g) {
 }  // namespace detail
 
 // The listing: one line per node, "%id = op<dims>(%operands) {attributes} : type [dims]", then
-// "return %ids". A dim prints with its size ("feature=512"), interval ("beam[1..8]") or
-// "[?]" when any extent is allowed.
+// "return %ids". A dim prints with its size ("feature=512") or its interval ("beam[1, 8]",
+// "time[0, inf]").
 template <class Fn, class Ins, class Outs>
 std::ostream& operator<<(std::ostream& os, const graph<Fn, Ins, Outs>& g) {
   auto l = detail::list_graph(g);
