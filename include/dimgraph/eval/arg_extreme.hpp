@@ -89,9 +89,7 @@ DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_columns(I* o, const V* x, std::pt
     }
     for (std::size_t l = 0; l < M; ++l) o[j + l] = I(at[l]);
   };
-  std::size_t j = 0;
-  for (; j + L <= w; j += L) block.template operator()<L>(j);
-  for (; j < w; ++j) block.template operator()<1>(j);
+  for_columns<L>(w, block);
 }
 
 // out = the position of the extreme element along D of x (D's extent n > 0; out has x's other

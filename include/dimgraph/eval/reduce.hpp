@@ -76,6 +76,21 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
   return a;
 }
 
+// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
+// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
+// t = Op(t, v):
+template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
+          std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
+  if constexpr (Staged) {
+    t[0] += v;
+  } else {
+    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+    });
+  }
+}
+
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
 // time: a combine is a chain of dependent instructions, and one set would wait on it at every
@@ -102,11 +117,8 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
                               DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
   });
-  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v) DIMGRAPH_ALWAYS_INLINE {
-    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      set[P] = Op::combine(set[P], widened_part<Acc, E, H, P>(v));
-    });
-  };
+  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v)
+                       DIMGRAPH_ALWAYS_INLINE { combine_into<Op, Acc, E, false, L, H>(set, v); };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
                              std::is_base_of_v<fn::sum_reduce, Op>;
   // A float sum adds floats: each lane sums at most block_rows elements in float (over the
@@ -168,21 +180,6 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   // copies on the stack.)
   if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) *o = sum[0];
   else store_lanes<1>(o, sum);
-}
-
-// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
-// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
-// t = Op(t, v):
-template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
-          std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
-  if constexpr (Staged) {
-    t[0] += v;
-  } else {
-    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
-    });
-  }
 }
 
 // and t written to the L elements of acc at o (contiguous).

@@ -59,6 +59,15 @@ DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::si
   else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
 }
 
+// f.template operator()<M>(j) for the w columns [j, j + M) of a block of rows: vectors of L
+// columns (M = L), then the last w % L columns one at a time (M = 1).
+template <std::size_t L, class F>
+DIMGRAPH_ALWAYS_INLINE inline void for_columns(std::size_t w, const F& f) {
+  std::size_t j = 0;
+  for (; j + L <= w; j += L) f.template operator()<L>(j);
+  for (; j < w; ++j) f.template operator()<1>(j);
+}
+
 // fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
 // Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
 // wait on it at every vector), then the vector's lanes folded as a tree, then single lanes.

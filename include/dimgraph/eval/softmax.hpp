@@ -68,11 +68,7 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_columns(T* o, std::ptrdiff_t os, cons
                                                    std::ptrdiff_t xs, std::size_t n, std::size_t w,
                                                    T* m, T* s) {
   constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
-  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE {
-    std::size_t j = 0;
-    for (; j + L <= w; j += L) f.template operator()<L>(j);
-    for (; j < w; ++j) f.template operator()<1>(j);
-  };
+  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE { for_columns<L>(w, f); };
   const auto x_row = [&](std::size_t t)
                          DIMGRAPH_ALWAYS_INLINE { return x + static_cast<std::ptrdiff_t>(t) * xs; };
   const auto o_row = [&](std::size_t t)
