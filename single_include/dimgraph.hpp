@@ -3686,6 +3686,21 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes_less(V a, V b) {
   return all_lanes(a < b);
 }
 
+// Whether no lane of v is NaN. The same as all_lanes(v == v), compared straight into a mask
+// register with AVX-512.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline bool no_nan_lanes(V v) {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(V) == 64 && std::is_same_v<std::remove_cvref_t<decltype(v[0])>, float>) {
+    return __builtin_ia32_cmpps512_mask(v, v, 0x07 /* ordered */, 0xffff, 4) == 0xffff;
+  } else if constexpr (sizeof(V) == 64 &&
+                       std::is_same_v<std::remove_cvref_t<decltype(v[0])>, double>) {
+    return __builtin_ia32_cmppd512_mask(v, v, 0x07, 0xff, 4) == 0xff;
+  }
+#endif
+  return all_lanes(v == v);
+}
+
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {
@@ -8111,6 +8126,13 @@ struct extreme_reduce {
   DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
     return lanes::extreme<Max>(a, b);
   }
+  // The max (min) instruction's combine, which keeps a and drops a NaN in b: for a caller
+  // that finds NaNs otherwise.
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine_numbers(V a, V b) {
+    if constexpr (Max) return b > a ? b : a;
+    else return b < a ? b : a;
+  }
 };
 using max_reduce = extreme_reduce<true>;
 using min_reduce = extreme_reduce<false>;
@@ -9388,12 +9410,37 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
   return a;
 }
 
+// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
+// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
+// t = Op(t, v):
+template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
+          std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
+  if constexpr (Staged) {
+    t[0] += v;
+  } else {
+    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+    });
+  }
+}
+
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
+                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
+
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
 // time: a combine is a chain of dependent instructions, and one set would wait on it at every
 // vector), folded together and then as a tree into *o at the end, then the last piece's
 // m < L elements.
-template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+//
+// Floating-point max and min (unless Exact) take the max (min) instruction, which drops a NaN
+// operand, and beside it add up the elements, which a NaN makes NaN: a row whose sum is NaN (a
+// NaN, or both infinities) is reduced again with the NaN-propagating combine. (Two
+// instructions a vector where the propagating combine takes four, six without SSE4.1.)
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
+          bool Exact = false>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
                                                  Acc* o, const std::ptrdiff_t* leaf_step,
                                                  const std::size_t* leaf_bytes) {
@@ -9414,11 +9461,20 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
                               DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
   });
-  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v) DIMGRAPH_ALWAYS_INLINE {
-    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      set[P] = Op::combine(set[P], widened_part<Acc, E, H, P>(v));
-    });
-  };
+  constexpr bool screened = !Exact && L == H && std::is_floating_point_v<Acc> &&
+                            std::is_same_v<Acc, E> &&
+                            requires(part a) { Op::combine_numbers(a, a); };
+  std::array<part, screened ? C : 0> screen;
+  if constexpr (screened) screen.fill(simd::splat<Acc, H>(Acc(0)));
+  const auto add = [&]<std::size_t Chain>(index_constant<Chain>, const fn::lanes_t<E, L>& v)
+                       DIMGRAPH_ALWAYS_INLINE {
+                         if constexpr (screened) {
+                           lanes[Chain][0] = Op::combine_numbers(lanes[Chain][0], v);
+                           screen[Chain] += v;
+                         } else {
+                           combine_into<Op, Acc, E, false, L, H>(lanes[Chain], v);
+                         }
+                       };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
                              std::is_base_of_v<fn::sum_reduce, Op>;
   // A float sum adds floats: each lane sums at most block_rows elements in float (over the
@@ -9437,8 +9493,8 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
         for_each_index<Chains>(
             [&]<std::size_t Chain>(index_constant<Chain>)
                 DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
-      if constexpr (Chains == 4) add(lanes[0], (t[0] + t[1]) + (t[2] + t[3]));
-      else add(lanes[0], t[0]);
+      if constexpr (Chains == 4) add(index_constant<0>{}, (t[0] + t[1]) + (t[2] + t[3]));
+      else add(index_constant<0>{}, t[0]);
     }
   };
   std::size_t i = 0;
@@ -9450,7 +9506,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
       } else {
         for (; i + C * L <= n; i += C * L)
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+            add(index_constant<Chain>{}, k.template packet<L>(r, i + Chain * L));
           });
         lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
                                      combine_parts<Op>(lanes[2], lanes[3]));
@@ -9459,7 +9515,16 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   }
   if constexpr (float_sum) float_blocks.template operator()<1>(i);
   else
-    for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
+    for (; i + L <= n; i += L) add(index_constant<0>{}, k.template packet<L>(r, i));
+  if constexpr (screened) {
+    part total = screen[0];
+    for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
+                              DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
+    if (!simd::no_nan_lanes(total)) [[unlikely]] {
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
+      return;
+    }
+  }
   std::size_t rest = n - i;
   fn::lanes_t<E, L> last{};
   if (rest != 0) {
@@ -9472,7 +9537,11 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
     folded = Op::combine(folded, lanes[0][P + 1]);
   });
-  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); };
+  // (Screened lanes hold no NaN.)
+  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (screened) return Op::combine_numbers(a, b);
+    else return Op::combine(a, b);
+  };
   auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   for (std::size_t l = 0; l < rest; ++l)
     sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
@@ -9482,19 +9551,14 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   else store_lanes<1>(o, sum);
 }
 
-// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
-// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
-// t = Op(t, v):
-template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
-          std::size_t N>
-DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
-  if constexpr (Staged) {
-    t[0] += v;
-  } else {
-    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
-    });
-  }
+// reduce_across with the NaN-propagating combine (out of line: rows with a NaN or an infinity
+// are rare).
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+[[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
+                                                         std::size_t n, Acc* o,
+                                                         const std::ptrdiff_t* leaf_step,
+                                                         const std::size_t* leaf_bytes) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
 // and t written to the L elements of acc at o (contiguous).
@@ -10231,17 +10295,9 @@ template <class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
   if constexpr (std::is_arithmetic_v<V>) {
     return v;
-  } else if constexpr (sizeof(V) == sizeof(T)) {
-    return v[0];
-  } else if constexpr (sizeof(V) == 2 * sizeof(T)) {
-    return static_cast<T>(v[0] + v[1]);
   } else {
-    using lane = std::remove_cvref_t<decltype(v[0])>;
-    using half = simd::vec<lane, sizeof(V) / sizeof(lane) / 2>;
-    half lo, hi;
-    std::memcpy(&lo, &v, sizeof(half));
-    std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
-    return gemm_lane_sum<T>(lo + hi);
+    const auto plus = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
+    return static_cast<T>(simd::fold_lanes(v, plus)[0]);
   }
 }
 
@@ -11861,6 +11917,15 @@ DIMGRAPH_ALWAYS_INLINE inline void put_row_lanes(T* o, std::ptrdiff_t s, std::si
   else store_lanes<M>(o + static_cast<std::ptrdiff_t>(i) * s, s, v);
 }
 
+// f.template operator()<M>(j) for the w columns [j, j + M) of a block of rows: vectors of L
+// columns (M = L), then the last w % L columns one at a time (M = 1).
+template <std::size_t L, class F>
+DIMGRAPH_ALWAYS_INLINE inline void for_columns(std::size_t w, const F& f) {
+  std::size_t j = 0;
+  for (; j + L <= w; j += L) f.template operator()<L>(j);
+  for (; j < w; ++j) f.template operator()<1>(j);
+}
+
 // fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
 // Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
 // wait on it at every vector), then the vector's lanes folded as a tree, then single lanes.
@@ -11957,11 +12022,7 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_columns(T* o, std::ptrdiff_t os, cons
                                                    std::ptrdiff_t xs, std::size_t n, std::size_t w,
                                                    T* m, T* s) {
   constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
-  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE {
-    std::size_t j = 0;
-    for (; j + L <= w; j += L) f.template operator()<L>(j);
-    for (; j < w; ++j) f.template operator()<1>(j);
-  };
+  const auto columns = [w](const auto& f) DIMGRAPH_ALWAYS_INLINE { for_columns<L>(w, f); };
   const auto x_row = [&](std::size_t t)
                          DIMGRAPH_ALWAYS_INLINE { return x + static_cast<std::ptrdiff_t>(t) * xs; };
   const auto o_row = [&](std::size_t t)
@@ -12175,9 +12236,7 @@ DIMGRAPH_ALWAYS_INLINE inline void arg_extreme_columns(I* o, const V* x, std::pt
     }
     for (std::size_t l = 0; l < M; ++l) o[j + l] = I(at[l]);
   };
-  std::size_t j = 0;
-  for (; j + L <= w; j += L) block.template operator()<L>(j);
-  for (; j < w; ++j) block.template operator()<1>(j);
+  for_columns<L>(w, block);
 }
 
 // out = the position of the extreme element along D of x (D's extent n > 0; out has x's other

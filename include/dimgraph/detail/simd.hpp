@@ -318,6 +318,21 @@ DIMGRAPH_ALWAYS_INLINE inline bool all_lanes_less(V a, V b) {
   return all_lanes(a < b);
 }
 
+// Whether no lane of v is NaN. The same as all_lanes(v == v), compared straight into a mask
+// register with AVX-512.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline bool no_nan_lanes(V v) {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(V) == 64 && std::is_same_v<std::remove_cvref_t<decltype(v[0])>, float>) {
+    return __builtin_ia32_cmpps512_mask(v, v, 0x07 /* ordered */, 0xffff, 4) == 0xffff;
+  } else if constexpr (sizeof(V) == 64 &&
+                       std::is_same_v<std::remove_cvref_t<decltype(v[0])>, double>) {
+    return __builtin_ia32_cmppd512_mask(v, v, 0x07, 0xff, 4) == 0xff;
+  }
+#endif
+  return all_lanes(v == v);
+}
+
 // L lanes from p (unaligned), from p, p + s, p + 2s, ... (strided), or one value repeated.
 template <std::size_t L, class T>
 DIMGRAPH_ALWAYS_INLINE inline vec<T, L> load(const T* p) {

@@ -91,12 +91,22 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
   }
 }
 
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
+                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
+
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
 // time: a combine is a chain of dependent instructions, and one set would wait on it at every
 // vector), folded together and then as a tree into *o at the end, then the last piece's
 // m < L elements.
-template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+//
+// Floating-point max and min (unless Exact) take the max (min) instruction, which drops a NaN
+// operand, and beside it add up the elements, which a NaN makes NaN: a row whose sum is NaN (a
+// NaN, or both infinities) is reduced again with the NaN-propagating combine. (Two
+// instructions a vector where the propagating combine takes four, six without SSE4.1.)
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
+          bool Exact = false>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
                                                  Acc* o, const std::ptrdiff_t* leaf_step,
                                                  const std::size_t* leaf_bytes) {
@@ -117,8 +127,20 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
                               DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
   });
-  const auto add = [&](lanes_type& set, const fn::lanes_t<E, L>& v)
-                       DIMGRAPH_ALWAYS_INLINE { combine_into<Op, Acc, E, false, L, H>(set, v); };
+  constexpr bool screened = !Exact && L == H && std::is_floating_point_v<Acc> &&
+                            std::is_same_v<Acc, E> &&
+                            requires(part a) { Op::combine_numbers(a, a); };
+  std::array<part, screened ? C : 0> screen;
+  if constexpr (screened) screen.fill(simd::splat<Acc, H>(Acc(0)));
+  const auto add = [&]<std::size_t Chain>(index_constant<Chain>, const fn::lanes_t<E, L>& v)
+                       DIMGRAPH_ALWAYS_INLINE {
+                         if constexpr (screened) {
+                           lanes[Chain][0] = Op::combine_numbers(lanes[Chain][0], v);
+                           screen[Chain] += v;
+                         } else {
+                           combine_into<Op, Acc, E, false, L, H>(lanes[Chain], v);
+                         }
+                       };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
                              std::is_base_of_v<fn::sum_reduce, Op>;
   // A float sum adds floats: each lane sums at most block_rows elements in float (over the
@@ -137,8 +159,8 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
         for_each_index<Chains>(
             [&]<std::size_t Chain>(index_constant<Chain>)
                 DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
-      if constexpr (Chains == 4) add(lanes[0], (t[0] + t[1]) + (t[2] + t[3]));
-      else add(lanes[0], t[0]);
+      if constexpr (Chains == 4) add(index_constant<0>{}, (t[0] + t[1]) + (t[2] + t[3]));
+      else add(index_constant<0>{}, t[0]);
     }
   };
   std::size_t i = 0;
@@ -150,7 +172,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
       } else {
         for (; i + C * L <= n; i += C * L)
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            add(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+            add(index_constant<Chain>{}, k.template packet<L>(r, i + Chain * L));
           });
         lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
                                      combine_parts<Op>(lanes[2], lanes[3]));
@@ -159,7 +181,16 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   }
   if constexpr (float_sum) float_blocks.template operator()<1>(i);
   else
-    for (; i + L <= n; i += L) add(lanes[0], k.template packet<L>(r, i));
+    for (; i + L <= n; i += L) add(index_constant<0>{}, k.template packet<L>(r, i));
+  if constexpr (screened) {
+    part total = screen[0];
+    for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
+                              DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
+    if (!simd::no_nan_lanes(total)) [[unlikely]] {
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
+      return;
+    }
+  }
   std::size_t rest = n - i;
   fn::lanes_t<E, L> last{};
   if (rest != 0) {
@@ -172,7 +203,11 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
     folded = Op::combine(folded, lanes[0][P + 1]);
   });
-  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); };
+  // (Screened lanes hold no NaN.)
+  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (screened) return Op::combine_numbers(a, b);
+    else return Op::combine(a, b);
+  };
   auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   for (std::size_t l = 0; l < rest; ++l)
     sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
@@ -180,6 +215,16 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   // copies on the stack.)
   if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) *o = sum[0];
   else store_lanes<1>(o, sum);
+}
+
+// reduce_across with the NaN-propagating combine (out of line: rows with a NaN or an infinity
+// are rare).
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+[[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
+                                                         std::size_t n, Acc* o,
+                                                         const std::ptrdiff_t* leaf_step,
+                                                         const std::size_t* leaf_bytes) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
 // and t written to the L elements of acc at o (contiguous).

@@ -89,6 +89,13 @@ struct extreme_reduce {
   DIMGRAPH_ALWAYS_INLINE static V combine(V a, V b) {
     return lanes::extreme<Max>(a, b);
   }
+  // The max (min) instruction's combine, which keeps a and drops a NaN in b: for a caller
+  // that finds NaNs otherwise.
+  template <class V>
+  DIMGRAPH_ALWAYS_INLINE static V combine_numbers(V a, V b) {
+    if constexpr (Max) return b > a ? b : a;
+    else return b < a ? b : a;
+  }
 };
 using max_reduce = extreme_reduce<true>;
 using min_reduce = extreme_reduce<false>;

@@ -1,6 +1,6 @@
 // SIMD vector helpers: all_lanes on masks from comparisons (a set lane is all ones, a clear one
-// zero) and all_lanes_less (a NaN lane compares false), for every lane type and width the
-// kernels use, with one lane clear (or NaN) at each position; fold_lanes (a sum and a max).
+// zero), all_lanes_less (a NaN lane compares false) and no_nan_lanes, for every lane type and width
+// the kernels use, with one lane clear (or NaN) at each position; fold_lanes (a sum and a max).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -34,9 +34,15 @@ void check_all_lanes() {
       z[clear] = std::numeric_limits<T>::quiet_NaN();
       CHECK_FALSE(simd::all_lanes_less(z, x + T(1)));
       CHECK_FALSE(simd::all_lanes_less(x, z + T(1)));
+      CHECK_FALSE(simd::no_nan_lanes(z));
+      z[clear] = std::numeric_limits<T>::infinity();
+      CHECK(simd::no_nan_lanes(z));
     }
   }
-  if constexpr (std::is_floating_point_v<T>) CHECK(simd::all_lanes_less(x, x + T(1)));
+  if constexpr (std::is_floating_point_v<T>) {
+    CHECK(simd::all_lanes_less(x, x + T(1)));
+    CHECK(simd::no_nan_lanes(x));
+  }
   // fold_lanes: the sum of 1..L, and the max wherever it sits.
   if constexpr (sizeof(T) > 1) {
     CHECK(simd::fold_lanes(x, [](auto a, auto b) { return a + b; })[0] == T(L * (L + 1) / 2));

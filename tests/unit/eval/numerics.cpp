@@ -55,6 +55,66 @@ TEST_CASE("numerics: max and min propagate NaN wherever it is in the row") {
   CHECK(std::isnan(m.data()[0]));
 }
 
+// max and min of a row take the max (min) instruction and find NaNs by a sum of the row beside
+// it; a row whose sum is NaN (a NaN, both infinities, or sums that overflow both ways) is
+// reduced again. Each case against a hand loop, at lengths that cover the chained, single and
+// remainder loops of every vector width, for float and double.
+template <class T>
+void check_extremes_with(std::size_t n, std::size_t at, T a, std::size_t at2, T b) {
+  dg::tensor<T, R, F> x(dg::extent<R>(2), dg::extent<F>(n));
+  for (std::size_t i = 0; i < 2 * n; ++i) x.data()[i] = T(std::sin(double(i)) * 100);
+  x.data()[at] = a;  // row 0 only: row 1 stays finite
+  x.data()[at2] = b;
+  const dg::tensor<T, R> mx = dg::max<F>(x), mn = dg::min<F>(x);
+  for (std::size_t r = 0; r < 2; ++r) {
+    T want_max = x.data()[r * n], want_min = x.data()[r * n];
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const T v = x.data()[r * n + i];
+      nan = nan || std::isnan(v);
+      want_max = std::max(want_max, v);
+      want_min = std::min(want_min, v);
+    }
+    INFO("n = " << n << ", at " << at << ", " << at2 << ", row " << r);
+    if (nan) {
+      CHECK(std::isnan(mx.data()[r]));
+      CHECK(std::isnan(mn.data()[r]));
+    } else {
+      CHECK(mx.data()[r] == want_max);
+      CHECK(mn.data()[r] == want_min);
+    }
+  }
+}
+template <class T>
+void check_extremes() {
+  constexpr T nan = std::numeric_limits<T>::quiet_NaN();
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  constexpr T big = std::numeric_limits<T>::max();
+  for (std::size_t n : {1u, 2u, 5u, 16u, 33u, 64u, 127u, 128u, 131u, 300u}) {
+    for (std::size_t at = 0; at < n; at += 1 + n / 40) {
+      const std::size_t other = (at * 7 + 3) % n;
+      check_extremes_with<T>(n, at, nan, at, nan);      // one NaN
+      check_extremes_with<T>(n, at, inf, other, -inf);  // both infinities: no NaN
+      check_extremes_with<T>(n, at, inf, at, inf);      // +inf only
+      check_extremes_with<T>(n, at, -inf, other, nan);  // -inf and a NaN
+      check_extremes_with<T>(n, at, big, other, big);   // sums overflow to +inf
+      check_extremes_with<T>(n, at, -big, other, big);  // ... or cancel
+    }
+  }
+  // Sums that overflow both ways (a NaN sum without a NaN element): the max is exact.
+  dg::tensor<T, R, F> x(dg::extent<R>(1), dg::extent<F>(200));
+  for (std::size_t i = 0; i < 200; ++i) x.data()[i] = i < 100 ? big : -big;
+  x.data()[150] = T(-1);
+  const dg::tensor<T, R> mx = dg::max<F>(x), mn = dg::min<F>(x);
+  CHECK(mx.data()[0] == big);
+  CHECK(mn.data()[0] == -big);
+}
+
+TEST_CASE("numerics: max and min of rows with NaN, infinities and overflowing sums") {
+  check_extremes<float>();
+  check_extremes<double>();
+}
+
 TEST_CASE("numerics: argmax and argmin give the first NaN's position, inside the dim") {
   const auto x = rows<float>(
       {{nan_f, 1, 2, 3}, {0, 5, nan_f, nan_f}, {nan_f, nan_f, nan_f, nan_f}, {1, 3, 3, 2}});
