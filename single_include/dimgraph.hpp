@@ -5868,7 +5868,8 @@ DIMGRAPH_ALWAYS_INLINE inline V abs(V x) {
 
 // min(x, c) and max(x, c) for a constant c, a NaN lane of x kept (c < x ? c : x, as the x86
 // min and max instructions compare). GCC writes a vector ?: as a compare and a blend (three
-// instructions without SSE4.1), so on SSE and AVX registers the instruction is asked for.
+// instructions without SSE4.1; with AVX-512 a compare into a mask and a masked move), so the
+// instruction is asked for.
 template <bool Max, class V>
 DIMGRAPH_ALWAYS_INLINE inline V bound(V x, value_t<V> c) {
   const V cv = fill<V>(c);
@@ -5883,6 +5884,23 @@ DIMGRAPH_ALWAYS_INLINE inline V bound(V x, value_t<V> c) {
     if constexpr (is_float)
       return Max ? __builtin_ia32_maxps256(cv, x) : __builtin_ia32_minps256(cv, x);
     else return Max ? __builtin_ia32_maxpd256(cv, x) : __builtin_ia32_minpd256(cv, x);
+  }
+#endif
+#if defined(__AVX512F__)
+  // (GCC's builtins take a merge source and a mask, Clang's do not.)
+  if constexpr (sizeof(V) == 64) {
+#if defined(__clang__)
+    if constexpr (is_float)
+      return Max ? __builtin_ia32_maxps512(cv, x, 4) : __builtin_ia32_minps512(cv, x, 4);
+    else return Max ? __builtin_ia32_maxpd512(cv, x, 4) : __builtin_ia32_minpd512(cv, x, 4);
+#else
+    if constexpr (is_float)
+      return Max ? __builtin_ia32_maxps512_mask(cv, x, cv, -1, 4)
+                 : __builtin_ia32_minps512_mask(cv, x, cv, -1, 4);
+    else
+      return Max ? __builtin_ia32_maxpd512_mask(cv, x, cv, 0xff, 4)
+                 : __builtin_ia32_minpd512_mask(cv, x, cv, 0xff, 4);
+#endif
   }
 #endif
 #endif
