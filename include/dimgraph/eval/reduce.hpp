@@ -191,14 +191,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
       return;
     }
   }
-  std::size_t rest = n - i;
-  fn::lanes_t<E, L> last{};
-  if (rest != 0) {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
-    Row c = r;
-    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
-    last = k.template packet<L>(c, 0);
-  }
+  const std::size_t rest = n - i;
   part folded = lanes[0][0];
   for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
     folded = Op::combine(folded, lanes[0][P + 1]);
@@ -208,13 +201,28 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     if constexpr (screened) return Op::combine_numbers(a, b);
     else return Op::combine(a, b);
   };
-  auto sum = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
-  for (std::size_t l = 0; l < rest; ++l)
-    sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
-  // (A number is stored from its register; a store of the one-lane vector went through two
-  // copies on the stack.)
-  if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) *o = sum[0];
-  else store_lanes<1>(o, sum);
+  const auto total = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
+  // The last piece's m < L elements one at a time, into the one-lane sum.
+  const auto add_rest = [&](auto sum) DIMGRAPH_ALWAYS_INLINE {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    Row c = r;
+    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+    const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
+    for (std::size_t l = 0; l < rest; ++l)
+      sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
+    return sum;
+  };
+  if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) {
+    // (A number between the steps: GCC keeps a one-lane vector in a general register or on the
+    // stack, and moved this one through both at every row.)
+    Acc sum = total[0];
+    if (rest != 0) sum = add_rest(simd::splat<Acc, 1>(sum))[0];
+    *o = sum;
+  } else {
+    auto sum = total;
+    if (rest != 0) sum = add_rest(sum);
+    store_lanes<1>(o, sum);
+  }
 }
 
 // reduce_across with the NaN-propagating combine (out of line: rows with a NaN or an infinity
