@@ -9064,15 +9064,19 @@ DIMGRAPH_ALWAYS_INLINE inline bool streaming_worthwhile(const loop_plan<R, N>& p
   else return p.elements() >= threshold / sizeof(T);
 }
 
-// v stored to p (aligned to the vector's size) bypassing the caches, when v fills a register.
+// v stored to p (aligned to the vector's size) bypassing the caches, when v fills a register
+// or several.
 template <std::size_t L, class T>
 inline constexpr bool can_stream_v =
     has_streaming_stores && (sizeof(fn::lanes_t<T, L>) == 16 ||
                              (sizeof(fn::lanes_t<T, L>) == 32 && simd::target_bytes >= 32) ||
-                             (sizeof(fn::lanes_t<T, L>) == 64 && simd::target_bytes >= 64));
+                             (sizeof(fn::lanes_t<T, L>) == 64 && simd::target_bytes >= 64) ||
+                             (sizeof(fn::lanes_t<T, L>) > simd::target_bytes &&
+                              sizeof(fn::lanes_t<T, L>) % simd::target_bytes == 0));
 
+// v (one register) stored to p bypassing the caches.
 template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
+DIMGRAPH_ALWAYS_INLINE inline void stream_register(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     defined(__SSE2__)
@@ -9105,6 +9109,22 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
 #endif
 }
 
+// (Several registers: each streamed, its lanes taken by a shuffle, which keeps v in registers.)
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
+  constexpr std::size_t part = simd::target_bytes / sizeof(simd::lane_t<T>);
+  if constexpr (L > part) {
+    for_each_index<L / part>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      with_indices<part>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+        stream_register<part, T>(
+            p + P * part, fn::lanes_t<T, part>(__builtin_shufflevector(v, v, (P * part + I)...)));
+      });
+    });
+  } else {
+    stream_register<L, T>(p, v);
+  }
+}
+
 // Orders streaming stores before whatever follows (they are weakly ordered).
 DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
@@ -9114,10 +9134,11 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 }
 
 // With streaming stores: how many elements of a row at o come before the first one aligned to
-// a vector of L lanes of Out (a piece of their own); stream becomes false when no element is.
+// a vector of L lanes of Out, or a register of them (a piece of their own); stream becomes
+// false when no element is.
 template <std::size_t L, class Out>
 DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t n, bool& stream) {
-  constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
+  constexpr std::size_t align = std::min(sizeof(fn::lanes_t<Out, L>), simd::target_bytes);
   const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
   if (misaligned % sizeof(Out) != 0) {
     stream = false;
@@ -9219,6 +9240,29 @@ template <class Ev, class Out>
 inline constexpr std::size_t kernel_lanes_v =
     simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
 
+// How many registers of lanes an element-wise kernel of this many instructions computes at a
+// time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
+// waiting on the one before), and its loop body is too long for the processor to overlap one
+// vector's chain with the next: a vector type of 4 registers gives the compiler independent
+// chains to interleave, and each leaf's base pointer is loaded once for all of them. (W7 with
+// AVX-512, g++ -O3: 7.9 ms at one register, 4.1 at two, 3.0 at four; the hand loop 3.0 to
+// 3.5.) SSE keeps one: its 16 registers would spill, and the default -O2 build compiles its
+// kernels unchanged. Without AVX-512, GCC warns (-Wpsabi) of a 64-byte vector passed by value,
+// even between inlined functions (128 bytes and more go in memory): so not 2 registers of
+// AVX2, and not 4 when some lanes (HalfLanes) are half the widest (floats beside doubles).
+template <std::size_t Instructions, bool HalfLanes = false>
+inline constexpr std::size_t kernel_registers_v =
+    Instructions >= 16 && simd::target_bytes >= 32 && (simd::target_bytes >= 64 || !HalfLanes) ? 4
+                                                                                               : 1;
+
+// Whether an instruction of a program (or the output, Out) has lanes of half Widest bytes.
+template <class Program, class Out, std::size_t Widest>
+inline constexpr bool has_half_lanes_v = false;
+template <class... Is, class Out, std::size_t Widest>
+inline constexpr bool has_half_lanes_v<type_list<Is...>, Out, Widest> =
+    ((2 * sizeof(simd::lane_t<typename Is::value_type>) == Widest) || ... ||
+     (2 * sizeof(simd::lane_t<Out>) == Widest));
+
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
 // vector of 8, not 8 single lanes after no vector of 16).
 constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
@@ -9304,7 +9348,11 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using inner = last_or_void_t<out_dims>;  // (void for rank 0)
   using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
-  constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
+  constexpr std::size_t widest = std::max(ev::lane_bytes, sizeof(simd::lane_t<out_t>));
+  constexpr std::size_t L =
+      kernel_lanes_v<ev, out_t> *
+      kernel_registers_v<kernel::instructions,
+                         has_half_lanes_v<typename ev::program, out_t, widest>>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;

@@ -37,6 +37,29 @@ template <class Ev, class Out>
 inline constexpr std::size_t kernel_lanes_v =
     simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
 
+// How many registers of lanes an element-wise kernel of this many instructions computes at a
+// time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
+// waiting on the one before), and its loop body is too long for the processor to overlap one
+// vector's chain with the next: a vector type of 4 registers gives the compiler independent
+// chains to interleave, and each leaf's base pointer is loaded once for all of them. (W7 with
+// AVX-512, g++ -O3: 7.9 ms at one register, 4.1 at two, 3.0 at four; the hand loop 3.0 to
+// 3.5.) SSE keeps one: its 16 registers would spill, and the default -O2 build compiles its
+// kernels unchanged. Without AVX-512, GCC warns (-Wpsabi) of a 64-byte vector passed by value,
+// even between inlined functions (128 bytes and more go in memory): so not 2 registers of
+// AVX2, and not 4 when some lanes (HalfLanes) are half the widest (floats beside doubles).
+template <std::size_t Instructions, bool HalfLanes = false>
+inline constexpr std::size_t kernel_registers_v =
+    Instructions >= 16 && simd::target_bytes >= 32 && (simd::target_bytes >= 64 || !HalfLanes) ? 4
+                                                                                               : 1;
+
+// Whether an instruction of a program (or the output, Out) has lanes of half Widest bytes.
+template <class Program, class Out, std::size_t Widest>
+inline constexpr bool has_half_lanes_v = false;
+template <class... Is, class Out, std::size_t Widest>
+inline constexpr bool has_half_lanes_v<type_list<Is...>, Out, Widest> =
+    ((2 * sizeof(simd::lane_t<typename Is::value_type>) == Widest) || ... ||
+     (2 * sizeof(simd::lane_t<Out>) == Widest));
+
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
 // vector of 8, not 8 single lanes after no vector of 16).
 constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
@@ -122,7 +145,11 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using inner = last_or_void_t<out_dims>;  // (void for rank 0)
   using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
-  constexpr std::size_t L = kernel_lanes_v<ev, out_t>;
+  constexpr std::size_t widest = std::max(ev::lane_bytes, sizeof(simd::lane_t<out_t>));
+  constexpr std::size_t L =
+      kernel_lanes_v<ev, out_t> *
+      kernel_registers_v<kernel::instructions,
+                         has_half_lanes_v<typename ev::program, out_t, widest>>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;

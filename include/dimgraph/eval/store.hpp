@@ -32,15 +32,19 @@ DIMGRAPH_ALWAYS_INLINE inline bool streaming_worthwhile(const loop_plan<R, N>& p
   else return p.elements() >= threshold / sizeof(T);
 }
 
-// v stored to p (aligned to the vector's size) bypassing the caches, when v fills a register.
+// v stored to p (aligned to the vector's size) bypassing the caches, when v fills a register
+// or several.
 template <std::size_t L, class T>
 inline constexpr bool can_stream_v =
     has_streaming_stores && (sizeof(fn::lanes_t<T, L>) == 16 ||
                              (sizeof(fn::lanes_t<T, L>) == 32 && simd::target_bytes >= 32) ||
-                             (sizeof(fn::lanes_t<T, L>) == 64 && simd::target_bytes >= 64));
+                             (sizeof(fn::lanes_t<T, L>) == 64 && simd::target_bytes >= 64) ||
+                             (sizeof(fn::lanes_t<T, L>) > simd::target_bytes &&
+                              sizeof(fn::lanes_t<T, L>) % simd::target_bytes == 0));
 
+// v (one register) stored to p bypassing the caches.
 template <std::size_t L, class T>
-DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
+DIMGRAPH_ALWAYS_INLINE inline void stream_register(T* p, fn::lanes_t<T, L> v) {
   if constexpr (std::is_same_v<T, bool>) v &= 1;
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
     defined(__SSE2__)
@@ -73,6 +77,22 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
 #endif
 }
 
+// (Several registers: each streamed, its lanes taken by a shuffle, which keeps v in registers.)
+template <std::size_t L, class T>
+DIMGRAPH_ALWAYS_INLINE inline void stream_lanes(T* p, fn::lanes_t<T, L> v) {
+  constexpr std::size_t part = simd::target_bytes / sizeof(simd::lane_t<T>);
+  if constexpr (L > part) {
+    for_each_index<L / part>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      with_indices<part>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+        stream_register<part, T>(
+            p + P * part, fn::lanes_t<T, part>(__builtin_shufflevector(v, v, (P * part + I)...)));
+      });
+    });
+  } else {
+    stream_register<L, T>(p, v);
+  }
+}
+
 // Orders streaming stores before whatever follows (they are weakly ordered).
 DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
@@ -82,10 +102,11 @@ DIMGRAPH_ALWAYS_INLINE inline void stream_fence() {
 }
 
 // With streaming stores: how many elements of a row at o come before the first one aligned to
-// a vector of L lanes of Out (a piece of their own); stream becomes false when no element is.
+// a vector of L lanes of Out, or a register of them (a piece of their own); stream becomes
+// false when no element is.
 template <std::size_t L, class Out>
 DIMGRAPH_ALWAYS_INLINE inline std::size_t stream_head(const Out* o, std::size_t n, bool& stream) {
-  constexpr std::size_t align = sizeof(fn::lanes_t<Out, L>);
+  constexpr std::size_t align = std::min(sizeof(fn::lanes_t<Out, L>), simd::target_bytes);
   const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(o) % align;
   if (misaligned % sizeof(Out) != 0) {
     stream = false;

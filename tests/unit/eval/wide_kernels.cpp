@@ -1,0 +1,137 @@
+// Long element-wise kernels (16 instructions or more), which with AVX compute several
+// registers of lanes at a time (eval/elementwise.hpp, kernel_registers_v): every piece of a row
+// (the aligned head before streaming stores, whole vectors, the padded rest) at every row
+// length around the vector's, contiguous and strided outputs and operands, and an output large
+// enough for streaming stores, each against a hand loop in double. Also built at -march=native
+// (the simd.native test), where the wide path is taken.
+#include <dimgraph.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace dg = dimgraph;
+
+namespace {
+
+struct R : dg::dim<"r"> {};
+struct N : dg::dim<"n"> {};
+
+// A chain of 20 ops over three operands (one expression: its nodes hold the temporaries
+// below them); every intermediate stays below 8 in magnitude.
+template <class A, class B, class C>
+auto long_chain(const A& a, const B& b, const C& c) {
+  return (
+      ((((((((a + b) * 0.5f - c) * b + a) * 0.25f - c * 0.5f) - a) * (c + 1.0f) * 0.5f + b) * 0.5f +
+        a * b) *
+           0.5f -
+       c) *
+      0.75f);
+}
+double long_chain_ref(double a, double b, double c) {
+  return (((((((((a + b) * 0.5 - c) * b + a) * 0.25 - c * 0.5) - a) * (c + 1.0) * 0.5 + b) * 0.5 +
+            a * b) *
+               0.5 -
+           c) *
+          0.75);
+}
+
+float value(std::size_t i, std::uint32_t seed) {
+  std::uint32_t s = static_cast<std::uint32_t>(i) * 2654435761u + seed;
+  s ^= s >> 13;
+  s *= 0x5bd1e995u;
+  s ^= s >> 15;
+  return static_cast<float>(s % 20001u) / 10000.0f - 1.0f;  // in [-1, 1]
+}
+
+using mat = dg::tensor<float, R, N>;
+mat make(std::size_t rows, std::size_t n, std::uint32_t seed) {
+  mat m(dg::extent<R>(rows), dg::extent<N>(n));
+  for (std::size_t i = 0; i < m.size(); ++i) m.data()[i] = value(i, seed);
+  return m;
+}
+
+// Each op rounds once in float: the result is within 24 roundings of values below 8.
+bool close(double got, double want) {
+  return std::fabs(got - want) <= 24 * 8 * 0x1p-24;
+}
+
+}  // namespace
+
+TEST_CASE("wide kernels: long chains at every row length, contiguous") {
+  for (std::size_t n = 1; n <= 300; n += (n < 140 ? 1 : 7)) {
+    const mat a = make(3, n, 1), b = make(3, n, 2), c = make(3, n, 3);
+    const mat out = long_chain(a, b, c);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      bad += !close(out.data()[i], long_chain_ref(a.data()[i], b.data()[i], c.data()[i]));
+    INFO("row length " << n);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("wide kernels: into a transposed view, from a transposed operand and a broadcast one") {
+  for (std::size_t n : {1u, 7u, 16u, 31u, 64u, 65u, 130u}) {
+    const mat a = make(5, n, 4), c = make(5, n, 6), b_made = make(5, n, 5);
+    const dg::tensor<float, N, R> b_stored = dg::permute<N, R>(b_made);
+    const auto b = dg::permute<R, N>(b_stored);  // [R, N], N steps by 5
+    const mat row_made = make(1, n, 7);
+    const dg::tensor<float, N> row = row_made[dg::at<R>(0)];
+    dg::tensor<float, N, R> out_stored(dg::extent<N>(n), dg::extent<R>(5));
+    auto out = dg::permute<R, N>(out_stored);  // written with a stride of 5 along N
+    out = long_chain(a, b, c) + row;
+    std::size_t bad = 0;
+    for (std::size_t r = 0; r < 5; ++r)
+      for (std::size_t j = 0; j < n; ++j) {
+        const double want = long_chain_ref(a(r, j), b_stored(j, r), c(r, j)) + double(row(j));
+        bad += !close(out_stored(j, r), want);
+      }
+    INFO("row length " << n);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("wide kernels: an output large enough for streaming stores, misaligned") {
+  // 2^22 + 3 elements (over DIMGRAPH_CONFIG_STREAMING_BYTES' 16 MiB as floats), written from
+  // element 1 of a buffer: the head before the first aligned vector, then streamed vectors.
+  const std::size_t n = (std::size_t{1} << 22) + 3;
+  const mat a = make(1, n, 9), b = make(1, n, 10), c = make(1, n, 11);
+  mat buffer = make(1, n + 1, 12);
+  auto out = dg::view<float, R, N>(buffer.data() + 1, dg::extent<R>(1), dg::extent<N>(n));
+  out = long_chain(a, b, c);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    bad += !close(buffer.data()[i + 1], long_chain_ref(a.data()[i], b.data()[i], c.data()[i]));
+  CHECK(bad == 0);
+  CHECK(buffer.data()[0] == value(0, 12));
+}
+
+TEST_CASE("wide kernels: the chain is long enough for several registers where there are many") {
+  using chain = decltype(long_chain(std::declval<const mat&>(), std::declval<const mat&>(),
+                                    std::declval<const mat&>()));
+  using kernel = dg::detail::program_kernel<typename dg::detail::evaluator_of<chain>::program>;
+  static_assert(kernel::instructions >= 16);
+  constexpr std::size_t bytes = dg::detail::simd::target_bytes;
+  CHECK(dg::detail::kernel_registers_v<kernel::instructions> == (bytes >= 32 ? 4u : 1u));
+}
+
+TEST_CASE("wide kernels: floats beside doubles in a long chain") {
+  // (Without AVX-512 such a kernel keeps one register: its float lanes would make 64-byte
+  // vectors.) x double, a and b float: every op mixes the two.
+  for (std::size_t n : {1u, 5u, 33u, 100u}) {
+    const mat a = make(2, n, 13), b = make(2, n, 14);
+    dg::tensor<double, R, N> x(dg::extent<R>(2), dg::extent<N>(n));
+    for (std::size_t i = 0; i < x.size(); ++i) x.data()[i] = double(value(i, 15));
+    const dg::tensor<double, R, N> out = long_chain(x, a, b) * dg::cast<double>(a) + 0.5;
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const double want = long_chain_ref(x.data()[i], a.data()[i], b.data()[i]) * a.data()[i] + 0.5;
+      bad += !close(out.data()[i], want);
+    }
+    INFO("row length " << n);
+    CHECK(bad == 0);
+  }
+}
