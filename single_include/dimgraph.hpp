@@ -9250,10 +9250,30 @@ inline constexpr std::size_t kernel_lanes_v =
 // kernels unchanged. Without AVX-512, GCC warns (-Wpsabi) of a 64-byte vector passed by value,
 // even between inlined functions (128 bytes and more go in memory): so not 2 registers of
 // AVX2, and not 4 when some lanes (HalfLanes) are half the widest (floats beside doubles).
-template <std::size_t Instructions, bool HalfLanes = false>
+// A kernel with a math function (Heavy) keeps one register too: each holds a dozen values at
+// once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three math functions:
+// 4.6 times as long).
+template <std::size_t Instructions, bool HalfLanes = false, bool Heavy = false>
 inline constexpr std::size_t kernel_registers_v =
-    Instructions >= 16 && simd::target_bytes >= 32 && (simd::target_bytes >= 64 || !HalfLanes) ? 4
-                                                                                               : 1;
+    Instructions >= 16 && !Heavy && simd::target_bytes >= 32 &&
+            (simd::target_bytes >= 64 || !HalfLanes)
+        ? 4
+        : 1;
+
+// Whether an instruction computes a math function (a floating op other than division: exp,
+// tanh, ...; pow) or a user's function (dg::map, lane by lane).
+template <class I>
+inline constexpr bool heavy_instruction_v = false;
+template <class F, class Value, class Args, std::size_t... Dist>
+inline constexpr bool heavy_instruction_v<apply_op<F, Value, Args, Dist...>> =
+    (std::is_base_of_v<fn::floating<F>, F> && !std::is_same_v<F, fn::div>) ||
+    std::is_same_v<F, fn::pow>;
+template <class G, class Value, class Args, std::size_t... Dist>
+inline constexpr bool heavy_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = true;
+template <class Program>
+inline constexpr bool heavy_program_v = false;
+template <class... Is>
+inline constexpr bool heavy_program_v<type_list<Is...>> = (heavy_instruction_v<Is> || ...);
 
 // Whether an instruction of a program (or the output, Out) has lanes of half Widest bytes.
 template <class Program, class Out, std::size_t Widest>
@@ -9352,7 +9372,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   constexpr std::size_t L =
       kernel_lanes_v<ev, out_t> *
       kernel_registers_v<kernel::instructions,
-                         has_half_lanes_v<typename ev::program, out_t, widest>>;
+                         has_half_lanes_v<typename ev::program, out_t, widest>,
+                         heavy_program_v<typename ev::program>>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;

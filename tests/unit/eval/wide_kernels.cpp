@@ -116,6 +116,11 @@ TEST_CASE("wide kernels: the chain is long enough for several registers where th
   static_assert(kernel::instructions >= 16);
   constexpr std::size_t bytes = dg::detail::simd::target_bytes;
   CHECK(dg::detail::kernel_registers_v<kernel::instructions> == (bytes >= 32 ? 4u : 1u));
+  // A math function in the chain: one register (four would spill its many live values).
+  using with_tanh = decltype(dg::tanh(long_chain(
+      std::declval<const mat&>(), std::declval<const mat&>(), std::declval<const mat&>())));
+  static_assert(dg::detail::heavy_program_v<dg::detail::evaluator_of<with_tanh>::program>);
+  static_assert(!dg::detail::heavy_program_v<dg::detail::evaluator_of<chain>::program>);
 }
 
 TEST_CASE("wide kernels: floats beside doubles in a long chain") {
