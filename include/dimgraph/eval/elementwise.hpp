@@ -50,9 +50,12 @@ inline constexpr std::size_t kernel_lanes_v =
 // A kernel with a math function (Heavy) keeps one register too: each holds a dozen values at
 // once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three math functions:
 // 4.6 times as long).
-template <std::size_t Instructions, bool HalfLanes = false, bool Heavy = false>
+// And so does a kernel of more than 64 leaves, whose padded last piece (a copy of each leaf's
+// vector on the stack) would take more than 16 KiB.
+template <std::size_t Instructions, bool HalfLanes = false, bool Heavy = false,
+          std::size_t Leaves = 0>
 inline constexpr std::size_t kernel_registers_v =
-    Instructions >= 16 && !Heavy && simd::target_bytes >= 32 &&
+    Instructions >= 16 && !Heavy && Leaves <= 64 && simd::target_bytes >= 32 &&
             (simd::target_bytes >= 64 || !HalfLanes)
         ? 4
         : 1;
@@ -170,7 +173,7 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       kernel_lanes_v<ev, out_t> *
       kernel_registers_v<kernel::instructions,
                          has_half_lanes_v<typename ev::program, out_t, widest>,
-                         heavy_program_v<typename ev::program>>;
+                         heavy_program_v<typename ev::program>, kernel::leaves>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;
