@@ -24,6 +24,9 @@
 
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/promote.hpp"
+#include "dimgraph/tensor/shape_args.hpp"
+#include "dimgraph/tensor/tensor_access.hpp"
+#include "dimgraph/tensor/tensor_view.hpp"
 #include "dimgraph/tensor/tensor.hpp"
 #include "dimgraph/tensor/strided_view.hpp"
 #include "dimgraph/tensor/make.hpp"
