@@ -81,6 +81,8 @@
 #include "dimgraph/graph/step.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/scan_run.hpp"
+#include "dimgraph/graph/scan_trace.hpp"
+#include "dimgraph/graph/scan_fn.hpp"
 #include "dimgraph/graph/scan.hpp"
 #include "dimgraph/graph/if.hpp"
 
