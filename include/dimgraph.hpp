@@ -84,6 +84,7 @@
 #include "dimgraph/graph/scan_trace.hpp"
 #include "dimgraph/graph/scan_fn.hpp"
 #include "dimgraph/graph/scan.hpp"
+#include "dimgraph/graph/if_branches.hpp"
 #include "dimgraph/graph/if.hpp"
 
 #include "dimgraph/graph/symbol.hpp"
