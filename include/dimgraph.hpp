@@ -69,6 +69,9 @@
 #include "dimgraph/ops/reduce.hpp"
 #include "dimgraph/ops/contract.hpp"
 #include "dimgraph/ops/view.hpp"
+#include "dimgraph/ops/rename.hpp"
+#include "dimgraph/ops/split.hpp"
+#include "dimgraph/ops/merge_dims.hpp"
 #include "dimgraph/ops/reshape.hpp"
 #include "dimgraph/ops/slice.hpp"
 #include "dimgraph/ops/concat.hpp"
@@ -108,3 +111,7 @@
 #include "dimgraph/nn/conv1d.hpp"
 
 #include "dimgraph/model/parameters.hpp"
+
+// The internal macros that several headers share, defined where they are first needed (the
+// single header, made from this one, must not leak them).
+#undef DIMGRAPH_BATCH_OF_LENGTHS
