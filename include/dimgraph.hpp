@@ -24,6 +24,9 @@
 
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/promote.hpp"
+#include "dimgraph/tensor/shape_args.hpp"
+#include "dimgraph/tensor/tensor_access.hpp"
+#include "dimgraph/tensor/tensor_view.hpp"
 #include "dimgraph/tensor/tensor.hpp"
 #include "dimgraph/tensor/strided_view.hpp"
 #include "dimgraph/tensor/make.hpp"
@@ -66,6 +69,9 @@
 #include "dimgraph/ops/reduce.hpp"
 #include "dimgraph/ops/contract.hpp"
 #include "dimgraph/ops/view.hpp"
+#include "dimgraph/ops/rename.hpp"
+#include "dimgraph/ops/split.hpp"
+#include "dimgraph/ops/merge_dims.hpp"
 #include "dimgraph/ops/reshape.hpp"
 #include "dimgraph/ops/slice.hpp"
 #include "dimgraph/ops/concat.hpp"
@@ -78,7 +84,10 @@
 #include "dimgraph/graph/step.hpp"
 #include "dimgraph/graph/scan_check.hpp"
 #include "dimgraph/graph/scan_run.hpp"
+#include "dimgraph/graph/scan_trace.hpp"
+#include "dimgraph/graph/scan_fn.hpp"
 #include "dimgraph/graph/scan.hpp"
+#include "dimgraph/graph/if_branches.hpp"
 #include "dimgraph/graph/if.hpp"
 
 #include "dimgraph/graph/symbol.hpp"
@@ -102,3 +111,7 @@
 #include "dimgraph/nn/conv1d.hpp"
 
 #include "dimgraph/model/parameters.hpp"
+
+// The internal macros that several headers share, defined where they are first needed (the
+// single header, made from this one, must not leak them).
+#undef DIMGRAPH_BATCH_OF_LENGTHS

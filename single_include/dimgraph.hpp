@@ -3987,8 +3987,376 @@ inline constexpr bool is_narrowing_v = detail::narrowing<Src, Dst>();
 
 }  // namespace dimgraph
 // ---- end dimgraph/tensor/promote.hpp
-// ---- begin dimgraph/tensor/tensor.hpp
-// dimgraph::tensor (owning, row-major, 64-byte aligned) and tensor_view (non-owning, strided).
+// ---- begin dimgraph/tensor/shape_args.hpp
+// Shape arguments by tag (dg::extent<D>(n), dg::lengths<D>(lens)): their checks and their shape.
+
+
+
+namespace dimgraph::detail {
+
+// Why extents given by tag do not fit the dims Ds... (checked in this order, so that the
+// entry point's static_asserts give one message per mistake).
+enum class extents_check { ok, unknown_dim, repeated, missing };
+template <class... Ds, class... Es>
+constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
+  if (!(contains_v<Es, type_list<Ds...>> && ...)) return extents_check::unknown_dim;
+  if (first_duplicate_v<type_list<Es...>> != sizeof...(Es)) return extents_check::repeated;
+  if (!((is_static_v<Ds> || contains_v<Ds, type_list<Es...>>)&&...)) return extents_check::missing;
+  return extents_check::ok;
+}
+
+// What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
+// dims (dg::lengths<D>(lens)).
+template <class A>
+struct shape_arg_traits : std::false_type {};
+template <class D>
+struct shape_arg_traits<extent_arg<D>> : std::true_type {
+  using extent_dims = type_list<D>;
+  using lengths_dims = type_list<>;
+};
+template <class D>
+struct shape_arg_traits<lengths_arg<D>> : std::true_type {
+  using extent_dims = type_list<>;
+  using lengths_dims = type_list<D>;
+};
+template <class A>
+concept shape_arg = shape_arg_traits<A>::value;
+
+// Why shape arguments As... do not fit the dims Ds... (one message per mistake, in this order).
+enum class shape_args_check {
+  ok,
+  unknown_dim,
+  unknown_lengths_dim,
+  repeated,
+  repeated_lengths,
+  missing,
+  lengths_not_ragged,
+  lengths_without_batch
+};
+template <class... Ds, class... As>
+constexpr shape_args_check check_shape_args(type_list<Ds...>, type_list<As...>) {
+  using given = concat_t<typename shape_arg_traits<As>::extent_dims...>;
+  using lens = concat_t<typename shape_arg_traits<As>::lengths_dims...>;
+  using named = concat_t<given, lens>;
+  using all = type_list<Ds...>;
+  constexpr auto in_all = []<class... Xs>(type_list<Xs...>) {
+    return (contains_v<Xs, all> && ...);
+  };
+  if (!in_all(given{})) return shape_args_check::unknown_dim;
+  if (!in_all(lens{})) return shape_args_check::unknown_lengths_dim;
+  if (first_duplicate_v<given> != given::size) return shape_args_check::repeated;
+  if (first_duplicate_v<lens> != lens::size) return shape_args_check::repeated_lengths;
+  if (!((is_static_v<Ds> || contains_v<Ds, named>)&&...)) return shape_args_check::missing;
+  constexpr auto ragged = []<class... Ls>(type_list<Ls...>) { return (is_ragged_v<Ls> && ...); };
+  if (!ragged(lens{})) return shape_args_check::lengths_not_ragged;
+  constexpr auto batched = []<class... Ls>(type_list<Ls...>) {
+    return (carries_lengths_v<Ls, dim_list<Ds...>> && ...);
+  };
+  if (!batched(lens{})) return shape_args_check::lengths_without_batch;
+  return shape_args_check::ok;
+}
+
+// The extent given for D; else, for a ragged dim with lengths, the largest length; else D's
+// static size.
+template <class D, class A>
+constexpr void extent_from(const A&, std::size_t&, bool&) {}
+template <class D>
+constexpr void extent_from(const extent_arg<D>& e, std::size_t& n, bool& given) {
+  n = e.value;
+  given = true;
+}
+template <class D, class A>
+constexpr void length_extent_from(const A&, std::size_t&) {}
+template <class D>
+void length_extent_from(const lengths_arg<D>& l, std::size_t& n) {
+  n = longest(l.value);
+}
+template <class D, class... As>
+constexpr std::size_t given_extent(const As&... a) {
+  std::size_t n = bounds_v<D>.lo;
+  bool given = false;
+  (extent_from<D>(a, n, given), ...);
+  if (!given) (length_extent_from<D>(a, n), ...);
+  return n;
+}
+
+// The shape of Ds... from shape arguments in any order (static dims optional), each extent
+// checked against its dim's interval and the lengths against the extents: a shape_error that
+// names `op`, the dim and the extent. The caller has checked the arguments with
+// check_shape_args.
+template <class S, class A>
+void lengths_from(S&, const char*, const A&) {}
+template <class S, class D>
+void lengths_from(S& s, const char* op, const lengths_arg<D>& l) {
+  if constexpr (carries_lengths_v<D, typename S::dims>)  // (else a reported mistake)
+    s.template set_lengths<D>(op, l.value);
+}
+template <class... Ds, class... As>
+shape<Ds...> shape_from(const char* op, const As&... a) {
+  auto s = shape<Ds...>::from_extents({given_extent<Ds>(a...)...}, op);
+  (lengths_from(s, op, a), ...);
+  return s;
+}
+
+// The static_asserts of an entry point Op taking shape arguments As for the dims Ds...
+#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                     \
+  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                              \
+      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});            \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,              \
+                   "dimgraph: " OP ": an extent is given for a dim the tensor does not have",     \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,      \
+                   "dimgraph: " OP ": lengths are given for a dim the tensor does not have",      \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated,                 \
+                   "dimgraph: " OP ": an extent is given twice", ::dimgraph::has<DS...>,          \
+                   ::dimgraph::asked<AS...>);                                                     \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,         \
+                   "dimgraph: " OP ": lengths are given twice for a dim", ::dimgraph::has<DS...>, \
+                   ::dimgraph::asked<AS...>);                                                     \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::missing,                  \
+                   "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))",    \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,       \
+                   "dimgraph: " OP                                                                \
+                   ": lengths are given for a dim that is not ragged (declare it "                \
+                   "dg::dim<\"name\", dg::ragged<Batch>>)",                                       \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
+  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,    \
+                   "dimgraph: " OP                                                                \
+                   ": lengths are given for a ragged dim whose batch dim the "                    \
+                   "tensor does not have",                                                        \
+                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>)
+
+// The error of elements given for a shape whose size is another.
+template <class... Ds>
+[[noreturn]] void throw_element_count(const char* op, std::size_t given, const shape<Ds...>& s) {
+  throw shape_error(op, std::to_string(given) + " elements are given for the shape " +
+                            to_string(s) + " of " + std::to_string(s.size()) + " elements");
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/tensor/shape_args.hpp
+// ---- begin dimgraph/tensor/tensor_access.hpp
+// tensor_access: what tensor and tensor_view share (extents, strides, access by position or tag).
+
+
+// ---- begin dimgraph/tensor/index_arg.hpp
+// dg::at<D>(i): a position along dim D, for element access and slicing by tag.
+
+
+
+namespace dimgraph {
+
+template <class D>
+struct at_arg {
+  std::size_t value;
+};
+template <dimension D>
+constexpr at_arg<std::remove_cvref_t<D>> at(std::size_t i) {
+  return {i};
+}
+
+namespace detail {
+// Throws index_error unless i < n.
+template <class D>
+constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
+  if (i >= n)
+    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" +
+                              describe<D>() + "' of extent " + std::to_string(n));
+}
+}  // namespace detail
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/index_arg.hpp
+
+namespace dimgraph {
+
+template <class T, class... Ds>
+class tensor_view;
+
+namespace detail {
+
+template <std::size_t R>
+using strides_t = std::array<std::ptrdiff_t, R>;
+
+// Row-major strides: the last dim is contiguous.
+template <std::size_t R>
+constexpr strides_t<R> row_major_strides(const std::array<std::size_t, R>& ext) {
+  strides_t<R> s{};
+  std::ptrdiff_t step = 1;
+  for (std::size_t i = R; i-- > 0;) {
+    s[i] = step;
+    step *= static_cast<std::ptrdiff_t>(ext[i]);
+  }
+  return s;
+}
+
+// A view without dim D: the same memory, D fixed at index i.
+template <class D, class T, class... Ds>
+struct drop_dim_view;
+template <class D, class T, class... Ds>
+using drop_dim_view_t = typename drop_dim_view<D, T, Ds...>::type;
+
+template <class D, class T, class... Ds>
+struct drop_dim_view {
+  template <class... Kept>
+  static tensor_view<T, Kept...> make(type_list<Kept...>);
+  template <class X>
+  struct keep : std::bool_constant<!std::is_same_v<X, D>> {};
+  using type = decltype(make(filter_t<keep, type_list<Ds...>>{}));
+};
+
+// Calls f(offset) for every element of a strided layout, in row-major order of its dims.
+template <std::size_t R, class F>
+void for_each_offset(const std::array<std::size_t, R>& ext, const strides_t<R>& str, F&& f) {
+  for (std::size_t e : ext)
+    if (e == 0) return;
+  if constexpr (R == 0) {
+    f(std::ptrdiff_t{0});
+  } else {
+    std::array<std::size_t, R> pos{};
+    std::ptrdiff_t off = 0;
+    for (;;) {
+      f(off);
+      std::size_t i = R;
+      while (i-- > 0) {
+        off += str[i];
+        if (++pos[i] < ext[i]) break;
+        off -= static_cast<std::ptrdiff_t>(pos[i]) * str[i];
+        pos[i] = 0;
+        if (i == 0) return;
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// What tensor and tensor_view share: extents, strides, access by position and by tag.
+// Derived provides data(), shape() and strides().
+template <class Derived, class T, class... Ds>
+class tensor_access {
+  DIMGRAPH_REQUIRE_DECL(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
+                        "dimgraph: tensor: a dim appears more than once", asked<Ds...>);
+  static_assert((dimension<Ds> && ...),
+                "dimgraph: tensor: every dim must be a dim tag or a dim expression");
+
+ public:
+  using value_type = std::remove_const_t<T>;
+  using element_type = T;
+  using dims = dim_list<Ds...>;
+  using shape_type = shape<Ds...>;
+  static constexpr std::size_t rank = sizeof...(Ds);
+
+  template <class D>
+  std::size_t extent() const {
+    return self().shape().template extent<D>();
+  }
+  std::size_t size() const { return self().shape().size(); }
+  template <class D>
+  std::ptrdiff_t stride() const {
+    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
+                  "dimgraph: stride: the tensor has no such dim");
+    return self().strides()[list_index_of_v<dims, std::remove_cvref_t<D>>];
+  }
+
+  // The element at positions is... in the listed dim order (unchecked).
+  template <std::integral... Is>
+    requires(sizeof...(Is) == rank)
+  decltype(auto) operator()(Is... is) {
+    return derived().data()[offset({static_cast<std::size_t>(is)...})];
+  }
+  template <std::integral... Is>
+    requires(sizeof...(Is) == rank)
+  decltype(auto) operator()(Is... is) const {
+    return self().data()[offset({static_cast<std::size_t>(is)...})];
+  }
+
+  // The element at the given position of every dim, by tag, in any order (checked:
+  // index_error). x.at(dg::at<Time>(3), dg::at<Feature>(0))
+  template <class... As>
+  decltype(auto) at(at_arg<As>... a) {
+    return derived().data()[checked_offset(a...)];
+  }
+  template <class... As>
+  decltype(auto) at(at_arg<As>... a) const {
+    return self().data()[checked_offset(a...)];
+  }
+
+  // A view without dim D, fixed at index i (checked: index_error). x[dg::at<Time>(3)]
+  template <class D>
+  auto operator[](at_arg<D> a) {
+    return drop(derived().data(), a);
+  }
+  template <class D>
+  auto operator[](at_arg<D> a) const {
+    return drop(self().data(), a);
+  }
+
+  // A copy of the elements in row-major order of the listed dims (whatever the strides).
+  std::vector<value_type> to_vector() const {
+    std::vector<value_type> out;
+    out.reserve(size());
+    const T* p = self().data();
+    detail::for_each_offset<rank>(self().shape().extents(), self().strides(),
+                                  [&](std::ptrdiff_t off) { out.push_back(p[off]); });
+    return out;
+  }
+
+ private:
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+  Derived& derived() { return static_cast<Derived&>(*this); }
+
+  std::ptrdiff_t offset(const std::array<std::size_t, rank>& pos) const {
+    std::ptrdiff_t off = 0;
+    const auto& s = self().strides();
+    for (std::size_t i = 0; i < rank; ++i) off += static_cast<std::ptrdiff_t>(pos[i]) * s[i];
+    return off;
+  }
+  template <class... As>
+  std::ptrdiff_t checked_offset(at_arg<As>... a) const {
+    static_assert(sizeof...(As) == rank && (list_contains_v<dims, As> && ...) &&
+                      detail::first_duplicate_v<detail::type_list<As...>> == sizeof...(As),
+                  "dimgraph: at: give one index for every dim of the tensor, by tag");
+    std::array<std::size_t, rank> pos{};
+    ((detail::check_index<As>("at", a.value, extent<As>()),
+      pos[list_index_of_v<dims, As>] = a.value),
+     ...);
+    return offset(pos);
+  }
+  template <class P, class D>
+  auto drop(P* data, at_arg<D> a) const {
+    static_assert(list_contains_v<dims, D>, "dimgraph: at: the tensor has no such dim");
+    detail::check_index<D>("at", a.value, extent<D>());
+    constexpr std::size_t k = list_index_of_v<dims, D>;
+    using view = detail::drop_dim_view_t<D, P, Ds...>;
+    std::array<std::size_t, rank - 1> ext{};
+    std::array<std::ptrdiff_t, rank - 1> str{};
+    for (std::size_t i = 0, j = 0; i < rank; ++i)
+      if (i != k) {
+        ext[j] = self().shape().extent(i);
+        str[j++] = self().strides()[i];
+      }
+    // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
+    [[maybe_unused]] auto to_length = [&]<class R>(std::type_identity<R>) {
+      if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
+        constexpr std::size_t r = list_index_of_v<dims, R>;
+        if (const auto& l = self().shape().template lengths<R>())
+          ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
+      }
+    };
+    (to_length(std::type_identity<Ds>{}), ...);
+    auto vs = view::shape_type::from_extents(ext, "at");
+    if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
+    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
+  }
+};
+
+}  // namespace dimgraph
+// ---- end dimgraph/tensor/tensor_access.hpp
+// ---- begin dimgraph/tensor/tensor_view.hpp
+// tensor_view (non-owning, strided) and dg::view, a row-major view over memory the caller owns.
 
 #include <ranges>
 
@@ -4030,34 +4398,108 @@ struct assign_hook {
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/tensor/assign_hook.hpp
-// ---- begin dimgraph/tensor/index_arg.hpp
-// dg::at<D>(i): a position along dim D, for element access and slicing by tag.
-
-
 
 namespace dimgraph {
 
-template <class D>
-struct at_arg {
-  std::size_t value;
+// A non-owning strided view (T may be const). Made by permute, slicing by tag, or
+// over external memory with dg::view or dg::strided_view (tensor/strided_view.hpp).
+template <class T, class... Ds>
+class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
+  using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
+  static_assert(
+      element<std::remove_const_t<T>>,
+      "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
+      "dg::index<D> (optionally const)");
+
+ public:
+  using base::rank;
+  using typename base::dims;
+  using typename base::shape_type;
+
+  tensor_view(T* data, const shape_type& s, const detail::strides_t<rank>& strides)
+      : data_(data), shape_(s), strides_(strides) {}
+  // A view of a tensor (const-converting from a mutable view too).
+  template <class U>
+    requires std::is_same_v<const U, T>
+  tensor_view(const tensor_view<U, Ds...>& v)
+      : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
+
+  template <detail::assign_source E>
+    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view>)
+  const tensor_view& operator=(E&& e) const {
+    detail::assign_hook<const tensor_view, std::remove_cvref_t<E>>::assign(*this, e);
+    return *this;
+  }
+  // Assignment writes through to the viewed elements (a view is a reference).
+  const tensor_view& operator=(const tensor_view& other) const
+    requires(!std::is_const_v<T>)
+  {
+    detail::assign_hook<const tensor_view, tensor_view>::assign(*this, other);
+    return *this;
+  }
+  tensor_view(const tensor_view&) = default;
+
+  T* data() const { return data_; }
+  const shape_type& shape() const { return shape_; }
+  const detail::strides_t<rank>& strides() const { return strides_; }
+
+ private:
+  T* data_;
+  shape_type shape_;
+  detail::strides_t<rank> strides_;
 };
-template <dimension D>
-constexpr at_arg<std::remove_cvref_t<D>> at(std::size_t i) {
-  return {i};
-}
 
 namespace detail {
-// Throws index_error unless i < n.
-template <class D>
-constexpr void check_index(const char* op, std::size_t i, std::size_t n) {
-  if (i >= n)
-    throw index_error(op, "index " + std::to_string(i) + " is out of range for dim '" +
-                              describe<D>() + "' of extent " + std::to_string(n));
+template <class... Ds, class... Es>
+shape<Ds...> view_shape(extent_arg<Es>... e) {
+  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
+  static_assert(check != extents_check::unknown_dim,
+                "dimgraph: view: an extent is given for a dim the view does not have");
+  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
+  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
+  return shape_from<Ds...>("view", e...);
 }
+
+template <class R>
+using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
+
 }  // namespace detail
 
+// A row-major view over memory the caller owns (no copy), in either form:
+//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
+//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
+//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
+//                                                            be the view's
+// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
+// extent (compile time); an extent outside its dim's interval; a range of another size
+// (shape_error naming the shape and both sizes).
+template <class T, class... Ds, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
+  shape<Ds...> s = detail::view_shape<Ds...>(e...);
+  return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
+}
+template <dimension D0, class... Ds, class T, class... Es>
+  requires element<std::remove_const_t<T>>
+tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
+  return view<T, D0, Ds...>(data, e...);
+}
+template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
+  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
+           element<std::remove_const_t<detail::range_element_t<R>>>
+tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& source, extent_arg<Es>... e) {
+  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
+  const auto n = static_cast<std::size_t>(std::ranges::size(source));
+  if (n != s.size()) detail::throw_element_count("view", n, s);
+  return {std::ranges::data(source), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
+}
+
 }  // namespace dimgraph
-// ---- end dimgraph/tensor/index_arg.hpp
+// ---- end dimgraph/tensor/tensor_view.hpp
+// ---- begin dimgraph/tensor/tensor.hpp
+// dimgraph::tensor (owning, row-major, 64-byte aligned) and permute; with tensor_view (strided).
+
+
 // ---- begin dimgraph/tensor/nested_init.hpp
 // detail::nested_init_t: the nested braced lists a static tensor is made of, their checks and copy.
 
@@ -4266,328 +4708,6 @@ class inline_storage {
 // ---- end dimgraph/tensor/storage.hpp
 
 namespace dimgraph {
-
-template <class T, class... Ds>
-class tensor_view;
-
-namespace detail {
-
-template <std::size_t R>
-using strides_t = std::array<std::ptrdiff_t, R>;
-
-// Row-major strides: the last dim is contiguous.
-template <std::size_t R>
-constexpr strides_t<R> row_major_strides(const std::array<std::size_t, R>& ext) {
-  strides_t<R> s{};
-  std::ptrdiff_t step = 1;
-  for (std::size_t i = R; i-- > 0;) {
-    s[i] = step;
-    step *= static_cast<std::ptrdiff_t>(ext[i]);
-  }
-  return s;
-}
-
-// A view without dim D: the same memory, D fixed at index i.
-template <class D, class T, class... Ds>
-struct drop_dim_view;
-template <class D, class T, class... Ds>
-using drop_dim_view_t = typename drop_dim_view<D, T, Ds...>::type;
-
-template <class D, class T, class... Ds>
-struct drop_dim_view {
-  template <class... Kept>
-  static tensor_view<T, Kept...> make(type_list<Kept...>);
-  template <class X>
-  struct keep : std::bool_constant<!std::is_same_v<X, D>> {};
-  using type = decltype(make(filter_t<keep, type_list<Ds...>>{}));
-};
-
-// Why extents given by tag do not fit the dims Ds... (checked in this order, so that the
-// entry point's static_asserts give one message per mistake).
-enum class extents_check { ok, unknown_dim, repeated, missing };
-template <class... Ds, class... Es>
-constexpr extents_check check_extents(type_list<Ds...>, type_list<Es...>) {
-  if (!(contains_v<Es, type_list<Ds...>> && ...)) return extents_check::unknown_dim;
-  if (first_duplicate_v<type_list<Es...>> != sizeof...(Es)) return extents_check::repeated;
-  if (!((is_static_v<Ds> || contains_v<Ds, type_list<Es...>>)&&...)) return extents_check::missing;
-  return extents_check::ok;
-}
-
-// What a tensor is made from, by tag: extents (dg::extent<D>(n)) and the lengths of ragged
-// dims (dg::lengths<D>(lens)).
-template <class A>
-struct shape_arg_traits : std::false_type {};
-template <class D>
-struct shape_arg_traits<extent_arg<D>> : std::true_type {
-  using extent_dims = type_list<D>;
-  using lengths_dims = type_list<>;
-};
-template <class D>
-struct shape_arg_traits<lengths_arg<D>> : std::true_type {
-  using extent_dims = type_list<>;
-  using lengths_dims = type_list<D>;
-};
-template <class A>
-concept shape_arg = shape_arg_traits<A>::value;
-
-// Why shape arguments As... do not fit the dims Ds... (one message per mistake, in this order).
-enum class shape_args_check {
-  ok,
-  unknown_dim,
-  unknown_lengths_dim,
-  repeated,
-  repeated_lengths,
-  missing,
-  lengths_not_ragged,
-  lengths_without_batch
-};
-template <class... Ds, class... As>
-constexpr shape_args_check check_shape_args(type_list<Ds...>, type_list<As...>) {
-  using given = concat_t<typename shape_arg_traits<As>::extent_dims...>;
-  using lens = concat_t<typename shape_arg_traits<As>::lengths_dims...>;
-  using named = concat_t<given, lens>;
-  using all = type_list<Ds...>;
-  constexpr auto in_all = []<class... Xs>(type_list<Xs...>) {
-    return (contains_v<Xs, all> && ...);
-  };
-  if (!in_all(given{})) return shape_args_check::unknown_dim;
-  if (!in_all(lens{})) return shape_args_check::unknown_lengths_dim;
-  if (first_duplicate_v<given> != given::size) return shape_args_check::repeated;
-  if (first_duplicate_v<lens> != lens::size) return shape_args_check::repeated_lengths;
-  if (!((is_static_v<Ds> || contains_v<Ds, named>)&&...)) return shape_args_check::missing;
-  constexpr auto ragged = []<class... Ls>(type_list<Ls...>) { return (is_ragged_v<Ls> && ...); };
-  if (!ragged(lens{})) return shape_args_check::lengths_not_ragged;
-  constexpr auto batched = []<class... Ls>(type_list<Ls...>) {
-    return (carries_lengths_v<Ls, dim_list<Ds...>> && ...);
-  };
-  if (!batched(lens{})) return shape_args_check::lengths_without_batch;
-  return shape_args_check::ok;
-}
-
-// The extent given for D; else, for a ragged dim with lengths, the largest length; else D's
-// static size.
-template <class D, class A>
-constexpr void extent_from(const A&, std::size_t&, bool&) {}
-template <class D>
-constexpr void extent_from(const extent_arg<D>& e, std::size_t& n, bool& given) {
-  n = e.value;
-  given = true;
-}
-template <class D, class A>
-constexpr void length_extent_from(const A&, std::size_t&) {}
-template <class D>
-void length_extent_from(const lengths_arg<D>& l, std::size_t& n) {
-  n = longest(l.value);
-}
-template <class D, class... As>
-constexpr std::size_t given_extent(const As&... a) {
-  std::size_t n = bounds_v<D>.lo;
-  bool given = false;
-  (extent_from<D>(a, n, given), ...);
-  if (!given) (length_extent_from<D>(a, n), ...);
-  return n;
-}
-
-// The shape of Ds... from shape arguments in any order (static dims optional), each extent
-// checked against its dim's interval and the lengths against the extents: a shape_error that
-// names `op`, the dim and the extent. The caller has checked the arguments with
-// check_shape_args.
-template <class S, class A>
-void lengths_from(S&, const char*, const A&) {}
-template <class S, class D>
-void lengths_from(S& s, const char* op, const lengths_arg<D>& l) {
-  if constexpr (carries_lengths_v<D, typename S::dims>)  // (else a reported mistake)
-    s.template set_lengths<D>(op, l.value);
-}
-template <class... Ds, class... As>
-shape<Ds...> shape_from(const char* op, const As&... a) {
-  auto s = shape<Ds...>::from_extents({given_extent<Ds>(a...)...}, op);
-  (lengths_from(s, op, a), ...);
-  return s;
-}
-
-// The static_asserts of an entry point Op taking shape arguments As for the dims Ds...
-#define DIMGRAPH_CHECK_SHAPE_ARGS(OP, DS, AS)                                                     \
-  constexpr auto shape_check = ::dimgraph::detail::check_shape_args(                              \
-      ::dimgraph::detail::type_list<DS...>{}, ::dimgraph::detail::type_list<AS...>{});            \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_dim,              \
-                   "dimgraph: " OP ": an extent is given for a dim the tensor does not have",     \
-                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::unknown_lengths_dim,      \
-                   "dimgraph: " OP ": lengths are given for a dim the tensor does not have",      \
-                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated,                 \
-                   "dimgraph: " OP ": an extent is given twice", ::dimgraph::has<DS...>,          \
-                   ::dimgraph::asked<AS...>);                                                     \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::repeated_lengths,         \
-                   "dimgraph: " OP ": lengths are given twice for a dim", ::dimgraph::has<DS...>, \
-                   ::dimgraph::asked<AS...>);                                                     \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::missing,                  \
-                   "dimgraph: " OP ": a non-static dim has no extent (give dg::extent<D>(n))",    \
-                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_not_ragged,       \
-                   "dimgraph: " OP                                                                \
-                   ": lengths are given for a dim that is not ragged (declare it "                \
-                   "dg::dim<\"name\", dg::ragged<Batch>>)",                                       \
-                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>);                             \
-  DIMGRAPH_REQUIRE(shape_check != ::dimgraph::detail::shape_args_check::lengths_without_batch,    \
-                   "dimgraph: " OP                                                                \
-                   ": lengths are given for a ragged dim whose batch dim the "                    \
-                   "tensor does not have",                                                        \
-                   ::dimgraph::has<DS...>, ::dimgraph::asked<AS...>)
-
-// Calls f(offset) for every element of a strided layout, in row-major order of its dims.
-template <std::size_t R, class F>
-void for_each_offset(const std::array<std::size_t, R>& ext, const strides_t<R>& str, F&& f) {
-  for (std::size_t e : ext)
-    if (e == 0) return;
-  if constexpr (R == 0) {
-    f(std::ptrdiff_t{0});
-  } else {
-    std::array<std::size_t, R> pos{};
-    std::ptrdiff_t off = 0;
-    for (;;) {
-      f(off);
-      std::size_t i = R;
-      while (i-- > 0) {
-        off += str[i];
-        if (++pos[i] < ext[i]) break;
-        off -= static_cast<std::ptrdiff_t>(pos[i]) * str[i];
-        pos[i] = 0;
-        if (i == 0) return;
-      }
-    }
-  }
-}
-
-// The error of elements given for a shape whose size is another.
-template <class... Ds>
-[[noreturn]] void throw_element_count(const char* op, std::size_t given, const shape<Ds...>& s) {
-  throw shape_error(op, std::to_string(given) + " elements are given for the shape " +
-                            to_string(s) + " of " + std::to_string(s.size()) + " elements");
-}
-
-}  // namespace detail
-
-// What tensor and tensor_view share: extents, strides, access by position and by tag.
-// Derived provides data(), shape() and strides().
-template <class Derived, class T, class... Ds>
-class tensor_access {
-  DIMGRAPH_REQUIRE_DECL(detail::first_duplicate_v<detail::type_list<Ds...>> == sizeof...(Ds),
-                        "dimgraph: tensor: a dim appears more than once", asked<Ds...>);
-  static_assert((dimension<Ds> && ...),
-                "dimgraph: tensor: every dim must be a dim tag or a dim expression");
-
- public:
-  using value_type = std::remove_const_t<T>;
-  using element_type = T;
-  using dims = dim_list<Ds...>;
-  using shape_type = shape<Ds...>;
-  static constexpr std::size_t rank = sizeof...(Ds);
-
-  template <class D>
-  std::size_t extent() const {
-    return self().shape().template extent<D>();
-  }
-  std::size_t size() const { return self().shape().size(); }
-  template <class D>
-  std::ptrdiff_t stride() const {
-    static_assert(list_contains_v<dims, std::remove_cvref_t<D>>,
-                  "dimgraph: stride: the tensor has no such dim");
-    return self().strides()[list_index_of_v<dims, std::remove_cvref_t<D>>];
-  }
-
-  // The element at positions is... in the listed dim order (unchecked).
-  template <std::integral... Is>
-    requires(sizeof...(Is) == rank)
-  decltype(auto) operator()(Is... is) {
-    return derived().data()[offset({static_cast<std::size_t>(is)...})];
-  }
-  template <std::integral... Is>
-    requires(sizeof...(Is) == rank)
-  decltype(auto) operator()(Is... is) const {
-    return self().data()[offset({static_cast<std::size_t>(is)...})];
-  }
-
-  // The element at the given position of every dim, by tag, in any order (checked:
-  // index_error). x.at(dg::at<Time>(3), dg::at<Feature>(0))
-  template <class... As>
-  decltype(auto) at(at_arg<As>... a) {
-    return derived().data()[checked_offset(a...)];
-  }
-  template <class... As>
-  decltype(auto) at(at_arg<As>... a) const {
-    return self().data()[checked_offset(a...)];
-  }
-
-  // A view without dim D, fixed at index i (checked: index_error). x[dg::at<Time>(3)]
-  template <class D>
-  auto operator[](at_arg<D> a) {
-    return drop(derived().data(), a);
-  }
-  template <class D>
-  auto operator[](at_arg<D> a) const {
-    return drop(self().data(), a);
-  }
-
-  // A copy of the elements in row-major order of the listed dims (whatever the strides).
-  std::vector<value_type> to_vector() const {
-    std::vector<value_type> out;
-    out.reserve(size());
-    const T* p = self().data();
-    detail::for_each_offset<rank>(self().shape().extents(), self().strides(),
-                                  [&](std::ptrdiff_t off) { out.push_back(p[off]); });
-    return out;
-  }
-
- private:
-  const Derived& self() const { return static_cast<const Derived&>(*this); }
-  Derived& derived() { return static_cast<Derived&>(*this); }
-
-  std::ptrdiff_t offset(const std::array<std::size_t, rank>& pos) const {
-    std::ptrdiff_t off = 0;
-    const auto& s = self().strides();
-    for (std::size_t i = 0; i < rank; ++i) off += static_cast<std::ptrdiff_t>(pos[i]) * s[i];
-    return off;
-  }
-  template <class... As>
-  std::ptrdiff_t checked_offset(at_arg<As>... a) const {
-    static_assert(sizeof...(As) == rank && (list_contains_v<dims, As> && ...) &&
-                      detail::first_duplicate_v<detail::type_list<As...>> == sizeof...(As),
-                  "dimgraph: at: give one index for every dim of the tensor, by tag");
-    std::array<std::size_t, rank> pos{};
-    ((detail::check_index<As>("at", a.value, extent<As>()),
-      pos[list_index_of_v<dims, As>] = a.value),
-     ...);
-    return offset(pos);
-  }
-  template <class P, class D>
-  auto drop(P* data, at_arg<D> a) const {
-    static_assert(list_contains_v<dims, D>, "dimgraph: at: the tensor has no such dim");
-    detail::check_index<D>("at", a.value, extent<D>());
-    constexpr std::size_t k = list_index_of_v<dims, D>;
-    using view = detail::drop_dim_view_t<D, P, Ds...>;
-    std::array<std::size_t, rank - 1> ext{};
-    std::array<std::ptrdiff_t, rank - 1> str{};
-    for (std::size_t i = 0, j = 0; i < rank; ++i)
-      if (i != k) {
-        ext[j] = self().shape().extent(i);
-        str[j++] = self().strides()[i];
-      }
-    // Entry i of a ragged dim's batch dim is that sequence: the ragged dim's extent is its length.
-    [[maybe_unused]] auto to_length = [&]<class R>(std::type_identity<R>) {
-      if constexpr (detail::carries_lengths_v<R, dims> && std::is_same_v<ragged_batch_t<R>, D>) {
-        constexpr std::size_t r = list_index_of_v<dims, R>;
-        if (const auto& l = self().shape().template lengths<R>())
-          ext[r < k ? r : r - 1] = static_cast<std::size_t>((*l)[a.value]);
-      }
-    };
-    (to_length(std::type_identity<Ds>{}), ...);
-    auto vs = view::shape_type::from_extents(ext, "at");
-    if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
-    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
-  }
-};
 
 namespace detail {
 struct tensor_internals;
@@ -4880,99 +5000,6 @@ struct tensor_internals {
   }
 };
 }  // namespace detail
-
-// A non-owning strided view (T may be const). Made by permute, slicing by tag, or
-// over external memory with dg::view or dg::strided_view (tensor/strided_view.hpp).
-template <class T, class... Ds>
-class tensor_view : public tensor_access<tensor_view<T, Ds...>, T, Ds...> {
-  using base = tensor_access<tensor_view<T, Ds...>, T, Ds...>;
-  static_assert(
-      element<std::remove_const_t<T>>,
-      "dimgraph: tensor_view: the element type must be bool, an 8-64-bit integer, float, double or "
-      "dg::index<D> (optionally const)");
-
- public:
-  using base::rank;
-  using typename base::dims;
-  using typename base::shape_type;
-
-  tensor_view(T* data, const shape_type& s, const detail::strides_t<rank>& strides)
-      : data_(data), shape_(s), strides_(strides) {}
-  // A view of a tensor (const-converting from a mutable view too).
-  template <class U>
-    requires std::is_same_v<const U, T>
-  tensor_view(const tensor_view<U, Ds...>& v)
-      : tensor_view(v.data(), v.shape(), v.strides()) {}  // NOLINT
-
-  template <detail::assign_source E>
-    requires(!std::is_same_v<std::remove_cvref_t<E>, tensor_view>)
-  const tensor_view& operator=(E&& e) const {
-    detail::assign_hook<const tensor_view, std::remove_cvref_t<E>>::assign(*this, e);
-    return *this;
-  }
-  // Assignment writes through to the viewed elements (a view is a reference).
-  const tensor_view& operator=(const tensor_view& other) const
-    requires(!std::is_const_v<T>)
-  {
-    detail::assign_hook<const tensor_view, tensor_view>::assign(*this, other);
-    return *this;
-  }
-  tensor_view(const tensor_view&) = default;
-
-  T* data() const { return data_; }
-  const shape_type& shape() const { return shape_; }
-  const detail::strides_t<rank>& strides() const { return strides_; }
-
- private:
-  T* data_;
-  shape_type shape_;
-  detail::strides_t<rank> strides_;
-};
-
-namespace detail {
-template <class... Ds, class... Es>
-shape<Ds...> view_shape(extent_arg<Es>... e) {
-  constexpr auto check = check_extents(type_list<Ds...>{}, type_list<Es...>{});
-  static_assert(check != extents_check::unknown_dim,
-                "dimgraph: view: an extent is given for a dim the view does not have");
-  static_assert(check != extents_check::repeated, "dimgraph: view: an extent is given twice");
-  static_assert(check != extents_check::missing, "dimgraph: view: a non-static dim has no extent");
-  return shape_from<Ds...>("view", e...);
-}
-
-template <class R>
-using range_element_t = std::remove_reference_t<std::ranges::range_reference_t<R>>;
-
-}  // namespace detail
-
-// A row-major view over memory the caller owns (no copy), in either form:
-//   dg::view<Batch, Feature>(ptr, dg::extent<Batch>(2))      element type from the pointer
-//   dg::view<float, Batch, Feature>(ptr, dg::extent<Batch>(2))
-//   dg::view<Batch, Feature>(vec, dg::extent<Batch>(2))      a contiguous range: its size must
-//                                                            be the view's
-// Extents by tag in any order; static dims need none. Errors: a missing, repeated or foreign
-// extent (compile time); an extent outside its dim's interval; a range of another size
-// (shape_error naming the shape and both sizes).
-template <class T, class... Ds, class... Es>
-  requires element<std::remove_const_t<T>>
-tensor_view<T, Ds...> view(T* data, extent_arg<Es>... e) {
-  shape<Ds...> s = detail::view_shape<Ds...>(e...);
-  return {data, s, detail::row_major_strides<sizeof...(Ds)>(s.extents())};
-}
-template <dimension D0, class... Ds, class T, class... Es>
-  requires element<std::remove_const_t<T>>
-tensor_view<T, D0, Ds...> view(T* data, extent_arg<Es>... e) {
-  return view<T, D0, Ds...>(data, e...);
-}
-template <dimension D0, class... Ds, std::ranges::contiguous_range R, class... Es>
-  requires std::ranges::borrowed_range<R> && std::ranges::sized_range<R> &&
-           element<std::remove_const_t<detail::range_element_t<R>>>
-tensor_view<detail::range_element_t<R>, D0, Ds...> view(R&& source, extent_arg<Es>... e) {
-  shape<D0, Ds...> s = detail::view_shape<D0, Ds...>(e...);
-  const auto n = static_cast<std::size_t>(std::ranges::size(source));
-  if (n != s.size()) detail::throw_element_count("view", n, s);
-  return {std::ranges::data(source), s, detail::row_major_strides<1 + sizeof...(Ds)>(s.extents())};
-}
 
 namespace detail {
 // Tensors and views are what a tensor or a view can take the value of (see assign_source).
@@ -5813,25 +5840,12 @@ auto lengths_of(const X& x) {
 // sigmoid, erf, gelu, sqrt, rsqrt, pow, sin, cos.
 
 
+// ---- begin dimgraph/detail/simd_float_bits.hpp
+// The SIMD math functions' tools: float layout, exact splits and sums, polynomials, wider lanes.
 
-// Each function works on vec<float, L> and vec<double, L> for any L, lane by lane with the same
-// operations whatever L is, so a lane's result is bit-for-bit the same in a vector body and in
-// its L == 1 remainder (and in the plain float and double overloads at the end). No libm: range
-// reduction and polynomials (coefficients fitted for these reductions), with special values as
-// C's <math.h> gives them (NaN, infinities, signed zeros, subnormals, overflow and underflow).
-// Accuracy does not rely on the compiler fusing a * b + c: exact products come from operands cut
-// to half width by masking bits, and exact sums from two-sum sequences of additions.
-// Error bounds are in ulp of the result, measured against libm in the next wider type (double
-// for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
-// IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
-// the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
-namespace dimgraph::detail::simd {
 
-template <class V>
-concept float_vec = requires(V v) { v[0]; } &&
-                    (std::is_same_v<value_t<V>, float> || std::is_same_v<value_t<V>, double>);
 
-namespace math {
+namespace dimgraph::detail::simd::math {
 
 template <class V>
 using int_t = vec<mask_lane_t<value_t<V>>, lanes_v<V>>;
@@ -5995,6 +6009,52 @@ template <class T>
 inline constexpr T ln2_lo = layout<T>::is_float ? T(0x1.0bfbe8p-15f) : T(0x1.a39ef35793c76p-33);
 template <class T>
 inline constexpr T log2e = layout<T>::is_float ? T(0x1.715476p+0f) : T(0x1.71547652b82fep+0);
+
+// float lanes computed as double lanes, half a vector at a time (so no vector is wider; the
+// public functions pass at least 16 bytes, so a half is at least two lanes).
+template <class F, class V, class... A>
+DIMGRAPH_ALWAYS_INLINE inline V via_double(F f, V x, A... y) {
+  using H = vec<float, lanes_v<V> / 2>;
+  V out;
+  for (std::size_t half = 0; half < 2; ++half) {
+    const auto part = [half](V v) DIMGRAPH_ALWAYS_INLINE {
+      H h;
+      std::memcpy(&h, reinterpret_cast<const char*>(&v) + half * sizeof(H), sizeof(H));
+      return convert<double>(h);
+    };
+    const H r = convert<float>(f(part(x), part(y)...));
+    std::memcpy(reinterpret_cast<char*>(&out) + half * sizeof(H), &r, sizeof(H));
+  }
+  return out;
+}
+
+// f(x, y...) for vectors narrower than 16 bytes (the one-lane remainder of a loop), computed
+// in the first lanes of 16-byte vectors: lanes are computed as in any vector, so the results
+// are the same bits, and no one-lane comparison is left for GCC 12 to expand into branches,
+// around which it can drop the stack adjustments of calls in an enclosing loop (the stack
+// then grows with each iteration).
+template <class F, class V, class... A>
+DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
+  using W = vec<value_t<V>, 16 / sizeof(value_t<V>)>;
+  const auto widen = [](V v) DIMGRAPH_ALWAYS_INLINE {
+    W w{};
+    std::memcpy(&w, &v, sizeof(V));
+    return w;
+  };
+  const W r = f(widen(x), widen(y)...);
+  std::memcpy(&x, &r, sizeof(V));
+  return x;
+}
+
+}  // namespace dimgraph::detail::simd::math
+// ---- end dimgraph/detail/simd_float_bits.hpp
+// ---- begin dimgraph/detail/simd_math_reductions.hpp
+// The range reductions and polynomials behind the SIMD math functions: exp, log, erf, sin, pow.
+
+
+
+// (How they are accurate, and what they assume of the compiler: detail/simd_math.hpp.)
+namespace dimgraph::detail::simd::math {
 
 // (expm1(r) - r) / r^2 for |r| <= ln2 / 2. (One chain: evaluated in pairs, float exp's
 // largest error over all floats grows from 0.96 to 1.002 ulp.)
@@ -6216,24 +6276,6 @@ DIMGRAPH_ALWAYS_INLINE inline V sin_quarter(V x) {
   return bits<V>(bits<U>(y) ^ flip);
 }
 
-// float lanes computed as double lanes, half a vector at a time (so no vector is wider; the
-// public functions pass at least 16 bytes, so a half is at least two lanes).
-template <class F, class V, class... A>
-DIMGRAPH_ALWAYS_INLINE inline V via_double(F f, V x, A... y) {
-  using H = vec<float, lanes_v<V> / 2>;
-  V out;
-  for (std::size_t half = 0; half < 2; ++half) {
-    const auto part = [half](V v) DIMGRAPH_ALWAYS_INLINE {
-      H h;
-      std::memcpy(&h, reinterpret_cast<const char*>(&v) + half * sizeof(H), sizeof(H));
-      return convert<double>(h);
-    };
-    const H r = convert<float>(f(part(x), part(y)...));
-    std::memcpy(reinterpret_cast<char*>(&out) + half * sizeof(H), &r, sizeof(H));
-  }
-  return out;
-}
-
 // log(a) as hi + lo for positive finite double lanes, to about 2^-70 relative (for pow), after
 // fdlibm's pow: with s = f / (2 + f), log(1 + f) = 2/3 s (3 + s^2 + r), r = 3/2 s^4 Q2(s^2),
 // where s, 3 + s^2 + r and their product are carried as a half-width high part plus the rest.
@@ -6307,25 +6349,25 @@ DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
   return ((y == 0.0) | (x == 1.0)) ? fill<V>(1.0) : r;
 }
 
-// f(x, y...) for vectors narrower than 16 bytes (the one-lane remainder of a loop), computed
-// in the first lanes of 16-byte vectors: lanes are computed as in any vector, so the results
-// are the same bits, and no one-lane comparison is left for GCC 12 to expand into branches,
-// around which it can drop the stack adjustments of calls in an enclosing loop (the stack
-// then grows with each iteration).
-template <class F, class V, class... A>
-DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
-  using W = vec<value_t<V>, 16 / sizeof(value_t<V>)>;
-  const auto widen = [](V v) DIMGRAPH_ALWAYS_INLINE {
-    W w{};
-    std::memcpy(&w, &v, sizeof(V));
-    return w;
-  };
-  const W r = f(widen(x), widen(y)...);
-  std::memcpy(&x, &r, sizeof(V));
-  return x;
-}
+}  // namespace dimgraph::detail::simd::math
+// ---- end dimgraph/detail/simd_math_reductions.hpp
 
-}  // namespace math
+// Each function works on vec<float, L> and vec<double, L> for any L, lane by lane with the same
+// operations whatever L is, so a lane's result is bit-for-bit the same in a vector body and in
+// its L == 1 remainder (and in the plain float and double overloads at the end). No libm: range
+// reduction and polynomials (coefficients fitted for these reductions), with special values as
+// C's <math.h> gives them (NaN, infinities, signed zeros, subnormals, overflow and underflow).
+// Accuracy does not rely on the compiler fusing a * b + c: exact products come from operands cut
+// to half width by masking bits, and exact sums from two-sum sequences of additions.
+// Error bounds are in ulp of the result, measured against libm in the next wider type (double
+// for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
+// IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
+// the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
+namespace dimgraph::detail::simd {
+
+template <class V>
+concept float_vec = requires(V v) { v[0]; } &&
+                    (std::is_same_v<value_t<V>, float> || std::is_same_v<value_t<V>, double>);
 
 // exp(x). Max error: float 1 ulp, double 1 ulp (subnormal results included).
 template <float_vec V>
@@ -6999,66 +7041,13 @@ DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
 
 }  // namespace dimgraph::detail::fn
 // ---- end dimgraph/expr/functors.hpp
+// ---- begin dimgraph/expr/program.hpp
+// An expression's program: its instructions (leaf_op, scalar_op, apply_op) and what it reads.
 
-// An expression is evaluated against a flat description of its memory operands (its
-// "leaves": tensors, views and evaluated temporaries, numbered in visiting order) and a
-// program: the expression's nodes in post-order, each one instruction that reads a leaf, a
-// scalar, or applies a function to the results of earlier instructions. The program is a
-// type, built bottom-up as each node's type is made (a node's program is its operands'
-// programs followed by its own instruction), and it is run by one function whose body is one
-// statement per instruction: a chain of N ops is one flat function of N statements, with no
-// nesting of N functions or instantiations, however deep the expression.
-//
-// Owning tensors are row-major, and tensors with the same dims in one expression have the
-// same extents, so they have the same strides: the loop planner treats each distinct dim
-// list of owning leaves (a "layout") as one operand, and each view as one. A chain over
-// five tensors and a bias is a plan with three operands, whatever its length.
-//
-// Every node kind has one evaluator specialisation, holding together
-//   program           the node's instructions (a type_list, post-order)
-//   layouts           the distinct dim lists of its owning leaves (a type_list)
-//   lane_bytes        the widest lane in the node's program (sets the vector length)
-//   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
-//   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
-//                     of an element-wise op (a reduction, a contraction)
-//   has_temporaries   the node or one below it needs a temporary
-//   walk(e, w)        hands the walker the node's leaves and state (scalars, functions with
-//                     data), in program order.
-// A node's evaluator is instantiated when the node's type is (map_expr names its operands'
-// evaluators), and it asks for its walk there, so that a chain of N ops never nests N
-// instantiations.
+
+
+// (What a program is, and how it is run: expr/evaluator.hpp.)
 namespace dimgraph::detail {
-
-template <class E>
-struct evaluator;  // specialised next to each node kind
-
-template <class E>
-using evaluator_of = evaluator<std::remove_cvref_t<E>>;
-
-// Whether its arguments have values (they always do: naming them in a static_assert makes the
-// compiler compute them there).
-template <class... Ts>
-constexpr bool known(Ts...) {
-  return true;
-}
-
-// set_union_t<A, B>: A's elements, then those of B not in A (type_lists).
-template <class A, class B>
-struct set_union;
-template <class A, class... Bs>
-struct set_union<A, type_list<Bs...>> {
-  using type = concat_t<A, std::conditional_t<contains_v<Bs, A>, type_list<>, type_list<Bs>>...>;
-};
-template <class A, class B>
-using set_union_t = typename set_union<A, B>::type;
-template <class... Ls>
-struct set_union_all {
-  using type = type_list<>;
-};
-template <class L, class... Ls>
-struct set_union_all<L, Ls...> {
-  using type = set_union_t<L, typename set_union_all<Ls...>::type>;
-};
 
 // ---- Instructions ----------------------------------------------------------------------
 
@@ -7098,89 +7087,6 @@ struct apply_op {
   static constexpr bool stateful = !(std::is_empty_v<F> && std::is_default_constructible_v<F>);
 };
 
-// ---- Walking an expression -------------------------------------------------------------
-
-// An evaluated temporary kept alive for the duration of an assignment.
-struct kept_base {
-  virtual ~kept_base() = default;
-};
-template <class Tensor>
-struct kept final : kept_base {
-  Tensor value;
-  explicit kept(Tensor&& t) : value(std::move(t)) {}
-};
-
-// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
-// own (declared here, defined with the assignment in eval/assign.hpp).
-template <class E>
-auto materialize(const E& e);
-
-// What a walk records, in program order: a pointer to each leaf object and to each piece of
-// state, and the temporaries it evaluated.
-struct walker {
-  const void** leaf;
-  const void** state;
-  std::vector<std::unique_ptr<kept_base>>* temporaries = nullptr;
-
-  void add_leaf(const void* x) { *leaf++ = x; }
-  void add_state(const void* s) { *state++ = s; }
-  // e evaluated into a tensor that lives as long as the walk's owner.
-  template <class E>
-  const void* keep(const E& e) {
-    using tensor_t = decltype(materialize(e));
-    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
-    const void* p = &k->value;
-    temporaries->push_back(std::move(k));
-    return p;
-  }
-};
-
-// ---- Leaves and scalars ----------------------------------------------------------------
-
-// The evaluator of memory: an object X of element type T.
-template <class X, class T, bool Static>
-struct leaf_evaluator {
-  using program = type_list<leaf_op<X, T>>;
-  using layouts = std::conditional_t<is_view_v<X>, type_list<>, type_list<typename X::dims>>;
-  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
-  static constexpr bool static_layout = Static && !is_view_v<X>;
-  static constexpr bool needs_temporary = false;
-  static constexpr bool has_temporaries = false;
-  static void walk(const X& x, walker& w) { w.add_leaf(&x); }
-};
-template <class T, class... Ds>
-struct evaluator<tensor<T, Ds...>>
-    : leaf_evaluator<tensor<T, Ds...>, T, tensor<T, Ds...>::is_static> {};
-template <class T, class... Ds>
-struct evaluator<tensor_view<T, Ds...>>
-    : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
-
-// A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
-template <class E>
-struct temporary_evaluator {
-  using object = tensor_of_list_t<typename E::value_type, typename E::dims>;
-  using program = type_list<leaf_op<object, typename E::value_type>>;
-  using layouts = type_list<typename E::dims>;
-  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);
-  static constexpr bool static_layout = false;
-  static constexpr bool needs_temporary = true;
-  static constexpr bool has_temporaries = true;
-  static void walk(const E& e, walker& w) { w.add_leaf(w.keep(e)); }
-};
-
-template <class T>
-struct evaluator<scalar_expr<T>> {
-  using program = type_list<scalar_op<T>>;
-  using layouts = type_list<>;
-  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
-  static constexpr bool static_layout = true;
-  static constexpr bool needs_temporary = false;
-  static constexpr bool has_temporaries = false;
-  static void walk(const scalar_expr<T>& e, walker& w) { w.add_state(&e.value); }
-};
-
-// ---- Running a program -----------------------------------------------------------------
-
 template <class I>
 struct is_leaf_op : std::bool_constant<I::is_leaf> {};
 template <class I>
@@ -7199,12 +7105,6 @@ constexpr std::array<std::size_t, N + 1> prefix_counts(const std::array<bool, N 
   for (std::size_t k = 0; k < N; ++k) r[k + 1] = r[k] + std::size_t{f[k]};
   return r;
 }
-
-// A base holding one value.
-template <std::size_t K, class V>
-struct reg_slot {
-  V v;
-};
 
 // Registers are kept in one array per kind of lane (float, double, signed and unsigned
 // integers of 1, 2, 4 and 8 bytes): instruction K's value is element reg_at[K] of the array
@@ -7282,6 +7182,23 @@ struct program_facts<type_list<Is...>> {
   static constexpr auto reg_at = allocated.at;
   using leaf_ops = filter_t<is_leaf_op, type_list<Is...>>;
   using state_types = typename state_types_of<filter_t<is_stateful_op, type_list<Is...>>>::type;
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/expr/program.hpp
+// ---- begin dimgraph/expr/program_kernel.hpp
+// program_kernel: an expression's program run on L lanes, one statement per instruction.
+
+
+
+namespace dimgraph::detail {
+
+// ---- Running a program -----------------------------------------------------------------
+
+// A base holding one value.
+template <std::size_t K, class V>
+struct reg_slot {
+  V v;
 };
 
 // The registers of a program with N[k] values of kind k, L lanes each.
@@ -7496,6 +7413,150 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
     (void)order;
     return reg_get<value_type, facts::reg_at[facts::size - 1], L>(r);
   }
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/expr/program_kernel.hpp
+
+// An expression is evaluated against a flat description of its memory operands (its
+// "leaves": tensors, views and evaluated temporaries, numbered in visiting order) and a
+// program: the expression's nodes in post-order, each one instruction that reads a leaf, a
+// scalar, or applies a function to the results of earlier instructions. The program is a
+// type, built bottom-up as each node's type is made (a node's program is its operands'
+// programs followed by its own instruction), and it is run by one function whose body is one
+// statement per instruction: a chain of N ops is one flat function of N statements, with no
+// nesting of N functions or instantiations, however deep the expression.
+//
+// Owning tensors are row-major, and tensors with the same dims in one expression have the
+// same extents, so they have the same strides: the loop planner treats each distinct dim
+// list of owning leaves (a "layout") as one operand, and each view as one. A chain over
+// five tensors and a bias is a plan with three operands, whatever its length.
+//
+// Every node kind has one evaluator specialisation, holding together
+//   program           the node's instructions (a type_list, post-order)
+//   layouts           the distinct dim lists of its owning leaves (a type_list)
+//   lane_bytes        the widest lane in the node's program (sets the vector length)
+//   static_layout     every leaf is an all-static owning tensor (the plan is a constant)
+//   needs_temporary   the node is evaluated into a tensor of its own when it is the operand
+//                     of an element-wise op (a reduction, a contraction)
+//   has_temporaries   the node or one below it needs a temporary
+//   walk(e, w)        hands the walker the node's leaves and state (scalars, functions with
+//                     data), in program order.
+// A node's evaluator is instantiated when the node's type is (map_expr names its operands'
+// evaluators), and it asks for its walk there, so that a chain of N ops never nests N
+// instantiations.
+namespace dimgraph::detail {
+
+template <class E>
+struct evaluator;  // specialised next to each node kind
+
+template <class E>
+using evaluator_of = evaluator<std::remove_cvref_t<E>>;
+
+// Whether its arguments have values (they always do: naming them in a static_assert makes the
+// compiler compute them there).
+template <class... Ts>
+constexpr bool known(Ts...) {
+  return true;
+}
+
+// set_union_t<A, B>: A's elements, then those of B not in A (type_lists).
+template <class A, class B>
+struct set_union;
+template <class A, class... Bs>
+struct set_union<A, type_list<Bs...>> {
+  using type = concat_t<A, std::conditional_t<contains_v<Bs, A>, type_list<>, type_list<Bs>>...>;
+};
+template <class A, class B>
+using set_union_t = typename set_union<A, B>::type;
+template <class... Ls>
+struct set_union_all {
+  using type = type_list<>;
+};
+template <class L, class... Ls>
+struct set_union_all<L, Ls...> {
+  using type = set_union_t<L, typename set_union_all<Ls...>::type>;
+};
+
+// ---- Walking an expression -------------------------------------------------------------
+
+// An evaluated temporary kept alive for the duration of an assignment.
+struct kept_base {
+  virtual ~kept_base() = default;
+};
+template <class Tensor>
+struct kept final : kept_base {
+  Tensor value;
+  explicit kept(Tensor&& t) : value(std::move(t)) {}
+};
+
+// A node that is not element-wise (a reduction, a product), evaluated into a tensor of its
+// own (declared here, defined with the assignment in eval/assign.hpp).
+template <class E>
+auto materialize(const E& e);
+
+// What a walk records, in program order: a pointer to each leaf object and to each piece of
+// state, and the temporaries it evaluated.
+struct walker {
+  const void** leaf;
+  const void** state;
+  std::vector<std::unique_ptr<kept_base>>* temporaries = nullptr;
+
+  void add_leaf(const void* x) { *leaf++ = x; }
+  void add_state(const void* s) { *state++ = s; }
+  // e evaluated into a tensor that lives as long as the walk's owner.
+  template <class E>
+  const void* keep(const E& e) {
+    using tensor_t = decltype(materialize(e));
+    auto k = std::make_unique<kept<tensor_t>>(materialize(e));
+    const void* p = &k->value;
+    temporaries->push_back(std::move(k));
+    return p;
+  }
+};
+
+// ---- Leaves and scalars ----------------------------------------------------------------
+
+// The evaluator of memory: an object X of element type T.
+template <class X, class T, bool Static>
+struct leaf_evaluator {
+  using program = type_list<leaf_op<X, T>>;
+  using layouts = std::conditional_t<is_view_v<X>, type_list<>, type_list<typename X::dims>>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
+  static constexpr bool static_layout = Static && !is_view_v<X>;
+  static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
+  static void walk(const X& x, walker& w) { w.add_leaf(&x); }
+};
+template <class T, class... Ds>
+struct evaluator<tensor<T, Ds...>>
+    : leaf_evaluator<tensor<T, Ds...>, T, tensor<T, Ds...>::is_static> {};
+template <class T, class... Ds>
+struct evaluator<tensor_view<T, Ds...>>
+    : leaf_evaluator<tensor_view<T, Ds...>, std::remove_const_t<T>, false> {};
+
+// A node evaluated into a tensor of its own first (needs_temporary): a leaf of that tensor.
+template <class E>
+struct temporary_evaluator {
+  using object = tensor_of_list_t<typename E::value_type, typename E::dims>;
+  using program = type_list<leaf_op<object, typename E::value_type>>;
+  using layouts = type_list<typename E::dims>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<typename E::value_type>);
+  static constexpr bool static_layout = false;
+  static constexpr bool needs_temporary = true;
+  static constexpr bool has_temporaries = true;
+  static void walk(const E& e, walker& w) { w.add_leaf(w.keep(e)); }
+};
+
+template <class T>
+struct evaluator<scalar_expr<T>> {
+  using program = type_list<scalar_op<T>>;
+  using layouts = type_list<>;
+  static constexpr std::size_t lane_bytes = sizeof(simd::lane_t<T>);
+  static constexpr bool static_layout = true;
+  static constexpr bool needs_temporary = false;
+  static constexpr bool has_temporaries = false;
+  static void walk(const scalar_expr<T>& e, walker& w) { w.add_state(&e.value); }
 };
 
 }  // namespace dimgraph::detail
@@ -8615,9 +8676,131 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&&
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/loop.hpp
 // ---- begin dimgraph/eval/table.hpp
-// leaf_table and row: the flat description of an expression's memory that kernels read.
+// leaf_table: the flat description of an expression's memory that kernels read (and its rows).
 
 
+// ---- begin dimgraph/eval/table_row.hpp
+// row: one row of a loop plan over a leaf_table, where each leaf starts and how it steps.
+
+
+
+namespace dimgraph::detail {
+
+// The step of each leaf of a Table along the inner loop whose operands step by `step`.
+template <class Table>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_steps(
+    const std::array<std::ptrdiff_t, Table::slots>& step) {
+  std::array<std::ptrdiff_t, Table::leaf_count + 1> s{};
+  for (std::size_t k = 0; k < Table::leaf_count; ++k) s[k] = step[Table::leaf_slot[k]];
+  return s;
+}
+
+// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
+// an array bound in the caller's scratch, a stride in pad_leaves.
+constexpr std::size_t piece_bytes(std::size_t lanes) {
+  return lanes * 8;
+}
+
+// The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
+// leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
+// is copied to its own piece of scratch, its first element repeated after the n-th (a value
+// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
+// not), and padded[k] points there; a leaf that does not step keeps its pointer.
+inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
+                       std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
+                       unsigned char* scratch, const void** padded) {
+  for (std::size_t k = 0; k < leaves; ++k) {
+    padded[k] = at[k];
+    if (step[k] == 0) continue;
+    const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
+    const char* src =
+        static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
+    unsigned char* dst = scratch + k * piece_bytes(lanes);
+    for (std::size_t l = 0; l < lanes; ++l) {
+      const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
+      switch (b) {  // (fixed sizes: no call to memcpy)
+        case 1:
+          std::memcpy(dst + l, from, 1);
+          break;
+        case 2:
+          std::memcpy(dst + 2 * l, from, 2);
+          break;
+        case 4:
+          std::memcpy(dst + 4 * l, from, 4);
+          break;
+        default:
+          std::memcpy(dst + 8 * l, from, 8);
+          break;
+      }
+    }
+    padded[k] = dst;
+  }
+}
+
+// One row of a plan over a table: where each leaf starts and how it steps. Inner is the
+// output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
+// says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
+// when Inner is their last dim. The row holds copies (its own locals, which no store through
+// an output pointer can alias, so the compiler keeps them in registers).
+template <class Table, class Inner, bool Unit>
+struct row {
+  using inner = Inner;
+  static constexpr bool unit = Unit;
+  static constexpr std::size_t leaves = Table::leaf_count;
+  static constexpr const auto& leaf_slot = Table::leaf_slot;  // leaf k steps by step[leaf_slot[k]]
+  std::array<const void*, Table::leaf_count + 1> at{};
+  std::array<std::ptrdiff_t, Table::slots> step{};
+
+  DIMGRAPH_ALWAYS_INLINE row(const typename Table::bases_type& bases,
+                             const std::array<std::ptrdiff_t, Table::slots>& off,
+                             const std::array<std::ptrdiff_t, Table::slots>& inner_step)
+      : step(inner_step) {
+    place(bases, off, std::make_index_sequence<Table::leaf_count>{});
+  }
+
+  // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
+  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  template <std::size_t L>
+  DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
+                                  const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
+                                  unsigned char* scratch) {
+    // (Through copies: the rows themselves never have their address taken, so that they stay
+    // in registers.)
+    std::array<const void*, Table::leaf_count + 1> from{}, p{};
+    give(from, r, std::make_index_sequence<Table::leaf_count>{});
+    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    take(p, std::make_index_sequence<Table::leaf_count>{});
+    for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
+  }
+
+ private:
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
+                                    const std::array<std::ptrdiff_t, Table::slots>& off,
+                                    std::index_sequence<Is...>) {
+    const int order[] = {
+        (at[Is] = static_cast<const char*>(bases[Is]) +
+                  off[Table::leaf_slot[Is]] * static_cast<std::ptrdiff_t>(Table::leaf_bytes[Is]),
+         0)...,
+        0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE static void give(std::array<const void*, Table::leaf_count + 1>& to,
+                                          const row& r, std::index_sequence<Is...>) {
+    const int order[] = {(to[Is] = r.at[Is], 0)..., 0};
+    (void)order;
+  }
+  template <std::size_t... Is>
+  DIMGRAPH_ALWAYS_INLINE void take(const std::array<const void*, Table::leaf_count + 1>& p,
+                                   std::index_sequence<Is...>) {
+    const int order[] = {(at[Is] = p[Is], 0)..., 0};
+    (void)order;
+  }
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/table_row.hpp
 
 namespace dimgraph::detail {
 
@@ -8925,119 +9108,6 @@ template <class OutDims, class E>
 using table_for = leaf_table<OutDims, typename evaluator_of<E>::layouts,
                              typename program_facts<typename evaluator_of<E>::program>::leaf_ops,
                              evaluator_of<E>::has_temporaries>;
-
-// The step of each leaf of a Table along the inner loop whose operands step by `step`.
-template <class Table>
-DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_steps(
-    const std::array<std::ptrdiff_t, Table::slots>& step) {
-  std::array<std::ptrdiff_t, Table::leaf_count + 1> s{};
-  for (std::size_t k = 0; k < Table::leaf_count; ++k) s[k] = step[Table::leaf_slot[k]];
-  return s;
-}
-
-// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
-// an array bound in the caller's scratch, a stride in pad_leaves.
-constexpr std::size_t piece_bytes(std::size_t lanes) {
-  return lanes * 8;
-}
-
-// The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
-// leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
-// is copied to its own piece of scratch, its first element repeated after the n-th (a value
-// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
-// not), and padded[k] points there; a leaf that does not step keeps its pointer.
-inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
-                       std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
-                       unsigned char* scratch, const void** padded) {
-  for (std::size_t k = 0; k < leaves; ++k) {
-    padded[k] = at[k];
-    if (step[k] == 0) continue;
-    const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
-    const char* src =
-        static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
-    unsigned char* dst = scratch + k * piece_bytes(lanes);
-    for (std::size_t l = 0; l < lanes; ++l) {
-      const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
-      switch (b) {  // (fixed sizes: no call to memcpy)
-        case 1:
-          std::memcpy(dst + l, from, 1);
-          break;
-        case 2:
-          std::memcpy(dst + 2 * l, from, 2);
-          break;
-        case 4:
-          std::memcpy(dst + 4 * l, from, 4);
-          break;
-        default:
-          std::memcpy(dst + 8 * l, from, 8);
-          break;
-      }
-    }
-    padded[k] = dst;
-  }
-}
-
-// One row of a plan over a table: where each leaf starts and how it steps. Inner is the
-// output's last dim (the plan's inner loop); a leaf without it is read once per row. Unit
-// says every view (and the output) steps by 1 in this row; owning leaves step by 1 exactly
-// when Inner is their last dim. The row holds copies (its own locals, which no store through
-// an output pointer can alias, so the compiler keeps them in registers).
-template <class Table, class Inner, bool Unit>
-struct row {
-  using inner = Inner;
-  static constexpr bool unit = Unit;
-  static constexpr std::size_t leaves = Table::leaf_count;
-  static constexpr const auto& leaf_slot = Table::leaf_slot;  // leaf k steps by step[leaf_slot[k]]
-  std::array<const void*, Table::leaf_count + 1> at{};
-  std::array<std::ptrdiff_t, Table::slots> step{};
-
-  DIMGRAPH_ALWAYS_INLINE row(const typename Table::bases_type& bases,
-                             const std::array<std::ptrdiff_t, Table::slots>& off,
-                             const std::array<std::ptrdiff_t, Table::slots>& inner_step)
-      : step(inner_step) {
-    place(bases, off, std::make_index_sequence<Table::leaf_count>{});
-  }
-
-  // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
-  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
-  template <std::size_t L>
-  DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
-                                  const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
-                                  unsigned char* scratch) {
-    // (Through copies: the rows themselves never have their address taken, so that they stay
-    // in registers.)
-    std::array<const void*, Table::leaf_count + 1> from{}, p{};
-    give(from, r, std::make_index_sequence<Table::leaf_count>{});
-    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
-    take(p, std::make_index_sequence<Table::leaf_count>{});
-    for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
-  }
-
- private:
-  template <std::size_t... Is>
-  DIMGRAPH_ALWAYS_INLINE void place(const typename Table::bases_type& bases,
-                                    const std::array<std::ptrdiff_t, Table::slots>& off,
-                                    std::index_sequence<Is...>) {
-    const int order[] = {
-        (at[Is] = static_cast<const char*>(bases[Is]) +
-                  off[Table::leaf_slot[Is]] * static_cast<std::ptrdiff_t>(Table::leaf_bytes[Is]),
-         0)...,
-        0};
-    (void)order;
-  }
-  template <std::size_t... Is>
-  DIMGRAPH_ALWAYS_INLINE static void give(std::array<const void*, Table::leaf_count + 1>& to,
-                                          const row& r, std::index_sequence<Is...>) {
-    const int order[] = {(to[Is] = r.at[Is], 0)..., 0};
-    (void)order;
-  }
-  template <std::size_t... Is>
-  DIMGRAPH_ALWAYS_INLINE void take(const std::array<const void*, Table::leaf_count + 1>& p,
-                                   std::index_sequence<Is...>) {
-    const int order[] = {(at[Is] = p[Is], 0)..., 0};
-    (void)order;
-  }
-};
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/table.hpp
@@ -12966,6 +13036,15 @@ auto dot(A&& a, B&& b) {
 
 
 
+// The message of a structural op along the batch dim of a ragged dim (is_batch_of_lengths
+// below), for concat, pad, slice, split_dims and merge_dims. (A macro: a static_assert's message
+// is a literal where it is written. Left defined for the headers that use it, each reached from
+// dimgraph.hpp, which #undefs it at its end.)
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
+
 namespace dimgraph::detail {
 
 template <class P, class List>
@@ -13123,27 +13202,14 @@ typename Result::shape_type shape_with(const char* op, const X& x, std::size_t n
 
 }  // namespace dimgraph::detail
 // ---- end dimgraph/ops/view.hpp
-// ---- begin dimgraph/ops/reshape.hpp
-// Views that re-describe a tensor's dims: rename, split, split_dims, and merge_dims (a view
-// where the layout allows, else a copy).
+// ---- begin dimgraph/ops/rename.hpp
+// rename: one dim's name changed, in place (a view).
 
 
 
-// rename, split and split_dims return a tensor_view of their operand's memory, so the operand
-// must be a tensor or a view and must outlive the result: a temporary tensor is rejected (its
-// view would dangle); dg::eval a lazy expression first. (merge_dims copies where it cannot
-// view.)
-
-// The messages of a structural op that would lose the lengths of a ragged dim (#undef'd at
-// the end of this header).
-#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
-  "dimgraph: " OP                                                           \
-  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
-  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
+// rename returns a tensor_view of its operand's memory, so the operand must be a tensor or a view
+// and must outlive the result: a temporary tensor is rejected (its view would dangle); dg::eval
+// a lazy expression first.
 
 namespace dimgraph {
 namespace detail {
@@ -13165,86 +13231,7 @@ constexpr structural_check check_rename() {
   }
 }
 
-// Extents given by tag for some of the parts Parts...: each for a part, none twice.
-template <class... Es, class... Parts>
-constexpr bool extent_args_fit(type_list<Es...>, type_list<Parts...>) {
-  return (contains_v<Es, type_list<Parts...>> && ...) &&
-         first_duplicate_v<type_list<Es...>> == sizeof...(Es);
-}
-// Parts known from their static size or a given extent.
-template <class Part, class... Es>
-inline constexpr bool part_known_v = is_static_v<Part> || contains_v<Part, type_list<Es...>>;
-// The number of different parts whose extent is not known.
-template <class... Parts, class... Es>
-constexpr std::size_t unknown_parts(type_list<Parts...>, type_list<Es...>) {
-  constexpr bool unknown[] = {!part_known_v<Parts, Es...>..., false};
-  constexpr std::size_t first[] = {index_of_v<Parts, type_list<Parts...>>..., 0};
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < sizeof...(Parts); ++i) n += unknown[i] && first[i] == i;
-  return n;
-}
-// The parts' extents: static sizes and given ones, with which are known.
-template <class... Parts, class... Es>
-std::pair<std::array<std::size_t, sizeof...(Parts)>, std::array<bool, sizeof...(Parts)>>
-part_extents(type_list<Parts...>, extent_arg<Es>... given) {
-  return {{given_extent<Parts>(given...)...}, {part_known_v<Parts, Es...>...}};
-}
-
-template <class Whole, class Parts, class Given, class X>
-constexpr structural_check check_split() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    using others = list_difference_t<dims, dim_list<Whole>>;
-    if (!list_contains_v<dims, Whole>) return structural_check::no_such_dim;
-    if ([]<class... Ps>(type_list<Ps...>) { return (list_contains_v<others, Ps> || ...); }(Parts{}))
-      return structural_check::dim_present;
-    if (!extent_args_fit(Given{}, Parts{})) return structural_check::bad_extent_arg;
-    if (unknown_parts(Parts{}, Given{}) > 1) return structural_check::too_many_unknown;
-    return structural_check::ok;
-  }
-}
-
-template <class A, class B, class Given, class X>
-constexpr structural_check check_split_dims() {
-  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
-    return c;
-  } else {
-    using dims = dims_t<X>;
-    using whole = merge_dim_t<A, B>;
-    using others = list_difference_t<dims, dim_list<whole>>;
-    if (!list_contains_v<dims, whole>) return structural_check::no_such_dim;
-    if (std::is_same_v<A, B>) return structural_check::same_parts;
-    if (list_contains_v<others, A> || list_contains_v<others, B>)
-      return structural_check::dim_present;
-    if (!extent_args_fit(Given{}, type_list<A, B>{})) return structural_check::bad_extent_arg;
-    if (unknown_parts(type_list<A, B>{}, Given{}) > 1) return structural_check::too_many_unknown;
-    return structural_check::ok;
-  }
-}
-
-template <class A, class B, class X>
-constexpr structural_check check_merge_dims() {
-  if constexpr (!expression<X>) {
-    return structural_check::not_memory;
-  } else {
-    using dims = dims_t<X>;
-    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
-      return structural_check::no_such_dim;
-    if (std::is_same_v<A, B>) return structural_check::same_parts;
-    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
-    return structural_check::ok;
-  }
-}
-
 }  // namespace detail
-
-// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
-template <class... Ps, detail::poisoned X>
-detail::invalid_expr permute(X&&) {
-  return {};
-}
 
 // One dim's name changed, in place: [.., old, ..] -> [.., new, ..] (a view).
 // Errors (compile time): the tensor has no dim Old; New is already one of its dims; the
@@ -13315,6 +13302,88 @@ auto rename(X&& x) {
     }
   }
 }
+
+}  // namespace dimgraph
+// ---- end dimgraph/ops/rename.hpp
+// ---- begin dimgraph/ops/split.hpp
+// split and split_dims: a dim's parts, as views (the inverses of concat and merge_dims).
+
+
+
+// split and split_dims return tensor_views of their operand's memory, so the operand must be a
+// tensor or a view and must outlive the result: a temporary tensor is rejected (its view would
+// dangle); dg::eval a lazy expression first.
+
+// The message of a structural op that would lose the lengths of a ragged dim (#undef'd at the
+// end of this header).
+#define DIMGRAPH_LOSES_LENGTHS(OP)                                          \
+  "dimgraph: " OP                                                           \
+  ": the dim is ragged or the batch dim of a ragged dim (it has lengths); " \
+  "its lengths would be lost: dg::rename the ragged dim to a dim that is not ragged first"
+
+namespace dimgraph {
+namespace detail {
+
+// Extents given by tag for some of the parts Parts...: each for a part, none twice.
+template <class... Es, class... Parts>
+constexpr bool extent_args_fit(type_list<Es...>, type_list<Parts...>) {
+  return (contains_v<Es, type_list<Parts...>> && ...) &&
+         first_duplicate_v<type_list<Es...>> == sizeof...(Es);
+}
+// Parts known from their static size or a given extent.
+template <class Part, class... Es>
+inline constexpr bool part_known_v = is_static_v<Part> || contains_v<Part, type_list<Es...>>;
+// The number of different parts whose extent is not known.
+template <class... Parts, class... Es>
+constexpr std::size_t unknown_parts(type_list<Parts...>, type_list<Es...>) {
+  constexpr bool unknown[] = {!part_known_v<Parts, Es...>..., false};
+  constexpr std::size_t first[] = {index_of_v<Parts, type_list<Parts...>>..., 0};
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < sizeof...(Parts); ++i) n += unknown[i] && first[i] == i;
+  return n;
+}
+// The parts' extents: static sizes and given ones, with which are known.
+template <class... Parts, class... Es>
+std::pair<std::array<std::size_t, sizeof...(Parts)>, std::array<bool, sizeof...(Parts)>>
+part_extents(type_list<Parts...>, extent_arg<Es>... given) {
+  return {{given_extent<Parts>(given...)...}, {part_known_v<Parts, Es...>...}};
+}
+
+template <class Whole, class Parts, class Given, class X>
+constexpr structural_check check_split() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using others = list_difference_t<dims, dim_list<Whole>>;
+    if (!list_contains_v<dims, Whole>) return structural_check::no_such_dim;
+    if ([]<class... Ps>(type_list<Ps...>) { return (list_contains_v<others, Ps> || ...); }(Parts{}))
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, Parts{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(Parts{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+template <class A, class B, class Given, class X>
+constexpr structural_check check_split_dims() {
+  if constexpr (constexpr auto c = check_view_operand<X>(); c != structural_check::ok) {
+    return c;
+  } else {
+    using dims = dims_t<X>;
+    using whole = merge_dim_t<A, B>;
+    using others = list_difference_t<dims, dim_list<whole>>;
+    if (!list_contains_v<dims, whole>) return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<others, A> || list_contains_v<others, B>)
+      return structural_check::dim_present;
+    if (!extent_args_fit(Given{}, type_list<A, B>{})) return structural_check::bad_extent_arg;
+    if (unknown_parts(type_list<A, B>{}, Given{}) > 1) return structural_check::too_many_unknown;
+    return structural_check::ok;
+  }
+}
+
+}  // namespace detail
 
 // The parts of a concatenated dim, as views (the inverse of concat):
 //   split<a, b>(z): [.., a + b, ..] -> ([.., a, ..], [.., b, ..])   (more parts alike)
@@ -13447,6 +13516,34 @@ auto split_dims(X&& x, extent_arg<Es>... given) {
   }
 }
 
+}  // namespace dimgraph
+
+#undef DIMGRAPH_LOSES_LENGTHS
+// ---- end dimgraph/ops/split.hpp
+// ---- begin dimgraph/ops/merge_dims.hpp
+// merge_dims: two dims merged into one (a view where the layout allows, else a copy).
+
+
+
+namespace dimgraph {
+namespace detail {
+
+template <class A, class B, class X>
+constexpr structural_check check_merge_dims() {
+  if constexpr (!expression<X>) {
+    return structural_check::not_memory;
+  } else {
+    using dims = dims_t<X>;
+    if (!list_contains_v<dims, A> || !list_contains_v<dims, B>)
+      return structural_check::no_such_dim;
+    if (std::is_same_v<A, B>) return structural_check::same_parts;
+    if (list_contains_v<dims, merge_dim_t<A, B>>) return structural_check::dim_present;
+    return structural_check::ok;
+  }
+}
+
+}  // namespace detail
+
 // Two dims merged into one, a major, at a's position:
 //   merge_dims<a, b>(x): [.., a, .., b, ..] -> [.., a * b, ..]
 // A view when x is a tensor (not a temporary) with b right after a: its row-major
@@ -13529,9 +13626,21 @@ auto merge_dims(X&& x) {
 }
 
 }  // namespace dimgraph
+// ---- end dimgraph/ops/merge_dims.hpp
+// ---- begin dimgraph/ops/reshape.hpp
+// Views that re-describe a tensor's dims: rename, split, split_dims, and merge_dims (a view
+// where the layout allows, else a copy), one family; and permute after a reported mistake.
 
-#undef DIMGRAPH_LOSES_LENGTHS
-#undef DIMGRAPH_BATCH_OF_LENGTHS
+
+namespace dimgraph {
+
+// permute (tensor/tensor.hpp) after a reported mistake: nothing more to say.
+template <class... Ps, detail::poisoned X>
+detail::invalid_expr permute(X&&) {
+  return {};
+}
+
+}  // namespace dimgraph
 // ---- end dimgraph/ops/reshape.hpp
 // ---- begin dimgraph/ops/slice.hpp
 // slice: a view of every k-th position of a dim between two bounds (NumPy's rule), with
@@ -13543,12 +13652,8 @@ auto merge_dims(X&& x) {
 // outlive the result: a temporary tensor is rejected (its view would dangle); dg::eval a lazy
 // expression first.
 
-// The messages of a slice that would lose or break the lengths of a ragged dim (#undef'd at
-// the end of this header).
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
+// The message of a slice that would break the lengths of a ragged dim (#undef'd at the end of
+// this header; the one of a slice that would lose them, DIMGRAPH_BATCH_OF_LENGTHS: ops/view.hpp).
 #define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
   "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
   "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
@@ -13689,7 +13794,6 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 
 }  // namespace dimgraph
 
-#undef DIMGRAPH_BATCH_OF_LENGTHS
 #undef DIMGRAPH_SLICE_NOT_PREFIX
 // ---- end dimgraph/ops/slice.hpp
 // ---- begin dimgraph/ops/concat.hpp
@@ -13700,12 +13804,6 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 // Each op checks everything first, then allocates its result and fills it by assigning
 // its operands (any expressions) to sub-views of the result with the element-wise
 // machinery: no loops of their own.
-
-// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
 
 namespace dimgraph {
 
@@ -14028,8 +14126,6 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 }
 
 }  // namespace dimgraph
-
-#undef DIMGRAPH_BATCH_OF_LENGTHS
 // ---- end dimgraph/ops/concat.hpp
 // ---- begin dimgraph/ops/structural.hpp
 // The structural ops, one family: broadcast_to, outer, rename, split, split_dims, merge_dims,
@@ -15985,9 +16081,119 @@ struct optional_outputs<Run, std::index_sequence<Ks...>> {
 }  // namespace detail
 }  // namespace dimgraph
 // ---- end dimgraph/graph/scan_run.hpp
-// ---- begin dimgraph/graph/scan.hpp
-// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors and
-// recorded as a "scan" node with its body as a sub-graph when traced.
+// ---- begin dimgraph/graph/scan_trace.hpp
+// What a traced scan needs: its stand-in inputs, its body traced as a sub-graph, its attributes.
+
+
+
+namespace dimgraph::detail {
+
+// An input of a traced scan: a symbol, or a symbol given as dg::sliced.
+template <class X>
+inline constexpr bool traced_scan_input_v = symbolic<X>;
+template <class D, slicing S, class N>
+inline constexpr bool traced_scan_input_v<sliced_input<D, S, symbol<N>>> = true;
+
+// What a scan input is checked as: a symbol stands in as a tensor of its type.
+template <class X>
+struct scan_stand_in {
+  using type = X;
+};
+template <class N>
+struct scan_stand_in<symbol<N>> {
+  using type = tensor_type_of_t<symbol<N>>;
+};
+template <class D, slicing S, class N>
+struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
+  using type = sliced_input<D, S, tensor_type_of_t<symbol<N>>>;
+};
+template <class X>
+using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
+
+// Whether a step R carries or emits a symbol.
+template <class R>
+inline constexpr bool yields_symbols_v = false;
+template <class... Cs, class... Es>
+inline constexpr bool yields_symbols_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
+    (symbolic<Cs> || ...) || (symbolic<Es> || ...);
+
+// A scan over inputs of the types Xs is traced when an input is a symbol, or the body, called
+// eagerly, yields one (it captured a value of the traced function). (A concept: its parts are
+// checked in order, only as far as needed, and the body is called first where the scan is
+// called, so a mistake inside it is reported through the scan's one frame.)
+template <class D, class Body, class... Xs>
+concept traced_scan =
+    (traced_scan_input_v<std::remove_cvref_t<Xs>> || ...) ||
+    (callable_with<const Body&, const typename scan_arg_type<scan_stand_in_t<Xs>>::type&...> &&
+     yields_symbols_v<typename scan_run<D, Body, false, scan_stand_in_t<Xs>...>::result>);
+
+// The node an input of a traced scan contributes: its operand's.
+template <class X>
+auto scan_input_node(const X& x) {
+  if constexpr (is_sliced_v<X>) return node_of(x.operand);
+  else return node_of(x);
+}
+
+// The body traced on arguments of the tensor types Args: the next carries' nodes, then the
+// emitted values' nodes.
+template <class Hoisted, class... Args, class Body>
+auto trace_scan_body(const Body& body) {
+  const auto r = call_on_args<Args...>(body);
+  auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
+                                             const emit_values<Es...>& e) {
+    return std::apply(
+        [&](const auto&... cs) {
+          return std::apply(
+              [&](const auto&... es) {
+                return std::tuple{node_of(cs)..., node_of(es)...};
+              },
+              e.values);
+        },
+        c.values);
+  }(r.carries, r.emits);
+  return body_graph<decltype(nodes), arg_nodes_t<Args...>, Hoisted>{
+      std::move(nodes), "body",
+      "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
+          std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
+}
+
+// The results of a traced scan: the stacked outputs, then the carries (declared only: for
+// decltype).
+template <class Run, std::size_t... Ks, class... Cs>
+std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::index_sequence<Ks...>,
+                                                                       type_list<Cs...>);
+
+// How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
+// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all"; ", ragged over batch" when
+// RaggedBatch, the batch dim of a ragged scan, is not void).
+template <class Unroll, class RaggedBatch, class... Xs>
+std::string scan_attributes() {
+  std::string sliced, carried;
+  std::size_t k = 0;
+  auto one = [&]<class X>(std::type_identity<X>) {
+    if constexpr (is_sliced_v<X>) {
+      constexpr slicing s = X::slicing_value;
+      sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
+                " [start=" + std::to_string(s.start) + ", end=" + std::to_string(s.end) +
+                ", stride=" + std::to_string(s.stride) +
+                ", part_size=" + std::to_string(s.part_size) + "]";
+    } else {
+      carried += (carried.empty() ? "carried " : ", ") + std::to_string(k);
+    }
+    ++k;
+  };
+  (one(std::type_identity<Xs>{}), ...);
+  std::string out = sliced + (carried.empty() ? "" : ", " + carried);
+  if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
+  else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
+  if constexpr (!std::is_void_v<RaggedBatch>) out += ", ragged over " + describe<RaggedBatch>();
+  return out;
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/graph/scan_trace.hpp
+// ---- begin dimgraph/graph/scan_fn.hpp
+// scan_fn: a scan over a dim with its body, run eagerly on tensors or traced on symbols.
 
 
 // ---- begin dimgraph/graph/hoist.hpp
@@ -17344,112 +17550,6 @@ auto run_ragged_scan(const Body& body, const Inputs& in, const lengths_ref& lens
 
 namespace dimgraph {
 
-namespace detail {
-
-// An input of a traced scan: a symbol, or a symbol given as dg::sliced.
-template <class X>
-inline constexpr bool traced_scan_input_v = symbolic<X>;
-template <class D, slicing S, class N>
-inline constexpr bool traced_scan_input_v<sliced_input<D, S, symbol<N>>> = true;
-
-// What a scan input is checked as: a symbol stands in as a tensor of its type.
-template <class X>
-struct scan_stand_in {
-  using type = X;
-};
-template <class N>
-struct scan_stand_in<symbol<N>> {
-  using type = tensor_type_of_t<symbol<N>>;
-};
-template <class D, slicing S, class N>
-struct scan_stand_in<sliced_input<D, S, symbol<N>>> {
-  using type = sliced_input<D, S, tensor_type_of_t<symbol<N>>>;
-};
-template <class X>
-using scan_stand_in_t = typename scan_stand_in<std::remove_cvref_t<X>>::type;
-
-// Whether a step R carries or emits a symbol.
-template <class R>
-inline constexpr bool yields_symbols_v = false;
-template <class... Cs, class... Es>
-inline constexpr bool yields_symbols_v<scan_step<carry_values<Cs...>, emit_values<Es...>>> =
-    (symbolic<Cs> || ...) || (symbolic<Es> || ...);
-
-// A scan over inputs of the types Xs is traced when an input is a symbol, or the body, called
-// eagerly, yields one (it captured a value of the traced function). (A concept: its parts are
-// checked in order, only as far as needed, and the body is called first where the scan is
-// called, so a mistake inside it is reported through the scan's one frame.)
-template <class D, class Body, class... Xs>
-concept traced_scan =
-    (traced_scan_input_v<std::remove_cvref_t<Xs>> || ...) ||
-    (callable_with<const Body&, const typename scan_arg_type<scan_stand_in_t<Xs>>::type&...> &&
-     yields_symbols_v<typename scan_run<D, Body, false, scan_stand_in_t<Xs>...>::result>);
-
-// The node an input of a traced scan contributes: its operand's.
-template <class X>
-auto scan_input_node(const X& x) {
-  if constexpr (is_sliced_v<X>) return node_of(x.operand);
-  else return node_of(x);
-}
-
-// The body traced on arguments of the tensor types Args: the next carries' nodes, then the
-// emitted values' nodes.
-template <class Hoisted, class... Args, class Body>
-auto trace_scan_body(const Body& body) {
-  const auto r = call_on_args<Args...>(body);
-  auto nodes = [&]<class... Cs, class... Es>(const carry_values<Cs...>& c,
-                                             const emit_values<Es...>& e) {
-    return std::apply(
-        [&](const auto&... cs) {
-          return std::apply(
-              [&](const auto&... es) {
-                return std::tuple{node_of(cs)..., node_of(es)...};
-              },
-              e.values);
-        },
-        c.values);
-  }(r.carries, r.emits);
-  return body_graph<decltype(nodes), arg_nodes_t<Args...>, Hoisted>{
-      std::move(nodes), "body",
-      "carry " + std::to_string(std::tuple_size_v<decltype(r.carries.values)>) + ", emit " +
-          std::to_string(std::tuple_size_v<decltype(r.emits.values)>)};
-}
-
-// The results of a traced scan: the stacked outputs, then the carries (declared only: for
-// decltype).
-template <class Run, std::size_t... Ks, class... Cs>
-std::tuple<typename Run::template output_t<Ks>..., Cs...> scan_results(std::index_sequence<Ks...>,
-                                                                       type_list<Cs...>);
-
-// How a traced scan reads its inputs, for the listing: "sliced 0 [start=0, end=-1, stride=1,
-// part_size=1], carried 1, 2" (and ", unroll=K" or ", unroll=all"; ", ragged over batch" when
-// RaggedBatch, the batch dim of a ragged scan, is not void).
-template <class Unroll, class RaggedBatch, class... Xs>
-std::string scan_attributes() {
-  std::string sliced, carried;
-  std::size_t k = 0;
-  auto one = [&]<class X>(std::type_identity<X>) {
-    if constexpr (is_sliced_v<X>) {
-      constexpr slicing s = X::slicing_value;
-      sliced += (sliced.empty() ? "sliced " : ", sliced ") + std::to_string(k) +
-                " [start=" + std::to_string(s.start) + ", end=" + std::to_string(s.end) +
-                ", stride=" + std::to_string(s.stride) +
-                ", part_size=" + std::to_string(s.part_size) + "]";
-    } else {
-      carried += (carried.empty() ? "carried " : ", ") + std::to_string(k);
-    }
-    ++k;
-  };
-  (one(std::type_identity<Xs>{}), ...);
-  std::string out = sliced + (carried.empty() ? "" : ", " + carried);
-  if constexpr (std::is_same_v<Unroll, unroll_all>) out += ", unroll=all";
-  else if constexpr (Unroll::factor > 1) out += ", unroll=" + std::to_string(Unroll::factor);
-  if constexpr (!std::is_void_v<RaggedBatch>) out += ", ragged over " + describe<RaggedBatch>();
-  return out;
-}
-
-}  // namespace detail
-
 // A scan over D: call it on the inputs. See dg::scan. Hoist: compute the nodes of the body that
 // depend on no carry before the loop (dg::hoist).
 template <class D, class Unroll, class Body, bool Hoist = false>
@@ -17566,103 +17666,6 @@ class scan_fn {
 
   Body body_;
 };
-
-// dg::scan<D>(body)(inputs...) is TensorIterator-1 over the dim D.
-//  inputs   dg::sliced<D, S>(x) is sliced along D (see dg::slicing for the walk); any other
-//           tensor or expression is a carry, its initial value the input; tensors the body
-//           captures are invariant (read whole every iteration).
-//  body     called once per iteration with (slices and carries...) in the order the inputs
-//           were passed (const views of the slices, const references to the carries). It
-//           returns dg::step(dg::carry(next carries...), dg::emit(values...)); a next carry
-//           has its input's element type and dim set (any order: it is evaluated into the
-//           input's order).
-//  result   a std::tuple: the stacked emitted outputs, then the carries' last values
-//           (auto [ys, h, c] = ...). Emitted value k of dims [E...] gives an output of dims
-//           stacked_dims_t<iteration_dim_t<D, S>, p, [E...]>: the iteration dim is inserted at
-//           p, the position of D in the first sliced input (clamped to the rank); it is D
-//           itself when the walk reads every position of D once (else trip_dim<D, S>), S
-//           being the first sliced input's slicing. Outputs are in original order: iteration i
-//           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
-//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. Its other extents are those
-//           of iteration 0's value.
-//  no iteration  the body is not called; the carries are the inputs, and each stacked
-//           output has extent 0 along the iteration dim and, along every other dim, the
-//           extent the body's value would have had: static dims their size, a non-static
-//           dim the extent it has in the first input that has it (the sliced inputs,
-//           whole, then the carries, in the order passed), so [Batch, Time, Hidden] over a
-//           batch of 32 is [32, 0, Hidden], as the shape inference of OpenVINO's body or
-//           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
-//           captures, or an op in it) is not known without running the body: it gets its
-//           smallest extent (0 for a dynamic dim).
-//  Options  dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time;
-//           dg::hoist: the body is traced once on symbols and each node that depends on no carry
-//           and holds a contraction (graph/hoist.hpp) is computed before the loop for every
-//           iteration at once (the same ops over the whole sliced input, D a batch dim), then
-//           read back by position: equal results, one GEMM instead of a GEMV per step. Needs a
-//           traceable body (dg ops on its arguments and captured tensors); used when every
-//           sliced input walks D alike one position at a time, not for ragged scans.
-//           dg::no_hoist: the naive schedule (the default unless DIMGRAPH_CONFIG_SCAN_HOIST).
-// Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
-// the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
-// arguments of the slices' and carries' tensor types as a sub-graph; the result is a
-// std::tuple of symbols of the types above. The checks are the same.
-// Ragged  when D is ragged (dg::ragged<Batch>) and the sliced inputs carry its lengths (they
-//          have Batch), each row b runs for its own length len[b], as PyTorch's packed
-//          sequences: iteration i is active for row b while i < len[b]. A forward walk reads
-//          position i; a backward walk (start -1, end 0, stride -1) reads len[b] - 1 - i, so it
-//          starts at the row's own last step. A carry stops changing after the row's last step
-//          (its final value is the row's state at its own end); emitted outputs are zero past
-//          the row's length and carry the lengths along D; a finished row's slices read as
-//          zeros (the body never sees padding). The body still runs on the whole batch,
-//          max(len) times; no row runs when every length is 0. Needs (compile time): every
-//          sliced input walks the whole of D one position at a time, a backward one has Batch,
-//          every carry and emitted value has Batch. Errors (run time): sliced inputs with
-//          different lengths; a sliced input, carry or emitted value whose Batch extent is not
-//          the number of lengths (shape_error). Without lengths (null: every row full) the
-//          scan is the plain one. Traced, the scan node says ", ragged over batch"; the graph
-//          runs the same way.
-// Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
-// static trip counts that differ, a carry that changes type, ...). Errors (run time, before
-// the first iteration): a slicing outside its dim or past its end, trip counts that differ
-// (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
-// from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
-// ..."); any dg::error the body throws keeps its class and gets the scan and the iteration
-// before the op that threw it: "dimgraph: scan: at iteration i: add: ...", or with a layer
-// between, "dimgraph: scan: at iteration i: nn::lstm_cell: add: ..." (dg::error::add_context).
-// After a mistake in the body (reported where it was made) or one of these, the result is the
-// stand-in of a reported mistake, one per result when the body's step says how many, which
-// later ops and structured bindings take silently.
-namespace detail {
-template <class O>
-inline constexpr bool is_unroll_option_v = std::is_same_v<O, unroll_all> || requires { O::factor; };
-// The unroll option among Options (unroll<1> without one).
-template <class... Options>
-struct unroll_option {
-  using type = unroll<1>;
-};
-template <class O, class... Options>
-struct unroll_option<O, Options...> {
-  using type =
-      std::conditional_t<is_unroll_option_v<O>, O, typename unroll_option<Options...>::type>;
-};
-template <class... Options>
-inline constexpr bool hoist_option_v =
-    (std::is_same_v<Options, hoist> || ...) ||
-    (DIMGRAPH_CONFIG_SCAN_HOIST && !(std::is_same_v<Options, no_hoist> || ...));
-}  // namespace detail
-
-template <dimension D, class... Options, class Body>
-auto scan(Body body) {
-  static_assert(((detail::is_unroll_option_v<Options> || std::is_same_v<Options, hoist> ||
-                  std::is_same_v<Options, no_hoist>)&&...),
-                "dimgraph: scan: an option must be dg::unroll<K>, dg::unroll_all, dg::hoist or "
-                "dg::no_hoist");
-  static_assert(
-      !((std::is_same_v<Options, hoist> || ...) && (std::is_same_v<Options, no_hoist> || ...)),
-      "dimgraph: scan: dg::hoist and dg::no_hoist both given");
-  return scan_fn<std::remove_cvref_t<D>, typename detail::unroll_option<Options...>::type, Body,
-                 detail::hoist_option_v<Options...>>(std::move(body));
-}
 
 template <class D, class Unroll, class Body, bool Hoist>
 template <class Run, class Inputs>
@@ -17812,33 +17815,120 @@ auto scan_fn<D, Unroll, Body, Hoist>::execute(const Inputs& in) const {
 }
 
 }  // namespace dimgraph
-// ---- end dimgraph/graph/scan.hpp
-// ---- begin dimgraph/graph/if.hpp
-// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors and
-// recorded as an "if" node with its two branches as sub-graphs when traced.
+// ---- end dimgraph/graph/scan_fn.hpp
+// ---- begin dimgraph/graph/scan.hpp
+// dg::scan<D>(body)(inputs...): OpenVINO TensorIterator-1, run eagerly on tensors and
+// recorded as a "scan" node with its body as a sub-graph when traced.
 
 
 
 namespace dimgraph {
-namespace detail {
 
-// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
-// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
-template <class C>
-struct static_condition {
-  static constexpr bool is_constant = false;
+// dg::scan<D>(body)(inputs...) is TensorIterator-1 over the dim D.
+//  inputs   dg::sliced<D, S>(x) is sliced along D (see dg::slicing for the walk); any other
+//           tensor or expression is a carry, its initial value the input; tensors the body
+//           captures are invariant (read whole every iteration).
+//  body     called once per iteration with (slices and carries...) in the order the inputs
+//           were passed (const views of the slices, const references to the carries). It
+//           returns dg::step(dg::carry(next carries...), dg::emit(values...)); a next carry
+//           has its input's element type and dim set (any order: it is evaluated into the
+//           input's order).
+//  result   a std::tuple: the stacked emitted outputs, then the carries' last values
+//           (auto [ys, h, c] = ...). Emitted value k of dims [E...] gives an output of dims
+//           stacked_dims_t<iteration_dim_t<D, S>, p, [E...]>: the iteration dim is inserted at
+//           p, the position of D in the first sliced input (clamped to the rank); it is D
+//           itself when the walk reads every position of D once (else trip_dim<D, S>), S
+//           being the first sliced input's slicing. Outputs are in original order: iteration i
+//           fills slot slice_walk::slot(i), so a backward walk (start -1, end 0, stride -1) gives
+//           S[N-1] ... S[0] for its N iterations S[0] ... S[N-1]. Its other extents are those
+//           of iteration 0's value.
+//  no iteration  the body is not called; the carries are the inputs, and each stacked
+//           output has extent 0 along the iteration dim and, along every other dim, the
+//           extent the body's value would have had: static dims their size, a non-static
+//           dim the extent it has in the first input that has it (the sliced inputs,
+//           whole, then the carries, in the order passed), so [Batch, Time, Hidden] over a
+//           batch of 32 is [32, 0, Hidden], as the shape inference of OpenVINO's body or
+//           JAX's lax.scan gives. A dim no input has (it comes from a tensor the body
+//           captures, or an op in it) is not known without running the body: it gets its
+//           smallest extent (0 for a dynamic dim).
+//  Options  dg::unroll<K> (default 1), or dg::unroll_all for a trip count known at compile time;
+//           dg::hoist: the body is traced once on symbols and each node that depends on no carry
+//           and holds a contraction (graph/hoist.hpp) is computed before the loop for every
+//           iteration at once (the same ops over the whole sliced input, D a batch dim), then
+//           read back by position: equal results, one GEMM instead of a GEMV per step. Needs a
+//           traceable body (dg ops on its arguments and captured tensors); used when every
+//           sliced input walks D alike one position at a time, not for ragged scans.
+//           dg::no_hoist: the naive schedule (the default unless DIMGRAPH_CONFIG_SCAN_HOIST).
+// Traced (an input is a symbol of dg::trace, or the body yields one): one "scan<D>" node over
+// the inputs, with the slicings, carries and unroll as attributes, holding the body traced on
+// arguments of the slices' and carries' tensor types as a sub-graph; the result is a
+// std::tuple of symbols of the types above. The checks are the same.
+// Ragged  when D is ragged (dg::ragged<Batch>) and the sliced inputs carry its lengths (they
+//          have Batch), each row b runs for its own length len[b], as PyTorch's packed
+//          sequences: iteration i is active for row b while i < len[b]. A forward walk reads
+//          position i; a backward walk (start -1, end 0, stride -1) reads len[b] - 1 - i, so it
+//          starts at the row's own last step. A carry stops changing after the row's last step
+//          (its final value is the row's state at its own end); emitted outputs are zero past
+//          the row's length and carry the lengths along D; a finished row's slices read as
+//          zeros (the body never sees padding). The body still runs on the whole batch,
+//          max(len) times; no row runs when every length is 0. Needs (compile time): every
+//          sliced input walks the whole of D one position at a time, a backward one has Batch,
+//          every carry and emitted value has Batch. Errors (run time): sliced inputs with
+//          different lengths; a sliced input, carry or emitted value whose Batch extent is not
+//          the number of lengths (shape_error). Without lengths (null: every row full) the
+//          scan is the plain one. Traced, the scan node says ", ragged over batch"; the graph
+//          runs the same way.
+// Errors (compile time): see graph/scan_check.hpp (no sliced input, a sliced input without D,
+// static trip counts that differ, a carry that changes type, ...). Errors (run time, before
+// the first iteration): a slicing outside its dim or past its end, trip counts that differ
+// (shape_error). Errors (run time, during iteration i): an emitted value whose extents differ
+// from the first iteration's (shape_error "dimgraph: scan: at iteration i: emitted value k
+// ..."); any dg::error the body throws keeps its class and gets the scan and the iteration
+// before the op that threw it: "dimgraph: scan: at iteration i: add: ...", or with a layer
+// between, "dimgraph: scan: at iteration i: nn::lstm_cell: add: ..." (dg::error::add_context).
+// After a mistake in the body (reported where it was made) or one of these, the result is the
+// stand-in of a reported mistake, one per result when the body's step says how many, which
+// later ops and structured bindings take silently.
+namespace detail {
+template <class O>
+inline constexpr bool is_unroll_option_v = std::is_same_v<O, unroll_all> || requires { O::factor; };
+// The unroll option among Options (unroll<1> without one).
+template <class... Options>
+struct unroll_option {
+  using type = unroll<1>;
 };
-template <bool B>
-struct static_condition<std::integral_constant<bool, B>> {
-  static constexpr bool is_constant = true;
-  static constexpr bool value = B;
+template <class O, class... Options>
+struct unroll_option<O, Options...> {
+  using type =
+      std::conditional_t<is_unroll_option_v<O>, O, typename unroll_option<Options...>::type>;
 };
-template <std::size_t K>
-  requires(K <= 1)
-struct static_condition<const_dim<K>> {
-  static constexpr bool is_constant = true;
-  static constexpr bool value = K == 1;
-};
+template <class... Options>
+inline constexpr bool hoist_option_v =
+    (std::is_same_v<Options, hoist> || ...) ||
+    (DIMGRAPH_CONFIG_SCAN_HOIST && !(std::is_same_v<Options, no_hoist> || ...));
+}  // namespace detail
+
+template <dimension D, class... Options, class Body>
+auto scan(Body body) {
+  static_assert(((detail::is_unroll_option_v<Options> || std::is_same_v<Options, hoist> ||
+                  std::is_same_v<Options, no_hoist>)&&...),
+                "dimgraph: scan: an option must be dg::unroll<K>, dg::unroll_all, dg::hoist or "
+                "dg::no_hoist");
+  static_assert(
+      !((std::is_same_v<Options, hoist> || ...) && (std::is_same_v<Options, no_hoist> || ...)),
+      "dimgraph: scan: dg::hoist and dg::no_hoist both given");
+  return scan_fn<std::remove_cvref_t<D>, typename detail::unroll_option<Options...>::type, Body,
+                 detail::hoist_option_v<Options...>>(std::move(body));
+}
+
+}  // namespace dimgraph
+// ---- end dimgraph/graph/scan.hpp
+// ---- begin dimgraph/graph/if_branches.hpp
+// The branches of dg::if_: their outputs, the check that they match, and whether one may dangle.
+
+
+
+namespace dimgraph::detail {
 
 // The outputs of a branch as a type_list: one value, or the elements of a tuple or pair.
 template <class R>
@@ -17973,35 +18063,6 @@ struct tensors_of_outputs<type_list<Rs...>> {
 template <class L>
 using tensors_of_outputs_t = typename tensors_of_outputs<L>::type;
 
-// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
-// it has another number of elements).
-template <class C>
-bool condition_value(const C& c) {
-  if constexpr (std::is_same_v<C, bool>) {
-    return c;
-  } else {
-    const auto t = eval(c);
-    if (t.size() != 1)
-      throw shape_error("if_",
-                        "the condition must have one element, it has " + std::to_string(t.size()));
-    return t.data()[0];
-  }
-}
-
-template <class C>
-constexpr bool run_time_condition() {
-  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
-  else return std::is_same_v<C, bool>;
-}
-
-// A branch result holds a symbol: the branch used a value of the traced function.
-template <class R>
-inline constexpr bool has_symbol_v = symbolic<R>;
-template <class... Rs>
-inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
-template <class A, class B>
-inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
-
 // The parameter types of a callable, where they can be known without calling it: a function
 // (pointer), a class with one call operator, or a class whose call operator is a template
 // with one parameter per argument (a generic lambda such as [](auto p, const auto& q)),
@@ -18086,6 +18147,64 @@ constexpr bool branch_keeps_inputs() {
                    Fn, detail::operand_role_t<"returns", R>);
   return !dangles;
 }
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/graph/if_branches.hpp
+// ---- begin dimgraph/graph/if.hpp
+// dg::if_(cond, then_fn, else_fn)(inputs...): OpenVINO If-8, run eagerly on tensors and
+// recorded as an "if" node with its two branches as sub-graphs when traced.
+
+
+
+namespace dimgraph {
+namespace detail {
+
+// A compile-time condition: std::bool_constant<B> (std::true_type, std::false_type) or the
+// constant dims dg::c<true> and dg::c<false> (which are dg::c<1> and dg::c<0>).
+template <class C>
+struct static_condition {
+  static constexpr bool is_constant = false;
+};
+template <bool B>
+struct static_condition<std::integral_constant<bool, B>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = B;
+};
+template <std::size_t K>
+  requires(K <= 1)
+struct static_condition<const_dim<K>> {
+  static constexpr bool is_constant = true;
+  static constexpr bool value = K == 1;
+};
+
+// The run-time condition: a bool, or the one element of a boolean tensor (shape_error when
+// it has another number of elements).
+template <class C>
+bool condition_value(const C& c) {
+  if constexpr (std::is_same_v<C, bool>) {
+    return c;
+  } else {
+    const auto t = eval(c);
+    if (t.size() != 1)
+      throw shape_error("if_",
+                        "the condition must have one element, it has " + std::to_string(t.size()));
+    return t.data()[0];
+  }
+}
+
+template <class C>
+constexpr bool run_time_condition() {
+  if constexpr (expression<C>) return std::is_same_v<value_t<C>, bool>;
+  else return std::is_same_v<C, bool>;
+}
+
+// A branch result holds a symbol: the branch used a value of the traced function.
+template <class R>
+inline constexpr bool has_symbol_v = symbolic<R>;
+template <class... Rs>
+inline constexpr bool has_symbol_v<std::tuple<Rs...>> = (symbolic<Rs> || ...);
+template <class A, class B>
+inline constexpr bool has_symbol_v<std::pair<A, B>> = symbolic<A> || symbolic<B>;
 
 // if_ is traced when its condition or an input is a symbol, or a branch returns one.
 template <class Cond, class Then, class... Xs>
@@ -21071,4 +21190,8 @@ std::size_t parameter_count(const M& m) {
 
 }  // namespace dimgraph
 // ---- end dimgraph/model/parameters.hpp
+
+// The internal macros that several headers share, defined where they are first needed (the
+// single header, made from this one, must not leak them).
+#undef DIMGRAPH_BATCH_OF_LENGTHS
 // ---- end dimgraph.hpp

@@ -24,12 +24,6 @@
 // its operands (any expressions) to sub-views of the result with the element-wise
 // machinery: no loops of their own.
 
-// The message of an op along the batch dim of a ragged dim (#undef'd at the end of this header).
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
-
 namespace dimgraph {
 
 // concat's operand: x, concatenated along its dim A.
@@ -351,5 +345,3 @@ auto pad(X&& x, typename detail::pad_value<std::remove_cvref_t<X>>::type value =
 }
 
 }  // namespace dimgraph
-
-#undef DIMGRAPH_BATCH_OF_LENGTHS

@@ -15,12 +15,8 @@
 // outlive the result: a temporary tensor is rejected (its view would dangle); dg::eval a lazy
 // expression first.
 
-// The messages of a slice that would lose or break the lengths of a ragged dim (#undef'd at
-// the end of this header).
-#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
-  "dimgraph: " OP                                                                            \
-  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
-  "ragged dim to a dim that is not ragged first)"
+// The message of a slice that would break the lengths of a ragged dim (#undef'd at the end of
+// this header; the one of a slice that would lose them, DIMGRAPH_BATCH_OF_LENGTHS: ops/view.hpp).
 #define DIMGRAPH_SLICE_NOT_PREFIX                                                                \
   "dimgraph: slice: a slice of a ragged dim must start from the front (start >= 0 or dg::none) " \
   "and step forwards, so that each row's valid part stays a prefix (dg::rename the dim to one "  \
@@ -161,5 +157,4 @@ auto slice(X&& x, slice_index start, slice_index end, std::ptrdiff_t stride = 1)
 
 }  // namespace dimgraph
 
-#undef DIMGRAPH_BATCH_OF_LENGTHS
 #undef DIMGRAPH_SLICE_NOT_PREFIX

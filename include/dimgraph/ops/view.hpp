@@ -16,6 +16,15 @@
 #include "dimgraph/shape/rules.hpp"
 #include "dimgraph/shape/slice_rule.hpp"
 
+// The message of a structural op along the batch dim of a ragged dim (is_batch_of_lengths
+// below), for concat, pad, slice, split_dims and merge_dims. (A macro: a static_assert's message
+// is a literal where it is written. Left defined for the headers that use it, each reached from
+// dimgraph.hpp, which #undefs it at its end.)
+#define DIMGRAPH_BATCH_OF_LENGTHS(OP)                                                        \
+  "dimgraph: " OP                                                                            \
+  ": the dim is the batch dim of a ragged dim, whose lengths would be lost (dg::rename the " \
+  "ragged dim to a dim that is not ragged first)"
+
 namespace dimgraph::detail {
 
 template <class P, class List>
