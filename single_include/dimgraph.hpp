@@ -9516,24 +9516,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
 // write-back of the result.
 
 
+// ---- begin dimgraph/eval/reduce_rows.hpp
+// The row kernels of a reduction: a row reduced across into one element (reduce_across), and
+// a block of rows reduced down into an acc row (reduce_block), in registers.
+
+
 
 namespace dimgraph::detail {
-
-template <class E>
-inline constexpr bool is_reduce_v = false;
-template <class Op, class X, class... Rs>
-inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
-
-// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
-template <class... Rs, class X>
-[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
-  std::string what;
-  ((x.template extent<Rs>() == 0
-        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
-        : void()),
-   ...);
-  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
-}
 
 // A vertical reduction's rows are reduced in blocks of this many (see accumulate); a float
 // sum adds a block in float before adding it into the double accumulators.
@@ -9822,6 +9811,27 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       }
     }
   }
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/reduce_rows.hpp
+
+namespace dimgraph::detail {
+
+template <class E>
+inline constexpr bool is_reduce_v = false;
+template <class Op, class X, class... Rs>
+inline constexpr bool is_reduce_v<reduce_expr<Op, X, Rs...>> = true;
+
+// An op without identity (max, min) over a reduced extent of 0: names the empty dims.
+template <class... Rs, class X>
+[[noreturn, gnu::cold]] DIMGRAPH_NOINLINE void throw_empty_reduction(const char* op, const X& x) {
+  std::string what;
+  ((x.template extent<Rs>() == 0
+        ? void(what += (what.empty() ? "dim '" : ", dim '") + describe<Rs>() + "' has extent 0")
+        : void()),
+   ...);
+  throw shape_error(op, "reduces over no elements (" + what + ") and has no identity");
 }
 
 // acc (row-major over the result's dims) combined with Op over every element of x. The loop

@@ -1,0 +1,309 @@
+// The row kernels of a reduction: a row reduced across into one element (reduce_across), and
+// a block of rows reduced down into an acc row (reduce_block), in registers.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <type_traits>
+#include <utility>
+
+#include "dimgraph/detail/indices.hpp"
+#include "dimgraph/eval/loop.hpp"
+#include "dimgraph/eval/store.hpp"
+#include "dimgraph/eval/table.hpp"
+#include "dimgraph/eval/table_row.hpp"
+#include "dimgraph/expr/reduce.hpp"
+
+namespace dimgraph::detail {
+
+// A vertical reduction's rows are reduced in blocks of this many (see accumulate); a float
+// sum adds a block in float before adding it into the double accumulators.
+inline constexpr std::size_t block_rows = 16;
+
+// Lanes [P * H, P * H + H) of v (lanes of elements E), converted to To. (To may be wider
+// than v's lanes: a vector of v's lane count would then be wider than a register, so it is
+// taken in parts.)
+// (By a shuffle: a copy through memory would keep a loop's accumulator of v on the stack.)
+template <class To, class E, std::size_t H, std::size_t P, class V>
+DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<To, H> widened_part(V v) {
+  if constexpr (sizeof(V) == sizeof(fn::lanes_t<E, H>)) {
+    return fn::as<To, E>(v);
+  } else {
+    return with_indices<H>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+      return fn::as<To, E>(fn::lanes_t<E, H>(__builtin_shufflevector(v, v, (P * H + I)...)));
+    });
+  }
+}
+
+template <std::size_t S>
+DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, S> add_offsets(
+    std::array<std::ptrdiff_t, S> a, const std::array<std::ptrdiff_t, S>& b) {
+  for (std::size_t op = 0; op < S; ++op) a[op] += b[op];
+  return a;
+}
+
+// The parts of two sets of lane accumulators combined part by part.
+template <class Op, class T, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
+                                                             const std::array<T, N>& b) {
+  for_each_index<N>([&]<std::size_t P>(index_constant<P>)
+                        DIMGRAPH_ALWAYS_INLINE { a[P] = Op::combine(a[P], b[P]); });
+  return a;
+}
+
+// A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
+// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
+// t = Op(t, v):
+template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
+          std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
+  if constexpr (Staged) {
+    t[0] += v;
+  } else {
+    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+    });
+  }
+}
+
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
+                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
+
+// *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
+// accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
+// time: a combine is a chain of dependent instructions, and one set would wait on it at every
+// vector), folded together and then as a tree into *o at the end, then the last piece's
+// m < L elements.
+//
+// Floating-point max and min (unless Exact) take the max (min) instruction, which drops a NaN
+// operand, and beside it add up the elements, which a NaN makes NaN: a row whose sum is NaN (a
+// NaN, or both infinities) is reduced again with the NaN-propagating combine. (Two
+// instructions a vector where the propagating combine takes four, six without SSE4.1.)
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
+          bool Exact = false>
+DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
+                                                 Acc* o, const std::ptrdiff_t* leaf_step,
+                                                 const std::size_t* leaf_bytes) {
+  using E = typename Kernel::value_type;
+  using part = fn::lanes_t<Acc, H>;
+  using lanes_type = std::array<part, L / H>;
+  constexpr std::size_t C = Kernel::facts::size <= 8 ? 4 : 1;
+  // (A floating-point sum starts its lanes from -0, which x + -0 leaves exactly as x, so the
+  // first addition folds away; *o, from +0, still gives +0 to a sum of zeros.)
+  constexpr bool signed_zero_sum =
+      std::is_base_of_v<fn::sum_reduce, Op> && std::is_floating_point_v<Acc>;
+  const auto identity = [] {
+    if constexpr (signed_zero_sum) return simd::splat<Acc, H>(Acc(-0.0));
+    else return simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>()));
+  }();
+  std::array<lanes_type, C> lanes;
+  for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>)
+                              DIMGRAPH_ALWAYS_INLINE { lanes[Chain][P] = identity; });
+  });
+  constexpr bool screened = !Exact && L == H && std::is_floating_point_v<Acc> &&
+                            std::is_same_v<Acc, E> &&
+                            requires(part a) { Op::combine_numbers(a, a); };
+  std::array<part, screened ? C : 0> screen;
+  if constexpr (screened) screen.fill(simd::splat<Acc, H>(Acc(0)));
+  const auto add = [&]<std::size_t Chain>(index_constant<Chain>, const fn::lanes_t<E, L>& v)
+                       DIMGRAPH_ALWAYS_INLINE {
+                         if constexpr (screened) {
+                           lanes[Chain][0] = Op::combine_numbers(lanes[Chain][0], v);
+                           screen[Chain] += v;
+                         } else {
+                           combine_into<Op, Acc, E, false, L, H>(lanes[Chain], v);
+                         }
+                       };
+  constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
+                             std::is_base_of_v<fn::sum_reduce, Op>;
+  // A float sum adds floats: each lane sums at most block_rows elements in float (over the
+  // chains together) before the sum is added in double (as a vertical sum does). (Indexed by
+  // constants only, so that the arrays stay in registers.)
+  const auto float_blocks = [&]<std::size_t Chains>(std::size_t& i) DIMGRAPH_ALWAYS_INLINE {
+    static_assert(block_rows % Chains == 0);
+    while (i + Chains * L <= n) {
+      std::array<fn::lanes_t<E, L>, Chains> t;
+      for_each_index<Chains>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+        t[Chain] = simd::splat<simd::lane_t<E>, L>(0.0f);
+      });
+      const std::size_t whole = i + (n - i) / (Chains * L) * (Chains * L);
+      const std::size_t end = std::min(whole, i + block_rows * L);
+      for (; i < end; i += Chains * L)
+        for_each_index<Chains>(
+            [&]<std::size_t Chain>(index_constant<Chain>)
+                DIMGRAPH_ALWAYS_INLINE { t[Chain] += k.template packet<L>(r, i + Chain * L); });
+      if constexpr (Chains == 4) add(index_constant<0>{}, (t[0] + t[1]) + (t[2] + t[3]));
+      else add(index_constant<0>{}, t[0]);
+    }
+  };
+  std::size_t i = 0;
+  if constexpr (C > 1) {
+    // (Chains only for a row long enough to pay for folding them together.)
+    if (n >= 2 * C * L) {
+      if constexpr (float_sum) {
+        float_blocks.template operator()<C>(i);
+      } else {
+        for (; i + C * L <= n; i += C * L)
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            add(index_constant<Chain>{}, k.template packet<L>(r, i + Chain * L));
+          });
+        lanes[0] = combine_parts<Op>(combine_parts<Op>(lanes[0], lanes[1]),
+                                     combine_parts<Op>(lanes[2], lanes[3]));
+      }
+    }
+  }
+  if constexpr (float_sum) float_blocks.template operator()<1>(i);
+  else
+    for (; i + L <= n; i += L) add(index_constant<0>{}, k.template packet<L>(r, i));
+  if constexpr (screened) {
+    part total = screen[0];
+    for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
+                              DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
+    if (!simd::no_nan_lanes(total)) [[unlikely]] {
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
+      return;
+    }
+  }
+  const std::size_t rest = n - i;
+  part folded = lanes[0][0];
+  for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    folded = Op::combine(folded, lanes[0][P + 1]);
+  });
+  // (Screened lanes hold no NaN.)
+  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE {
+    if constexpr (screened) return Op::combine_numbers(a, b);
+    else return Op::combine(a, b);
+  };
+  const auto total = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
+  // The last piece's m < L elements one at a time, into the one-lane sum.
+  const auto add_rest = [&](auto sum) DIMGRAPH_ALWAYS_INLINE {
+    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    Row c = r;
+    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+    const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
+    for (std::size_t l = 0; l < rest; ++l)
+      sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
+    return sum;
+  };
+  if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) {
+    // (A number between the steps: GCC keeps a one-lane vector in a general register or on the
+    // stack, and moved this one through both at every row.)
+    Acc sum = total[0];
+    if (rest != 0) sum = add_rest(simd::splat<Acc, 1>(sum))[0];
+    *o = sum;
+  } else {
+    auto sum = total;
+    if (rest != 0) sum = add_rest(sum);
+    store_lanes<1>(o, sum);
+  }
+}
+
+// reduce_across with the NaN-propagating combine (out of line: rows with a NaN or an infinity
+// are rare).
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
+[[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
+                                                         std::size_t n, Acc* o,
+                                                         const std::ptrdiff_t* leaf_step,
+                                                         const std::size_t* leaf_bytes) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
+}
+
+// and t written to the L elements of acc at o (contiguous).
+template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
+  if constexpr (Staged) {
+    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      store_lanes<H>(o + P * H, load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0]));
+    });
+  } else {
+    for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
+  }
+}
+
+// o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
+// reduction given by their offsets, in row order, for i < n: one vector of L elements at a
+// time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
+// Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
+// into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
+template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
+          class Bases, std::size_t B, std::size_t S>
+DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
+    const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
+    std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
+    std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {
+  using E = typename Kernel::value_type;
+  using part = std::conditional_t<Staged, fn::lanes_t<E, L>, fn::lanes_t<Acc, H>>;
+  constexpr std::size_t parts = Staged ? 1 : L / H;
+  constexpr std::size_t width = Staged ? L : H;
+  // (Unused entries repeat the first row.)
+  const auto rows =
+      with_indices<B>([&]<std::size_t... J>(index_constant<J>...) DIMGRAPH_ALWAYS_INLINE {
+        return std::array<Row, B>{Row(bases, off[J < count ? J : 0], step)...};
+      });
+  // Whole vectors of a contiguous acc row, C at a time (independent chains of combines; C
+  // copies of the kernel, so fewer for a long one).
+  constexpr std::size_t size = Kernel::facts::size;
+  constexpr std::size_t C = size <= 8 ? 4 : size <= 32 ? 2 : 1;
+  std::size_t i = 0;
+  if constexpr (C > 1) {
+    if (s == 1)
+      for (; i + C * L <= n; i += C * L) {
+        std::array<std::array<part, parts>, C> t;
+        for (std::size_t c = 0; c < C; ++c)
+          for (std::size_t p = 0; p < parts; ++p) {
+            if constexpr (Staged) t[c][p] = simd::splat<simd::lane_t<E>, L>(0.0f);
+            else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
+          }
+        for (std::size_t j = 0; j < count; ++j)
+          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
+            combine_into<Op, Acc, E, Staged, L, H>(t[Chain],
+                                                   k.template packet<L>(rows[j], i + Chain * L));
+          });
+        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
+      }
+  }
+  // The rest, a vector at a time, acc strided or not, the last piece padded.
+  unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+  Row padded = rows[0];
+  for (; i < n; i += L) {
+    const std::size_t m = std::min(L, n - i);
+    const bool whole = m == L && s == 1;
+    std::array<part, parts> t;
+    if constexpr (Staged) {
+      t[0] = simd::splat<simd::lane_t<E>, L>(0.0f);
+    } else {
+      t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
+      if (whole) {
+        for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
+      } else {
+        for (std::size_t l = 0; l < m; ++l)
+          t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
+      }
+    }
+    for (std::size_t j = 0; j < count; ++j) {
+      const Row* r = &rows[j];
+      std::size_t at = i;
+      if (m != L) [[unlikely]] {
+        padded = rows[j];
+        padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
+        r = &padded;
+        at = 0;
+      }
+      combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
+    }
+    if (whole) {
+      finish_vector<Acc, Staged, L, H>(o + i, t);
+    } else {
+      for (std::size_t l = 0; l < m; ++l) {
+        Acc* q = o + static_cast<std::ptrdiff_t>(i + l) * s;
+        if constexpr (Staged) *q += static_cast<double>(t[0][l]);
+        else store_lanes<1>(q, simd::splat<simd::lane_t<Acc>, 1>(t[l / width][l % width]));
+      }
+    }
+  }
+}
+
+}  // namespace dimgraph::detail
