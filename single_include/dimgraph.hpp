@@ -10473,9 +10473,20 @@ template <class T, class V>
 DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
   if constexpr (std::is_arithmetic_v<V>) {
     return v;
+  } else if constexpr (sizeof(V) == sizeof(T)) {
+    return v[0];
+  } else if constexpr (sizeof(V) == 2 * sizeof(T)) {
+    return static_cast<T>(v[0] + v[1]);
   } else {
-    const auto plus = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return a + b; };
-    return static_cast<T>(simd::fold_lanes(v, plus)[0]);
+    // (Not simd::fold_lanes: these kernels are compiled for an instruction set the rest of the
+    // file may not enable, and its vectors passed to a function outside the -Wpsabi pragma
+    // above are an error under -Werror.)
+    using lane = std::remove_cvref_t<decltype(v[0])>;
+    using half = simd::vec<lane, sizeof(V) / sizeof(lane) / 2>;
+    half lo, hi;
+    std::memcpy(&lo, &v, sizeof(half));
+    std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
+    return gemm_lane_sum<T>(lo + hi);
   }
 }
 
