@@ -72,16 +72,27 @@ template <class G, class Value, class Args, std::size_t... Dist>
 inline constexpr bool heavy_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = true;
 template <class Program>
 inline constexpr bool heavy_program_v = false;
+// (Arrays, not fold expressions: Clang nests a fold 256 deep at most, and W7's programs are
+// longer.)
 template <class... Is>
-inline constexpr bool heavy_program_v<type_list<Is...>> = (heavy_instruction_v<Is> || ...);
+inline constexpr bool heavy_program_v<type_list<Is...>> = [] {
+  constexpr bool heavy[] = {heavy_instruction_v<Is>..., false};
+  for (bool h : heavy)
+    if (h) return true;
+  return false;
+}();
 
 // Whether an instruction of a program (or the output, Out) has lanes of half Widest bytes.
 template <class Program, class Out, std::size_t Widest>
 inline constexpr bool has_half_lanes_v = false;
 template <class... Is, class Out, std::size_t Widest>
-inline constexpr bool has_half_lanes_v<type_list<Is...>, Out, Widest> =
-    ((2 * sizeof(simd::lane_t<typename Is::value_type>) == Widest) || ... ||
-     (2 * sizeof(simd::lane_t<Out>) == Widest));
+inline constexpr bool has_half_lanes_v<type_list<Is...>, Out, Widest> = [] {
+  constexpr std::size_t bytes[] = {sizeof(simd::lane_t<typename Is::value_type>)...,
+                                   sizeof(simd::lane_t<Out>)};
+  for (std::size_t b : bytes)
+    if (2 * b == Widest) return true;
+  return false;
+}();
 
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
 // vector of 8, not 8 single lanes after no vector of 16).
