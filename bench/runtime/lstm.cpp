@@ -26,6 +26,9 @@
 // thread, with w_ih and w_hh split from the fused weights once and b_hh = 0; its result is a
 // new tuple of tensors per call, as dimgraph's is.
 //
+// In a build with OpenMP (the bench-gcc-native-omp preset), "dimgraph_2t", "hand_hoisted_2t"
+// and "torch_2t" run the same on 2 threads; every other side runs on one.
+//
 // Every kernel is a named noinline function. Before anything is timed, the hand loop is
 // checked against a plain loop with its own dot products, then dimgraph's (and LibTorch's)
 // stacked output [Batch, Time, Hidden] and last h and c against the hand loop (largest
@@ -53,6 +56,10 @@
 // Set to 1 by bench/CMakeLists.txt when LibTorch is linked.
 #ifndef DIMGRAPH_BENCH_TORCH
 #define DIMGRAPH_BENCH_TORCH 0
+#endif
+// Set to 1 by bench/CMakeLists.txt when the build has OpenMP (DIMGRAPH_USE_OPENMP).
+#ifndef DIMGRAPH_BENCH_OPENMP
+#define DIMGRAPH_BENCH_OPENMP 0
 #endif
 #if DIMGRAPH_BENCH_TORCH
 #include "torch_peers.hpp"
@@ -448,6 +455,42 @@ void register_sides(const char* workload, benchmark::TimeUnit unit) {
     }
   });
 #endif
+#if DIMGRAPH_BENCH_OPENMP
+  // The same on 2 threads: dimgraph's products and element-wise passes split their rows
+  // among them (dg::set_num_threads), as do the hand loop's products; LibTorch with 2
+  // intra-op threads.
+  bench::add(workload, "dimgraph_2t", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    const auto& p = shared_weights();
+    dg::set_num_threads(2);
+    for (auto _ : state) {
+      auto r = w6_dimgraph_hoist(d.x, d.h0, d.c0, p.w, p.b);
+      benchmark::DoNotOptimize(r);
+    }
+    dg::set_num_threads(1);
+  });
+  bench::add(workload, "hand_hoisted_2t", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    lstm_sizes s = d.sizes();
+    benchmark::DoNotOptimize(s);
+    dg::set_num_threads(2);
+    bench::time_calls(state, [&] { run_hand_hoisted(d, s); });
+    dg::set_num_threads(1);
+  });
+#if DIMGRAPH_BENCH_TORCH
+  bench::add(workload, "torch_2t", unit, [](benchmark::State& state) {
+    auto& d = data_of<Batch>();
+    const auto& p = torch_weights();
+    const auto t = d.torch();
+    torch_peer::set_threads(2);
+    for (auto _ : state) {
+      auto r = torch_peer::lstm(t.x, t.h0, t.c0, p);
+      benchmark::DoNotOptimize(r);
+    }
+    torch_peer::set_threads(1);
+  });
+#endif
+#endif
 }
 
 }  // namespace
@@ -461,6 +504,9 @@ int main(int argc, char** argv) {
                  "goes to CBLAS while the hand loop still calls the built-in kernels\n");
 #if DIMGRAPH_BENCH_TORCH
   torch_peer::init();
+#endif
+#if DIMGRAPH_BENCH_OPENMP
+  dg::set_num_threads(1);  // every side on one thread but the *_2t ones
 #endif
   check<Batch1>("W6");
   check<Batch32>("W6b");

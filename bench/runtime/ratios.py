@@ -19,7 +19,8 @@ Prints one markdown table of the median times per workload and the ratios
   dimgraph / best peer           best peer: the faster of Eigen and LibTorch
 ("-" where a side is missing), then a table of the extra references: their median, their
 time over the hand loop's, and dimgraph's time over theirs (with every Eigen formulation of
-a workload that has several).
+a workload that has several; for a side on 2 threads, "<name>_2t", dimgraph_2t's time when
+there is one).
 
     python3 bench/runtime/ratios.py build/bench-gcc-O2/bench/dimgraph_bench_elementwise \\
         build/bench-gcc-O2/bench/dimgraph_bench_math --title "g++ -O2"
@@ -105,6 +106,14 @@ def print_table(rows):
                                  for c, w in enumerate(widths)) + "|")
 
 
+def same_threads(sides, side, mine):
+    """dimgraph's time to set against `side`: dimgraph_2t's for another side on 2 threads
+    (a name ending in _2t), when the binary has it; else dimgraph's."""
+    if side.endswith("_2t") and side != "dimgraph_2t" and "dimgraph_2t" in sides:
+        return sides["dimgraph_2t"]
+    return mine
+
+
 def workload_key(name):
     return (ORDER.index(name), "") if name in ORDER else (len(ORDER), name)
 
@@ -158,7 +167,7 @@ def main():
             extras.append("eigen")
         for side in sorted(extras):
             extra_rows.append((workload, side, show_time(sides[side]), ratio(sides[side], hand),
-                               ratio(mine, sides[side])))
+                               ratio(same_threads(sides, side, mine), sides[side])))
 
     if args.title:
         print(f"### {args.title}")

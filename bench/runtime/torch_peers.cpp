@@ -38,6 +38,10 @@ void init() {
   at::set_num_threads(1);
 }
 
+void set_threads(int n) {
+  at::set_num_threads(n);
+}
+
 // from_blob takes a void*: outputs are written through it, inputs never are.
 tensor::tensor(const float* data, std::initializer_list<std::int64_t> sizes)
     : impl_(std::make_unique<impl>(

@@ -15,6 +15,9 @@ namespace torch_peer {
 
 // One intra-op thread (at::set_num_threads(1)); call once before anything else.
 void init();
+// n intra-op threads from here on (at::set_num_threads(n)): for the sides that compare
+// against dimgraph on as many threads; set it back to 1 after.
+void set_threads(int n);
 
 // A float32 at::Tensor: a view of memory the caller owns (no copy; written only when passed
 // as an output), or a result of LibTorch. A view follows no reallocation of that memory:
