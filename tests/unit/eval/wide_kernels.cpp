@@ -112,15 +112,24 @@ TEST_CASE("wide kernels: an output large enough for streaming stores, misaligned
 TEST_CASE("wide kernels: the chain is long enough for several registers where there are many") {
   using chain = decltype(long_chain(std::declval<const mat&>(), std::declval<const mat&>(),
                                     std::declval<const mat&>()));
-  using kernel = dg::detail::program_kernel<typename dg::detail::evaluator_of<chain>::program>;
-  static_assert(kernel::instructions >= 16);
+  using program = typename dg::detail::evaluator_of<chain>::program;
+  static_assert(dg::detail::program_kernel<program>::instructions >= 16);
   constexpr std::size_t bytes = dg::detail::simd::target_bytes;
-  CHECK(dg::detail::kernel_registers_v<kernel::instructions> == (bytes >= 32 ? 4u : 1u));
-  // A math function in the chain: one register (four would spill its many live values).
+  constexpr std::size_t registers = dg::detail::kernel_registers_v<program, float>;
+  // More than one register where registers are 32 bytes or more, one with SSE.
+  static_assert(bytes >= 32 ? registers > 1 : registers == 1);
+  // A math function in the chain: one register (more would spill its many live values).
   using with_tanh = decltype(dg::tanh(long_chain(
       std::declval<const mat&>(), std::declval<const mat&>(), std::declval<const mat&>())));
-  static_assert(dg::detail::heavy_program_v<dg::detail::evaluator_of<with_tanh>::program>);
-  static_assert(!dg::detail::heavy_program_v<dg::detail::evaluator_of<chain>::program>);
+  static_assert(
+      dg::detail::kernel_registers_v<typename dg::detail::evaluator_of<with_tanh>::program,
+                                     float> == 1);
+  // Floats beside doubles: one register unless AVX-512 (see the test below).
+  using mixed = decltype(long_chain(std::declval<const dg::tensor<double, R, N>&>(),
+                                    std::declval<const mat&>(), std::declval<const mat&>()));
+  constexpr std::size_t mixed_registers =
+      dg::detail::kernel_registers_v<typename dg::detail::evaluator_of<mixed>::program, double>;
+  static_assert(bytes >= 64 ? mixed_registers == registers : mixed_registers == 1);
 }
 
 TEST_CASE("wide kernels: floats beside doubles in a long chain") {
