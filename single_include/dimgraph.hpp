@@ -10302,14 +10302,19 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 // The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
 
 // ---- begin dimgraph/eval/gemm.hpp
-// The built-in matrix-product kernels behind dot: operands, instruction sets, vectors, and the
-// blocked register-tiled GEMM (eval/gemm_direct.hpp has the kernels that read operands in place).
+// The blocked register-tiled GEMM behind dot: cache blocks, packing, the micro-kernel and the
+// driver (eval/gemm_direct.hpp has the kernels that read operands in place).
+
+
+// ---- begin dimgraph/eval/gemm_vector.hpp
+// The parts the matrix-product kernels are built from: the operands (dim_group, matmul_operands),
+// the instruction set (gemm_isa) and its vectors (gemm_vector, loads, multiply-add, lane sums).
 
 
 
-// eval/matmul.hpp compiles these kernels for a wider instruction set than the build's too, in
-// functions of that target; the helpers that take or return a vector are always inlined there,
-// so no call passes a vector across the ABI GCC warns about.
+// eval/matmul.hpp compiles the kernels built from these for a wider instruction set than the
+// build's too, in functions of that target; the helpers that take or return a vector are always
+// inlined there, so no call passes a vector across the ABI GCC warns about.
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -10516,6 +10521,21 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t byte
   (void)bytes;
 #endif
 }
+
+}  // namespace dimgraph::detail
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+// ---- end dimgraph/eval/gemm_vector.hpp
+
+// (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace dimgraph::detail {
 
 // Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
 // wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
@@ -10881,7 +10901,7 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 
 
 
-// (As in eval/gemm.hpp: the vector helpers are always inlined into the kernels.)
+// (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
