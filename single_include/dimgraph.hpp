@@ -9310,29 +9310,6 @@ template <class Ev, class Out>
 inline constexpr std::size_t kernel_lanes_v =
     simd::lanes_for(std::max(Ev::lane_bytes, sizeof(simd::lane_t<Out>)));
 
-// How many registers of lanes an element-wise kernel of this many instructions computes at a
-// time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
-// waiting on the one before), and its loop body is too long for the processor to overlap one
-// vector's chain with the next: a vector type of 4 registers gives the compiler independent
-// chains to interleave, and each leaf's base pointer is loaded once for all of them. (W7 with
-// AVX-512, g++ -O3: 7.9 ms at one register, 4.1 at two, 3.0 at four; the hand loop 3.0 to
-// 3.5.) SSE keeps one: its 16 registers would spill, and the default -O2 build compiles its
-// kernels unchanged. Without AVX-512, GCC warns (-Wpsabi) of a 64-byte vector passed by value,
-// even between inlined functions (128 bytes and more go in memory): so not 2 registers of
-// AVX2, and not 4 when some lanes (HalfLanes) are half the widest (floats beside doubles).
-// A kernel with a math function (Heavy) keeps one register too: each holds a dozen values at
-// once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three math functions:
-// 4.6 times as long).
-// And so does a kernel of more than 64 leaves, whose padded last piece (a copy of each leaf's
-// vector on the stack) would take more than 16 KiB.
-template <std::size_t Instructions, bool HalfLanes = false, bool Heavy = false,
-          std::size_t Leaves = 0>
-inline constexpr std::size_t kernel_registers_v =
-    Instructions >= 16 && !Heavy && Leaves <= 64 && simd::target_bytes >= 32 &&
-            (simd::target_bytes >= 64 || !HalfLanes)
-        ? 4
-        : 1;
-
 // Whether an instruction computes a math function (a floating op other than division: exp,
 // tanh, ...; pow) or a user's function (dg::map, lane by lane).
 template <class I>
@@ -9343,28 +9320,40 @@ inline constexpr bool heavy_instruction_v<apply_op<F, Value, Args, Dist...>> =
     std::is_same_v<F, fn::pow>;
 template <class G, class Value, class Args, std::size_t... Dist>
 inline constexpr bool heavy_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = true;
-template <class Program>
-inline constexpr bool heavy_program_v = false;
+
+// How many registers of lanes the element-wise kernel of a program writing Out computes at a
+// time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
+// waiting on the one before), and its loop body is too long for the processor to overlap one
+// vector's chain with the next: a vector type of 4 registers gives the compiler independent
+// chains to interleave, and each leaf's base pointer is loaded once for all of them. (W7 with
+// AVX-512, g++ -O3: 7.9 ms at one register, 4.1 at two, 3.0 at four; the hand loop 3.0 to
+// 3.5.) So 4 for 16 instructions or more, but one register
+// - with SSE: its 16 registers would spill, and the default -O2 build compiles its kernels
+//   unchanged;
+// - without AVX-512, when some lanes are half the widest (floats beside doubles): GCC warns
+//   (-Wpsabi) of a 64-byte vector passed by value, even between inlined functions (128 bytes
+//   and more go in memory), which is also why AVX2 takes 4 registers, not 2;
+// - with a math function or a user's function (heavy_instruction_v): each holds a dozen
+//   values at once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three
+//   math functions: 4.6 times as long);
+// - with more than 64 leaves, whose padded last piece (a copy of each leaf's vector on the
+//   stack) would take more than 16 KiB.
 // (Arrays, not fold expressions: Clang nests a fold 256 deep at most, and W7's programs are
 // longer.)
-template <class... Is>
-inline constexpr bool heavy_program_v<type_list<Is...>> = [] {
-  constexpr bool heavy[] = {heavy_instruction_v<Is>..., false};
-  for (bool h : heavy)
-    if (h) return true;
-  return false;
-}();
-
-// Whether an instruction of a program (or the output, Out) has lanes of half Widest bytes.
-template <class Program, class Out, std::size_t Widest>
-inline constexpr bool has_half_lanes_v = false;
-template <class... Is, class Out, std::size_t Widest>
-inline constexpr bool has_half_lanes_v<type_list<Is...>, Out, Widest> = [] {
+template <class Program, class Out>
+inline constexpr std::size_t kernel_registers_v = 1;
+template <class... Is, class Out>
+inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
+  using kernel = program_kernel<type_list<Is...>>;
+  if (kernel::instructions < 16 || kernel::leaves > 64 || simd::target_bytes < 32) return 1;
   constexpr std::size_t bytes[] = {sizeof(simd::lane_t<typename Is::value_type>)...,
                                    sizeof(simd::lane_t<Out>)};
-  for (std::size_t b : bytes)
-    if (2 * b == Widest) return true;
-  return false;
+  constexpr bool heavy[] = {heavy_instruction_v<Is>..., false};
+  std::size_t widest = 0;
+  for (std::size_t b : bytes) widest = std::max(widest, b);
+  for (std::size_t i = 0; i < std::size(bytes); ++i)
+    if (heavy[i] || (simd::target_bytes < 64 && 2 * bytes[i] == widest)) return 1;
+  return 4;
 }();
 
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
@@ -9452,12 +9441,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   using inner = last_or_void_t<out_dims>;  // (void for rank 0)
   using table_t = table_for<out_dims, E>;
   constexpr std::size_t R = out_dims::size;
-  constexpr std::size_t widest = std::max(ev::lane_bytes, sizeof(simd::lane_t<out_t>));
   constexpr std::size_t L =
-      kernel_lanes_v<ev, out_t> *
-      kernel_registers_v<kernel::instructions,
-                         has_half_lanes_v<typename ev::program, out_t, widest>,
-                         heavy_program_v<typename ev::program>, kernel::leaves>;
+      kernel_lanes_v<ev, out_t> * kernel_registers_v<typename ev::program, out_t>;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;
@@ -10302,14 +10287,19 @@ void reduce_ragged_into(Dst& dst, const X& x) {
 // The optional CBLAS backend of dot (DIMGRAPH_CONFIG_USE_CBLAS): sgemm/dgemm, sgemv/dgemv.
 
 // ---- begin dimgraph/eval/gemm.hpp
-// The built-in matrix-product kernels behind dot: operands, instruction sets, vectors, and the
-// blocked register-tiled GEMM (eval/gemm_direct.hpp has the kernels that read operands in place).
+// The blocked register-tiled GEMM behind dot: cache blocks, packing, the micro-kernel and the
+// driver (eval/gemm_direct.hpp has the kernels that read operands in place).
+
+
+// ---- begin dimgraph/eval/gemm_vector.hpp
+// The parts the matrix-product kernels are built from: the operands (dim_group, matmul_operands),
+// the instruction set (gemm_isa) and its vectors (gemm_vector, loads, multiply-add, lane sums).
 
 
 
-// eval/matmul.hpp compiles these kernels for a wider instruction set than the build's too, in
-// functions of that target; the helpers that take or return a vector are always inlined there,
-// so no call passes a vector across the ABI GCC warns about.
+// eval/matmul.hpp compiles the kernels built from these for a wider instruction set than the
+// build's too, in functions of that target; the helpers that take or return a vector are always
+// inlined there, so no call passes a vector across the ABI GCC warns about.
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -10516,6 +10506,21 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t byte
   (void)bytes;
 #endif
 }
+
+}  // namespace dimgraph::detail
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+// ---- end dimgraph/eval/gemm_vector.hpp
+
+// (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+namespace dimgraph::detail {
 
 // Register-tile and cache-block sizes: a micro-tile of MR x NR accumulators (NR two vectors
 // wide: 16 of 32 vector registers with 8 rows, 12 of 16 with 6), an A block of MC x KC in L2,
@@ -10881,7 +10886,7 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 
 
 
-// (As in eval/gemm.hpp: the vector helpers are always inlined into the kernels.)
+// (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"

@@ -10,7 +10,7 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/gemm.hpp"
 
-// (As in eval/gemm.hpp: the vector helpers are always inlined into the kernels.)
+// (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
