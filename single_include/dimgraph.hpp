@@ -9570,15 +9570,47 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
   }
 }
 
+// sum (a number of type Acc, or one lane of it) combined with Op (NaN-propagating) with the
+// M lanes of v, widened to Acc in parts of at most H lanes (a register), folded as a tree.
+template <class Op, class Acc, std::size_t H, std::size_t M, class E, class Sum>
+DIMGRAPH_ALWAYS_INLINE inline Sum add_piece(Sum sum, fn::lanes_t<E, M> v) {
+  constexpr std::size_t W = std::min(H, M);
+  auto parts = widened_part<Acc, E, W, 0>(v);
+  for_each_index<M / W - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    parts = Op::combine(parts, widened_part<Acc, E, W, P + 1>(v));
+  });
+  const auto folded = simd::fold_lanes(
+      parts, [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); });
+  if constexpr (std::is_same_v<Sum, Acc>) return Op::combine(simd::splat<Acc, 1>(sum), folded)[0];
+  else return Op::combine(sum, folded);
+}
+
+// sum combined with the rest elements of row r from i on (rest < 2 M) by add_piece: a piece of
+// M lanes when rest has that bit, then of M / 2, and so on. (Values, not captures by
+// reference, so that the sum stays in a register.)
+template <class Op, class Acc, std::size_t H, class E, std::size_t M, class Kernel, class Row,
+          class Sum>
+DIMGRAPH_ALWAYS_INLINE inline Sum add_pieces(const Kernel& k, const Row& r, std::size_t i,
+                                             std::size_t rest, Sum sum) {
+  if constexpr (M == 0) {
+    return sum;
+  } else {
+    if (rest & M) {
+      sum = add_piece<Op, Acc, H, M, E>(sum, k.template packet<M>(r, i));
+      i += M;
+    }
+    return add_pieces<Op, Acc, H, E, M / 2>(k, r, i, rest, sum);
+  }
+}
+
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
-void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
-                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o);
 
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
 // time: a combine is a chain of dependent instructions, and one set would wait on it at every
-// vector), folded together and then as a tree into *o at the end, then the last piece's
-// m < L elements.
+// vector), folded together and then as a tree into *o at the end, then the last m < L
+// elements in pieces of fewer lanes (and a row shorter than L in those pieces only).
 //
 // Floating-point max and min (unless Exact) take the max (min) instruction, which drops a NaN
 // operand, and beside it add up the elements, which a NaN makes NaN: a row whose sum is NaN (a
@@ -9587,8 +9619,7 @@ void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
           bool Exact = false>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
-                                                 Acc* o, const std::ptrdiff_t* leaf_step,
-                                                 const std::size_t* leaf_bytes) {
+                                                 Acc* o) {
   using E = typename Kernel::value_type;
   using part = fn::lanes_t<Acc, H>;
   using lanes_type = std::array<part, L / H>;
@@ -9666,41 +9697,36 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
                               DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
     if (!simd::no_nan_lanes(total)) [[unlikely]] {
-      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o);
       return;
     }
   }
-  const std::size_t rest = n - i;
-  part folded = lanes[0][0];
-  for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-    folded = Op::combine(folded, lanes[0][P + 1]);
-  });
-  // (Screened lanes hold no NaN.)
-  const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE {
-    if constexpr (screened) return Op::combine_numbers(a, b);
-    else return Op::combine(a, b);
+  // The row's lanes folded into *o (a row shorter than a vector has none).
+  const auto folded_lanes = [&]() DIMGRAPH_ALWAYS_INLINE {
+    part folded = lanes[0][0];
+    for_each_index<L / H - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+      folded = Op::combine(folded, lanes[0][P + 1]);
+    });
+    // (Screened lanes hold no NaN.)
+    const auto combine = [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE {
+      if constexpr (screened) return Op::combine_numbers(a, b);
+      else return Op::combine(a, b);
+    };
+    return Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
   };
-  const auto total = Op::combine(load_lanes<1>(o), simd::fold_lanes(folded, combine));
-  // The last piece's m < L elements one at a time, into the one-lane sum.
+  // The last n - i < L elements in pieces of L / 2, L / 4, ..., 1 lanes (those whose bits
+  // n - i has), each folded into the sum: no padded copy, and log2 L branches.
   const auto add_rest = [&](auto sum) DIMGRAPH_ALWAYS_INLINE {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
-    Row c = r;
-    c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
-    const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
-    for (std::size_t l = 0; l < rest; ++l)
-      sum = Op::combine(sum, fn::as<Acc, E>(simd::splat<simd::lane_t<E>, 1>(last[l])));
-    return sum;
+    return add_pieces<Op, Acc, H, E, L / 2>(k, r, i, n - i, sum);
   };
   if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) {
     // (A number between the steps: GCC keeps a one-lane vector in a general register or on the
     // stack, and moved this one through both at every row.)
-    Acc sum = total[0];
-    if (rest != 0) sum = add_rest(simd::splat<Acc, 1>(sum))[0];
-    *o = sum;
+    // (Both branches a number: a one-lane vector from one and *o from the other met in a
+    // general register.)
+    *o = add_rest(n >= L ? folded_lanes()[0] : *o);
   } else {
-    auto sum = total;
-    if (rest != 0) sum = add_rest(sum);
-    store_lanes<1>(o, sum);
+    store_lanes<1>(o, add_rest(n >= L ? folded_lanes() : load_lanes<1>(o)));
   }
 }
 
@@ -9708,10 +9734,8 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
 // are rare).
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 [[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
-                                                         std::size_t n, Acc* o,
-                                                         const std::ptrdiff_t* leaf_step,
-                                                         const std::size_t* leaf_bytes) {
-  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
+                                                         std::size_t n, Acc* o) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o);
 }
 
 // and t written to the L elements of acc at o (contiguous).
@@ -9914,8 +9938,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // (A group of one row, the common case, takes no loop over rows: the loop's setup
           // cost as much as a short row's work.)
           if (across && run == 0) {
-            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o, leaf_step.data(),
-                                         table.leaf_bytes.data());
+            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o);
             return;
           }
           auto group = rows;
@@ -9923,8 +9946,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           if (across) {
             for_each_row<1, false>(
                 group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
-                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o,
-                                               leaf_step.data(), table.leaf_bytes.data());
+                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o);
                 });
             return;
           }
@@ -10489,12 +10511,6 @@ DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
     std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
     return gemm_lane_sum<T>(lo + hi);
   }
-}
-
-// s plus the sum of a vector's lanes (summed as gemm_lane_sum does).
-template <class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
-  return static_cast<T>(s + gemm_lane_sum<T>(v));
 }
 
 // Asks for the cache lines of [p, p + bytes) ahead of their use.

@@ -206,12 +206,6 @@ DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
   }
 }
 
-// s plus the sum of a vector's lanes (summed as gemm_lane_sum does).
-template <class T, class V>
-DIMGRAPH_ALWAYS_INLINE inline T gemm_add_lanes(T s, const V& v) {
-  return static_cast<T>(s + gemm_lane_sum<T>(v));
-}
-
 // Asks for the cache lines of [p, p + bytes) ahead of their use.
 DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch(const void* p, std::size_t bytes) {
 #if defined(__GNUC__) || defined(__clang__)
