@@ -18,8 +18,8 @@
 #                        relocated against .text.unlikely in the object), which holds the
 #                        error paths, are allowed;
 #   RULE loop:           no call inside the innermost loop (the shortest backward jump's
-#                        range) around each packed float instruction; calls elsewhere (set-up,
-#                        outer loops, error paths) are allowed.
+#                        range that holds no return) around each packed float instruction;
+#                        calls elsewhere (set-up, outer loops, error paths) are allowed.
 # A COMPILER that is not installed prints "codegen: skipped" (a skipped test) and passes.
 
 foreach(_var COMPILER SOURCE INCLUDE_DIR WORK_DIR)
@@ -138,6 +138,7 @@ foreach(_fn IN LISTS _functions)
   set(_calls "")      # one report line per call or tail call ...
   set(_calls_at "")   # ... and its address
   set(_loops "")      # backward jumps within the function: "<target>-<jump>" address ranges
+  set(_rets_at "")    # addresses of the returns
   set(_previous "")   # the kind of instruction a relocation line belongs to: call, jump or other
   foreach(_line IN LISTS _lines)
     if(_line MATCHES "^[0-9a-f]+ <(.+)>:$")
@@ -184,6 +185,8 @@ foreach(_fn IN LISTS _functions)
     if(_line MATCHES "${_instruction}(${_packed_float})[ \t].*%${_register}")
       list(APPEND _simd_kinds "${CMAKE_MATCH_1}")
       list(APPEND _simd_at ${_address})
+    elseif(_line MATCHES "${_instruction}retq?([ \t]|$)")
+      list(APPEND _rets_at ${_address})
     elseif(_line MATCHES "${_instruction}callq?[ \t]")
       string(STRIP "${_line}" _call)
       list(APPEND _calls "${_call}")
@@ -225,11 +228,29 @@ foreach(_fn IN LISTS _functions)
     set(_where " in its SIMD loops")
     # The hot loops: for each packed float instruction, the innermost (shortest) backward
     # jump range around it. (Wider ranges also come from jumps back to code shared with a
-    # slow path, so they say little about loops.)
+    # slow path, so they say little about loops. A range that holds a return is no loop: it
+    # is a slow path laid out after the return that jumps back into the function, and the
+    # last piece of a row, straight-line code before the return, would count as in it.)
+    set(_loops_without_return "")
+    foreach(_loop IN LISTS _loops)
+      string(REPLACE "-" ";" _range "${_loop}")
+      list(GET _range 0 _lo)
+      list(GET _range 1 _hi)
+      set(_returns FALSE)
+      foreach(_ret IN LISTS _rets_at)
+        if(_ret GREATER_EQUAL _lo AND _ret LESS_EQUAL _hi)
+          set(_returns TRUE)
+          break()
+        endif()
+      endforeach()
+      if(NOT _returns)
+        list(APPEND _loops_without_return "${_loop}")
+      endif()
+    endforeach()
     set(_hot "")
     foreach(_at IN LISTS _simd_at)
       set(_best "")
-      foreach(_loop IN LISTS _loops)
+      foreach(_loop IN LISTS _loops_without_return)
         string(REPLACE "-" ";" _range "${_loop}")
         list(GET _range 0 _lo)
         list(GET _range 1 _hi)

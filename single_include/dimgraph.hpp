@@ -9240,23 +9240,28 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
 
-// piece(c, at, i, m) for the pieces of a row r of n elements, vectors of L lanes: elements
-// [0, head) when head > 0, then whole vectors, then the rest. A whole vector is read from r
-// at at = i; a piece of m < L elements from a copy c of the row padded to L lanes (scratch on
-// the stack), at 0. piece is called in two places: the loop over whole vectors (m is the
-// constant L there, so it tests nothing but its end) and the loop over the two partial
-// pieces. (One call site for both compiles the kernel once, but then every whole vector
-// tests m and the segment: GCC does not unswitch loops at -O2, and W1b ran 1.5x slower.)
-// Without Pad, n is a multiple of L and head is 0 (a static row): whole vectors only. With
-// OneSite (a long kernel, where a test per vector costs nothing next to the kernel, and a
-// second copy of the kernel doubles the compiler's work on the longest function), piece is
-// called in one place for every piece.
-template <std::size_t L, bool Pad = true, bool OneSite = false, class Row, class Piece>
+// piece.template operator()<M>(c, at, i, m) for the pieces of a row r of n elements, vectors
+// of L lanes: elements [0, head) when head > 0, then whole vectors, then the rest. A whole
+// vector (M = m = L) is read from r at at = i. A partial piece of m < L elements is read
+// either (Pieces) from r itself in parts of M = L / 2, L / 4, ..., 1 lanes, those whose bits
+// m has (M = m for each), or from a copy c of the row padded to L lanes (scratch on the
+// stack) at 0 (M = L > m): the parts compile the kernel log2 L more times, the copy costs
+// about a dozen cycles a leaf per row (a bias added to rows of 8 floats at -march=native
+// took 18 times Eigen's time padded). piece is called in separate places for whole vectors
+// (where m is the constant L, so the loop tests nothing but its end) and partial pieces. (One
+// call site for both compiles the kernel once, but then every whole vector tests m and the
+// segment: GCC does not unswitch loops at -O2, and W1b ran 1.5x slower.) Without Pad, n is a
+// multiple of L and head is 0 (a static row): whole vectors only. With OneSite (a long
+// kernel, where a test per vector costs nothing next to the kernel, and a second copy of the
+// kernel doubles the compiler's work on the longest function), piece is called in one place
+// for every piece, padded.
+template <std::size_t L, bool Pad = true, bool OneSite = false, bool Pieces = false, class Row,
+          class Piece>
 DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, std::size_t head,
                                                   const std::ptrdiff_t* leaf_step,
                                                   const std::size_t* leaf_bytes, Piece&& piece) {
   if constexpr (!Pad) {
-    for (std::size_t i = 0; i < n; i += L) piece(r, i, i, L);
+    for (std::size_t i = 0; i < n; i += L) piece.template operator()<L>(r, i, i, L);
   } else if constexpr (OneSite) {
     unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
@@ -9265,21 +9270,32 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
       const bool whole = i >= head && i < body_end;
       const std::size_t m = whole ? L : (i < head ? head : n) - i;
       if (!whole) c.template pad<L>(r, i, m, leaf_step, leaf_bytes, scratch);
-      piece(whole ? r : static_cast<const Row&>(c), whole ? i : 0, i, m);
+      piece.template operator()<L>(whole ? r : static_cast<const Row&>(c), whole ? i : 0, i, m);
       i += m;
     }
   } else {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
     const std::size_t body_end = head + (n - head) / L * L;
-    for (std::size_t i = head; i < body_end; i += L) piece(r, i, i, L);
-    // The partial pieces [0, head) and [body_end, n), each one padded vector.
+    for (std::size_t i = head; i < body_end; i += L) piece.template operator()<L>(r, i, i, L);
+    // The partial pieces [0, head) and [body_end, n).
+    [[maybe_unused]] unsigned char scratch[Pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
     for (int s = 0; s < 2; ++s) {
-      const std::size_t from = s == 0 ? 0 : body_end;
+      std::size_t from = s == 0 ? 0 : body_end;
       const std::size_t to = s == 0 ? head : n;
       if (from == to) continue;
-      Row c = r;
-      c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
-      piece(static_cast<const Row&>(c), 0, from, to - from);
+      if constexpr (Pieces) {
+        for_each_index<std::bit_width(L) - 1>(
+            [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
+              constexpr std::size_t M = L >> (B + 1);
+              if ((to - from) & M) {
+                piece.template operator()<M>(r, from, from, M);
+                from += M;
+              }
+            });
+      } else {
+        Row c = r;
+        c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
+        piece.template operator()<L>(static_cast<const Row&>(c), 0, from, to - from);
+      }
     }
   }
 }
@@ -9362,6 +9378,10 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
 
+// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
+// lanes, compiled once for each (see for_each_piece); a longer one from a padded copy.
+inline constexpr std::size_t pieces_up_to = 64;
+
 // A kernel of more instructions than this is compiled once, not once for whole vectors and
 // once for padded pieces (see for_each_piece). (It then runs slower: W7's 170 instructions at
 // g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)
@@ -9397,24 +9417,29 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
         if constexpr (Stream == -1) streaming = stream;
         if (streaming) head = stream_head<L>(o, n, streaming);
       }
-      for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
+      for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
+                     (Kernel::instructions <= pieces_up_to)>(
           r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-          [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-            if (m != L) [[unlikely]] {
-              store_first<L>(to, os, v, m);
-            } else if constexpr (Unit) {
-              if constexpr (can_stream_v<L, Out> && Stream != 0)
-                if (streaming) {
-                  stream_lanes<L>(to, v);
-                  return;
+          [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+              DIMGRAPH_ALWAYS_INLINE {
+                const auto v = fn::as<Out, E>(k.template packet<M>(c, at));
+                Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                if constexpr (M < L) {
+                  if constexpr (Unit) store_lanes<M>(to, v);
+                  else store_lanes<M>(to, os, v);
+                } else if (m != L) [[unlikely]] {
+                  store_first<L>(to, os, v, m);
+                } else if constexpr (Unit) {
+                  if constexpr (can_stream_v<L, Out> && Stream != 0)
+                    if (streaming) {
+                      stream_lanes<L>(to, v);
+                      return;
+                    }
+                  store_lanes<L>(to, v);
+                } else {
+                  store_lanes<L>(to, os, v);
                 }
-              store_lanes<L>(to, v);
-            } else {
-              store_lanes<L>(to, os, v);
-            }
-          });
+              });
     });
   };
   if constexpr (!split_stream) rows(std::integral_constant<int, -1>{});

@@ -89,6 +89,10 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
 
+// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
+// lanes, compiled once for each (see for_each_piece); a longer one from a padded copy.
+inline constexpr std::size_t pieces_up_to = 64;
+
 // A kernel of more instructions than this is compiled once, not once for whole vectors and
 // once for padded pieces (see for_each_piece). (It then runs slower: W7's 170 instructions at
 // g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)
@@ -124,24 +128,29 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
         if constexpr (Stream == -1) streaming = stream;
         if (streaming) head = stream_head<L>(o, n, streaming);
       }
-      for_each_piece<L, Pad, (Kernel::instructions > one_site_above)>(
+      for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
+                     (Kernel::instructions <= pieces_up_to)>(
           r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-          [&](const row_t& c, std::size_t at, std::size_t i, std::size_t m) DIMGRAPH_ALWAYS_INLINE {
-            const auto v = fn::as<Out, E>(k.template packet<L>(c, at));
-            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-            if (m != L) [[unlikely]] {
-              store_first<L>(to, os, v, m);
-            } else if constexpr (Unit) {
-              if constexpr (can_stream_v<L, Out> && Stream != 0)
-                if (streaming) {
-                  stream_lanes<L>(to, v);
-                  return;
+          [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+              DIMGRAPH_ALWAYS_INLINE {
+                const auto v = fn::as<Out, E>(k.template packet<M>(c, at));
+                Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+                if constexpr (M < L) {
+                  if constexpr (Unit) store_lanes<M>(to, v);
+                  else store_lanes<M>(to, os, v);
+                } else if (m != L) [[unlikely]] {
+                  store_first<L>(to, os, v, m);
+                } else if constexpr (Unit) {
+                  if constexpr (can_stream_v<L, Out> && Stream != 0)
+                    if (streaming) {
+                      stream_lanes<L>(to, v);
+                      return;
+                    }
+                  store_lanes<L>(to, v);
+                } else {
+                  store_lanes<L>(to, os, v);
                 }
-              store_lanes<L>(to, v);
-            } else {
-              store_lanes<L>(to, os, v);
-            }
-          });
+              });
     });
   };
   if constexpr (!split_stream) rows(std::integral_constant<int, -1>{});

@@ -1,8 +1,9 @@
-// Reductions over an inner dim of every run-time length from 1 to 80: rows shorter than a
-// vector, and the last piece of a longer row, are read in pieces of fewer lanes (half a
-// vector, a quarter, ..., one), so every length takes a different set of pieces. Sum, mean,
-// prod, max and min of float, double, int8, uint8 and bool against hand-written loops, over
-// contiguous rows and over rows of a transposed view.
+// Rows of every run-time length from 1 to 80: rows shorter than a vector, and the last piece
+// of a longer row, are read in pieces of fewer lanes (half a vector, a quarter, ..., one), so
+// every length takes a different set of pieces. Reductions over the inner dim (sum, mean,
+// prod, max and min of float, double, int8, uint8 and bool) and element-wise kernels with a
+// broadcast operand (float, double, int8 and bool results, into tensors and into a transposed
+// view) against hand-written loops, over contiguous rows and rows of a transposed view.
 #include <dimgraph.hpp>
 
 #include <doctest/doctest.h>
@@ -163,6 +164,34 @@ TEST_CASE("short rows: int8 and uint8 sums and products in int64, max, min, any 
         CHECK(all(r) == e);
         CHECK(count(r) == c);
       }
+    });
+  }
+}
+
+TEST_CASE("short rows: element-wise with a broadcast row, every length from 1 to 80") {
+  for (std::size_t n = 1; n <= 80; ++n) {
+    both_layouts<float>(n, 500 + static_cast<unsigned>(n), [&](const auto& x, const auto& in) {
+      dg::tensor<float, Len> bias(dg::extent<Len>(n));
+      for (std::size_t i = 0; i < n; ++i) bias(i) = static_cast<float>(i) * 0.25f;
+      const dg::tensor<float, Row, Len> affine = in * 2.0f + bias;
+      const dg::tensor<double, Row, Len> wide = dg::cast<double>(in) * 0.5 - bias;
+      const dg::tensor<std::int8_t, Row, Len> small = dg::cast<std::int8_t>(in * 100.0f);
+      const dg::tensor<bool, Row, Len> below = dg::less(in, bias);
+      // Into a transposed view: the output steps by rows along the inner dim.
+      dg::tensor<float, Len, Row> columns(dg::extent<Len>(n), dg::extent<Row>(rows));
+      dg::permute<Row, Len>(columns) = in + bias;
+      std::size_t bad = 0;
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t i = 0; i < n; ++i) {
+          const float v = x(r, i), b = bias(i);
+          bad += affine(r, i) != v * 2.0f + b;
+          bad += wide(r, i) != static_cast<double>(v) * 0.5 - static_cast<double>(b);
+          bad += small(r, i) != static_cast<std::int8_t>(v * 100.0f);
+          bad += below(r, i) != (v < b);
+          bad += columns(i, r) != v + b;
+        }
+      INFO("n = " << n);
+      CHECK(bad == 0);
     });
   }
 }
