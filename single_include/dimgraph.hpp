@@ -9240,6 +9240,11 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
 
+// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
+// lanes, compiled once for each part size (see for_each_piece; the reductions' row kernels do
+// the same); a longer one reads them from a padded copy.
+inline constexpr std::size_t pieces_up_to = 64;
+
 // piece.template operator()<M>(c, at, i, m) for the pieces of a row r of n elements, vectors
 // of L lanes: elements [0, head) when head > 0, then whole vectors, then the rest. A whole
 // vector (M = m = L) is read from r at at = i. A partial piece of m < L elements is read
@@ -9377,10 +9382,6 @@ inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
 constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
-
-// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
-// lanes, compiled once for each (see for_each_piece); a longer one from a padded copy.
-inline constexpr std::size_t pieces_up_to = 64;
 
 // A kernel of more instructions than this is compiled once, not once for whole vectors and
 // once for padded pieces (see for_each_piece). (It then runs slower: W7's 170 instructions at
@@ -9629,7 +9630,8 @@ DIMGRAPH_ALWAYS_INLINE inline Sum add_pieces(const Kernel& k, const Row& r, std:
 }
 
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
-void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o);
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
+                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
 
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
@@ -9644,7 +9646,8 @@ void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o);
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
           bool Exact = false>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
-                                                 Acc* o) {
+                                                 Acc* o, const std::ptrdiff_t* leaf_step,
+                                                 const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
   using part = fn::lanes_t<Acc, H>;
   using lanes_type = std::array<part, L / H>;
@@ -9722,7 +9725,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
                               DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
     if (!simd::no_nan_lanes(total)) [[unlikely]] {
-      reduce_across_exact<Op, Acc, L, H>(k, r, n, o);
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
       return;
     }
   }
@@ -9741,8 +9744,21 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   };
   // The last n - i < L elements in pieces of L / 2, L / 4, ..., 1 lanes (those whose bits
   // n - i has), each folded into the sum: no padded copy, and log2 L branches.
+  // (A kernel longer than pieces_up_to: from a padded copy, one lane at a time.)
   const auto add_rest = [&](auto sum) DIMGRAPH_ALWAYS_INLINE {
-    return add_pieces<Op, Acc, H, E, L / 2>(k, r, i, n - i, sum);
+    if constexpr (Kernel::instructions <= pieces_up_to) {
+      return add_pieces<Op, Acc, H, E, L / 2>(k, r, i, n - i, sum);
+    } else {
+      const std::size_t rest = n - i;
+      if (rest == 0) return sum;
+      unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+      Row c = r;
+      c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+      const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
+      for (std::size_t l = 0; l < rest; ++l)
+        sum = add_piece<Op, Acc, H, 1, E>(sum, simd::splat<simd::lane_t<E>, 1>(last[l]));
+      return sum;
+    }
   };
   if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) {
     // (A number between the steps: GCC keeps a one-lane vector in a general register or on the
@@ -9759,8 +9775,10 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
 // are rare).
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 [[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
-                                                         std::size_t n, Acc* o) {
-  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o);
+                                                         std::size_t n, Acc* o,
+                                                         const std::ptrdiff_t* leaf_step,
+                                                         const std::size_t* leaf_bytes) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
 // and t written to the L elements of acc at o (contiguous).
@@ -9775,11 +9793,46 @@ DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>&
   }
 }
 
+// reduce_block's last m = rest < 2 M elements from element i on: a part of M lanes when rest
+// has that bit (acc's M elements at o + i s combined with the rows' M elements, in registers,
+// as reduce_block does a vector), then of M / 2, and so on.
+template <class Op, class Acc, bool Staged, std::size_t M, class Kernel, class Row, std::size_t B>
+DIMGRAPH_ALWAYS_INLINE inline void block_pieces(const Kernel& k, const std::array<Row, B>& rows,
+                                                std::size_t count, std::size_t i, std::size_t rest,
+                                                Acc* o, std::ptrdiff_t s) {
+  if constexpr (M > 0) {
+    using E = typename Kernel::value_type;
+    if (rest & M) {
+      Acc* q = o + static_cast<std::ptrdiff_t>(i) * s;
+      const auto load = [&]() DIMGRAPH_ALWAYS_INLINE {
+        return s == 1 ? load_lanes<M>(q) : load_lanes<M>(q, s);
+      };
+      const auto store = [&](const fn::lanes_t<Acc, M>& v) DIMGRAPH_ALWAYS_INLINE {
+        if (s == 1) store_lanes<M>(q, v);
+        else store_lanes<M>(q, s, v);
+      };
+      if constexpr (Staged) {
+        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
+        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], i);
+        store(load() + fn::as<Acc, E>(t));
+      } else {
+        auto t = load();
+        for (std::size_t j = 0; j < count; ++j)
+          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], i)));
+        store(t);
+      }
+      i += M;
+    }
+    block_pieces<Op, Acc, Staged, M / 2>(k, rows, count, i, rest, o, s);
+  }
+}
+
 // o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
 // reduction given by their offsets, in row order, for i < n: one vector of L elements at a
 // time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
 // Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
-// into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
+// into o in double. The last piece of m < L elements is read in parts of fewer lanes
+// (block_pieces), or, for a long kernel, from padded copies.
 template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
           class Bases, std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
@@ -9817,10 +9870,14 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
         for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
       }
   }
-  // The rest, a vector at a time, acc strided or not, the last piece padded.
-  unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
-  Row padded = rows[0];
-  for (; i < n; i += L) {
+  // The rest, a vector at a time, acc strided or not; then the last piece of m < L elements
+  // in parts of L / 2, L / 4, ..., 1 lanes (block_pieces), or, for a kernel longer than
+  // pieces_up_to, as one padded vector.
+  constexpr bool pieces = Kernel::instructions <= pieces_up_to;
+  const std::size_t end = pieces ? n - n % L : n;
+  [[maybe_unused]] unsigned char scratch[pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+  [[maybe_unused]] Row padded = rows[0];
+  for (; i < end; i += L) {
     const std::size_t m = std::min(L, n - i);
     const bool whole = m == L && s == 1;
     std::array<part, parts> t;
@@ -9838,11 +9895,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     for (std::size_t j = 0; j < count; ++j) {
       const Row* r = &rows[j];
       std::size_t at = i;
-      if (m != L) [[unlikely]] {
-        padded = rows[j];
-        padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
-        r = &padded;
-        at = 0;
+      if constexpr (!pieces) {
+        if (m != L) [[unlikely]] {
+          padded = rows[j];
+          padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
+          r = &padded;
+          at = 0;
+        }
       }
       combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
     }
@@ -9856,6 +9915,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       }
     }
   }
+  if constexpr (pieces) block_pieces<Op, Acc, Staged, L / 2>(k, rows, count, i, n - i, o, s);
 }
 
 }  // namespace dimgraph::detail
@@ -9963,7 +10023,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // (A group of one row, the common case, takes no loop over rows: the loop's setup
           // cost as much as a short row's work.)
           if (across && run == 0) {
-            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o);
+            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o, leaf_step.data(),
+                                         table.leaf_bytes.data());
             return;
           }
           auto group = rows;
@@ -9971,7 +10032,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           if (across) {
             for_each_row<1, false>(
                 group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
-                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o);
+                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o,
+                                               leaf_step.data(), table.leaf_bytes.data());
                 });
             return;
           }
@@ -12172,9 +12234,29 @@ DIMGRAPH_ALWAYS_INLINE inline void for_columns(std::size_t w, const F& f) {
   for (; j < w; ++j) f.template operator()<1>(j);
 }
 
+// f.template operator()<M>(i) for the last rest (< L) elements of a row from i on, in parts of
+// M = L / 2, L / 4, ..., Min lanes (those whose bits rest has), then one at a time (M = 1),
+// i advancing past each: log2 L tests, where one element at a time took rest of them.
+template <std::size_t L, std::size_t Min = 1, class F>
+DIMGRAPH_ALWAYS_INLINE inline void for_pieces(std::size_t& i, std::size_t rest, const F& f) {
+  for_each_index<std::bit_width(L) - 1>([&]<std::size_t B>(index_constant<B>)
+                                            DIMGRAPH_ALWAYS_INLINE {
+                                              constexpr std::size_t M = L >> (B + 1);
+                                              if constexpr (M >= Min) {
+                                                if (rest & M) {
+                                                  f.template operator()<M>(i);
+                                                  i += M;
+                                                }
+                                              }
+                                            });
+  if constexpr (Min > 1)
+    for (std::size_t l = 0; l < rest % Min; ++l, ++i) f.template operator()<1>(i);
+}
+
 // fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
 // Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
-// wait on it at every vector), then the vector's lanes folded as a tree, then single lanes.
+// wait on it at every vector), then the vector's lanes folded as a tree, then the rest in
+// parts of fewer lanes (for_pieces), each folded as a tree.
 template <std::size_t L, std::size_t Chains, class T, class Load, class Fold>
 DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identity,
                                                          const Load& load, const Fold& fold) {
@@ -12195,7 +12277,9 @@ DIMGRAPH_ALWAYS_INLINE inline fn::lanes_t<T, 1> fold_row(std::size_t n, T identi
   }
   for (; i + L <= n; i += L) acc = fold(acc, load.template operator()<L>(i));
   auto one = simd::fold_lanes(acc, fold);
-  for (; i < n; ++i) one = fold(one, load.template operator()<1>(i));
+  for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+    one = fold(one, simd::fold_lanes(load.template operator()<M>(at), fold));
+  });
   return one;
 }
 
@@ -12247,13 +12331,17 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
     std::size_t i = 0;
     for (; i + L <= n; i += L)
       put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) - log_sum);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) - log_sum);
+    for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+      put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) - log_sum);
+    });
   } else {
     const T scale = T(1) / sum;
     std::size_t i = 0;
     for (; i + L <= n; i += L)
       put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) * scale);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) * scale);
+    for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+      put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) * scale);
+    });
   }
 }
 

@@ -89,10 +89,6 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
   return n >= lanes ? lanes : n == 0 ? 1 : std::bit_floor(n);
 }
 
-// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
-// lanes, compiled once for each (see for_each_piece); a longer one from a padded copy.
-inline constexpr std::size_t pieces_up_to = 64;
-
 // A kernel of more instructions than this is compiled once, not once for whole vectors and
 // once for padded pieces (see for_each_piece). (It then runs slower: W7's 170 instructions at
 // g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)

@@ -126,7 +126,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // (A group of one row, the common case, takes no loop over rows: the loop's setup
           // cost as much as a short row's work.)
           if (across && run == 0) {
-            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o);
+            reduce_across<Op, Acc, L, H>(k, row_t(bases, first, step), n, o, leaf_step.data(),
+                                         table.leaf_bytes.data());
             return;
           }
           auto group = rows;
@@ -134,7 +135,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           if (across) {
             for_each_row<1, false>(
                 group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
-                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o);
+                  reduce_across<Op, Acc, L, H>(k, row_t(bases, add_offsets(first, at), step), n, o,
+                                               leaf_step.data(), table.leaf_bytes.data());
                 });
             return;
           }

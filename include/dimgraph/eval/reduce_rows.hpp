@@ -101,7 +101,8 @@ DIMGRAPH_ALWAYS_INLINE inline Sum add_pieces(const Kernel& k, const Row& r, std:
 }
 
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
-void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o);
+void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o,
+                         const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes);
 
 // *o = Op(*o, every element of the row r of n elements) (the inner dim is reduced): L lane
 // accumulators of Acc in parts of H lanes (C sets of them for a short kernel, C vectors at a
@@ -116,7 +117,8 @@ void reduce_across_exact(const Kernel& k, const Row& r, std::size_t n, Acc* o);
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel,
           bool Exact = false>
 DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, std::size_t n,
-                                                 Acc* o) {
+                                                 Acc* o, const std::ptrdiff_t* leaf_step,
+                                                 const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
   using part = fn::lanes_t<Acc, H>;
   using lanes_type = std::array<part, L / H>;
@@ -194,7 +196,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     for_each_index<C - 1>([&]<std::size_t Chain>(index_constant<Chain>)
                               DIMGRAPH_ALWAYS_INLINE { total += screen[Chain + 1]; });
     if (!simd::no_nan_lanes(total)) [[unlikely]] {
-      reduce_across_exact<Op, Acc, L, H>(k, r, n, o);
+      reduce_across_exact<Op, Acc, L, H>(k, r, n, o, leaf_step, leaf_bytes);
       return;
     }
   }
@@ -213,8 +215,21 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
   };
   // The last n - i < L elements in pieces of L / 2, L / 4, ..., 1 lanes (those whose bits
   // n - i has), each folded into the sum: no padded copy, and log2 L branches.
+  // (A kernel longer than pieces_up_to: from a padded copy, one lane at a time.)
   const auto add_rest = [&](auto sum) DIMGRAPH_ALWAYS_INLINE {
-    return add_pieces<Op, Acc, H, E, L / 2>(k, r, i, n - i, sum);
+    if constexpr (Kernel::instructions <= pieces_up_to) {
+      return add_pieces<Op, Acc, H, E, L / 2>(k, r, i, n - i, sum);
+    } else {
+      const std::size_t rest = n - i;
+      if (rest == 0) return sum;
+      unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+      Row c = r;
+      c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
+      const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
+      for (std::size_t l = 0; l < rest; ++l)
+        sum = add_piece<Op, Acc, H, 1, E>(sum, simd::splat<simd::lane_t<E>, 1>(last[l]));
+      return sum;
+    }
   };
   if constexpr (std::is_same_v<simd::lane_t<Acc>, Acc>) {
     // (A number between the steps: GCC keeps a one-lane vector in a general register or on the
@@ -231,8 +246,10 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
 // are rare).
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 [[gnu::cold]] DIMGRAPH_NOINLINE void reduce_across_exact(const Kernel& k, const Row& r,
-                                                         std::size_t n, Acc* o) {
-  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o);
+                                                         std::size_t n, Acc* o,
+                                                         const std::ptrdiff_t* leaf_step,
+                                                         const std::size_t* leaf_bytes) {
+  reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
 // and t written to the L elements of acc at o (contiguous).
@@ -247,11 +264,46 @@ DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>&
   }
 }
 
+// reduce_block's last m = rest < 2 M elements from element i on: a part of M lanes when rest
+// has that bit (acc's M elements at o + i s combined with the rows' M elements, in registers,
+// as reduce_block does a vector), then of M / 2, and so on.
+template <class Op, class Acc, bool Staged, std::size_t M, class Kernel, class Row, std::size_t B>
+DIMGRAPH_ALWAYS_INLINE inline void block_pieces(const Kernel& k, const std::array<Row, B>& rows,
+                                                std::size_t count, std::size_t i, std::size_t rest,
+                                                Acc* o, std::ptrdiff_t s) {
+  if constexpr (M > 0) {
+    using E = typename Kernel::value_type;
+    if (rest & M) {
+      Acc* q = o + static_cast<std::ptrdiff_t>(i) * s;
+      const auto load = [&]() DIMGRAPH_ALWAYS_INLINE {
+        return s == 1 ? load_lanes<M>(q) : load_lanes<M>(q, s);
+      };
+      const auto store = [&](const fn::lanes_t<Acc, M>& v) DIMGRAPH_ALWAYS_INLINE {
+        if (s == 1) store_lanes<M>(q, v);
+        else store_lanes<M>(q, s, v);
+      };
+      if constexpr (Staged) {
+        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
+        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], i);
+        store(load() + fn::as<Acc, E>(t));
+      } else {
+        auto t = load();
+        for (std::size_t j = 0; j < count; ++j)
+          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], i)));
+        store(t);
+      }
+      i += M;
+    }
+    block_pieces<Op, Acc, Staged, M / 2>(k, rows, count, i, rest, o, s);
+  }
+}
+
 // o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
 // reduction given by their offsets, in row order, for i < n: one vector of L elements at a
 // time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
 // Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
-// into o in double. The rows' elements past n (a last piece of m < L) come from padded copies.
+// into o in double. The last piece of m < L elements is read in parts of fewer lanes
+// (block_pieces), or, for a long kernel, from padded copies.
 template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
           class Bases, std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
@@ -289,10 +341,14 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
         for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
       }
   }
-  // The rest, a vector at a time, acc strided or not, the last piece padded.
-  unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
-  Row padded = rows[0];
-  for (; i < n; i += L) {
+  // The rest, a vector at a time, acc strided or not; then the last piece of m < L elements
+  // in parts of L / 2, L / 4, ..., 1 lanes (block_pieces), or, for a kernel longer than
+  // pieces_up_to, as one padded vector.
+  constexpr bool pieces = Kernel::instructions <= pieces_up_to;
+  const std::size_t end = pieces ? n - n % L : n;
+  [[maybe_unused]] unsigned char scratch[pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+  [[maybe_unused]] Row padded = rows[0];
+  for (; i < end; i += L) {
     const std::size_t m = std::min(L, n - i);
     const bool whole = m == L && s == 1;
     std::array<part, parts> t;
@@ -310,11 +366,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     for (std::size_t j = 0; j < count; ++j) {
       const Row* r = &rows[j];
       std::size_t at = i;
-      if (m != L) [[unlikely]] {
-        padded = rows[j];
-        padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
-        r = &padded;
-        at = 0;
+      if constexpr (!pieces) {
+        if (m != L) [[unlikely]] {
+          padded = rows[j];
+          padded.template pad<L>(rows[j], i, m, leaf_step, leaf_bytes, scratch);
+          r = &padded;
+          at = 0;
+        }
       }
       combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
     }
@@ -328,6 +386,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       }
     }
   }
+  if constexpr (pieces) block_pieces<Op, Acc, Staged, L / 2>(k, rows, count, i, n - i, o, s);
 }
 
 }  // namespace dimgraph::detail

@@ -47,13 +47,17 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
     std::size_t i = 0;
     for (; i + L <= n; i += L)
       put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) - log_sum);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) - log_sum);
+    for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+      put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) - log_sum);
+    });
   } else {
     const T scale = T(1) / sum;
     std::size_t i = 0;
     for (; i + L <= n; i += L)
       put_row_lanes<L, Unit>(o, os, i, out.template operator()<L>(i) * scale);
-    for (; i < n; ++i) put_row_lanes<1, Unit>(o, os, i, out.template operator()<1>(i) * scale);
+    for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+      put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) * scale);
+    });
   }
 }
 

@@ -138,6 +138,11 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
 
+// A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
+// lanes, compiled once for each part size (see for_each_piece; the reductions' row kernels do
+// the same); a longer one reads them from a padded copy.
+inline constexpr std::size_t pieces_up_to = 64;
+
 // piece.template operator()<M>(c, at, i, m) for the pieces of a row r of n elements, vectors
 // of L lanes: elements [0, head) when head > 0, then whole vectors, then the rest. A whole
 // vector (M = m = L) is read from r at at = i. A partial piece of m < L elements is read

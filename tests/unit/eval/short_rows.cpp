@@ -195,3 +195,61 @@ TEST_CASE("short rows: element-wise with a broadcast row, every length from 1 to
     });
   }
 }
+
+TEST_CASE("short rows: sums and maxima down an outer dim into rows of every width 1 to 80") {
+  // x [Time, Width]: each block of rows is reduced into the Width-wide result a vector at a
+  // time, the last piece in parts of fewer lanes; 37 rows: two whole blocks and a partial one.
+  struct Time : dg::dim<"time"> {};
+  constexpr std::size_t steps = 37;
+  for (std::size_t w = 1; w <= 80; ++w) {
+    dg::tensor<float, Time, Len> x(dg::extent<Time>(steps), dg::extent<Len>(w));
+    dg::tensor<std::int8_t, Time, Len> small(dg::extent<Time>(steps), dg::extent<Len>(w));
+    std::mt19937 gen(600 + static_cast<unsigned>(w));
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x.data()[i] = static_cast<float>(static_cast<double>(gen() % 2001) / 1000.0 - 1.0);
+      small.data()[i] = static_cast<std::int8_t>(static_cast<int>(gen() % 255) - 127);
+    }
+    const dg::tensor<float, Len> sum = dg::sum<Time>(x), hi = dg::max<Time>(x);
+    const dg::tensor<std::int64_t, Len> total = dg::sum<Time>(small);
+    const dg::tensor<std::int8_t, Len> lo = dg::min<Time>(small);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < w; ++i) {
+      double s = 0;
+      float h = -std::numeric_limits<float>::infinity();
+      std::int64_t t = 0;
+      int l = 127;
+      for (std::size_t r = 0; r < steps; ++r) {
+        s += x(r, i);
+        h = std::max(h, x(r, i));
+        t += small(r, i);
+        l = std::min<int>(l, small(r, i));
+      }
+      bad += std::size_t{!close(sum(i), s, steps)} + std::size_t{hi(i) != h} +
+             std::size_t{total(i) != t} + std::size_t{lo(i) != l};
+    }
+    INFO("width " << w);
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("short rows: softmax and log_softmax of rows of every length from 1 to 80") {
+  for (std::size_t n = 1; n <= 80; ++n) {
+    both_layouts<float>(n, 700 + static_cast<unsigned>(n), [&](const auto& x, const auto& in) {
+      const dg::tensor<float, Row, Len> soft = dg::softmax<Len>(in * 4.0f),
+                                        log_soft = dg::log_softmax<Len>(in * 4.0f);
+      std::size_t bad = 0;
+      for (std::size_t r = 0; r < rows; ++r) {
+        double m = -1e30, sum = 0;
+        for (std::size_t i = 0; i < n; ++i) m = std::max(m, 4.0 * x(r, i));
+        for (std::size_t i = 0; i < n; ++i) sum += std::exp(4.0 * x(r, i) - m);
+        for (std::size_t i = 0; i < n; ++i) {
+          const double want = std::exp(4.0 * x(r, i) - m) / sum;
+          bad += std::abs(soft(r, i) - want) > 1e-6 * want + 1e-7;
+          bad += std::abs(log_soft(r, i) - std::log(want)) > 1e-5;
+        }
+      }
+      INFO("n = " << n);
+      CHECK(bad == 0);
+    });
+  }
+}
