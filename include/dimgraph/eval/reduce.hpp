@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -57,6 +58,29 @@ template <class... Rs, class X>
 // Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
 // along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
 // (sum over any dims, and mean, which sums) shares one copy of this code.
+// Whether every operand but the output (slot 0) of a group of rows (levels [0, run) of
+// plan, then the inner one of n elements) steps by 1 along its rows and has them one after
+// another, or does not step at all.
+template <std::size_t Slots, class Plan>
+bool rows_follow_each_other(const Plan& group, const std::array<std::ptrdiff_t, Slots>& step,
+                            std::size_t n) {
+  const std::size_t run = group.depth - 1;
+  for (std::size_t op = 1; op < Slots; ++op) {
+    if (step[op] == 0) {
+      for (std::size_t l = 0; l < run; ++l)
+        if (group.stride[op][l] != 0) return false;
+    } else {
+      if (step[op] != 1) return false;
+      auto expected = static_cast<std::ptrdiff_t>(n);
+      for (std::size_t l = run; l-- > 0;) {
+        if (group.stride[op][l] != expected) return false;
+        expected *= static_cast<std::ptrdiff_t>(group.extent[l]);
+      }
+    }
+  }
+  return true;
+}
+
 template <class Op, class Acc, class X>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
     Acc* acc_data, const std::array<std::ptrdiff_t, dims_t<X>::size>& acc_strides, const X& x) {
@@ -140,6 +164,16 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
                 });
             return;
           }
+          // Vertical into a row of at most 4 vectors (a power of two), the rows one after
+          // another in every operand: as one row, element q into element q % n of o
+          // (reduce_periodic).
+          if constexpr (Unit)
+            if (n <= 4 * L && std::has_single_bit(n) && step[0] == 1 &&
+                rows_follow_each_other<table_t::slots>(group, step, n)) {
+              reduce_periodic<Op, Acc, staged, L, H>(k, row_t(bases, first, step), per_group * n, n,
+                                                     o);
+              return;
+            }
           // Vertical: the group's rows in blocks of up to block_rows, each block reduced
           // into o one vector at a time (a register tile over the block's rows).
           std::array<offsets, block_rows> block;

@@ -70,25 +70,6 @@ DIMGRAPH_ALWAYS_INLINE inline void for_columns(std::size_t w, const F& f) {
   for (; j < w; ++j) f.template operator()<1>(j);
 }
 
-// f.template operator()<M>(i) for the last rest (< L) elements of a row from i on, in parts of
-// M = L / 2, L / 4, ..., Min lanes (those whose bits rest has), then one at a time (M = 1),
-// i advancing past each: log2 L tests, where one element at a time took rest of them.
-template <std::size_t L, std::size_t Min = 1, class F>
-DIMGRAPH_ALWAYS_INLINE inline void for_pieces(std::size_t& i, std::size_t rest, const F& f) {
-  for_each_index<std::bit_width(L) - 1>([&]<std::size_t B>(index_constant<B>)
-                                            DIMGRAPH_ALWAYS_INLINE {
-                                              constexpr std::size_t M = L >> (B + 1);
-                                              if constexpr (M >= Min) {
-                                                if (rest & M) {
-                                                  f.template operator()<M>(i);
-                                                  i += M;
-                                                }
-                                              }
-                                            });
-  if constexpr (Min > 1)
-    for (std::size_t l = 0; l < rest % Min; ++l, ++i) f.template operator()<1>(i);
-}
-
 // fold(acc, lanes) over a row of n elements: L-lane vectors (into four accumulators when
 // Chains is 4: a cheap fold is a chain of dependent instructions, and one accumulator would
 // wait on it at every vector), then the vector's lanes folded as a tree, then the rest in

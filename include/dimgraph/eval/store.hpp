@@ -138,6 +138,25 @@ DIMGRAPH_ALWAYS_INLINE inline void store_first(T* p, std::ptrdiff_t s, fn::lanes
     p[static_cast<std::ptrdiff_t>(l) * s] = fn::element_of<T>(v[l]);
 }
 
+// f.template operator()<M>(i) for the last rest (< L) elements of a row from i on, in parts of
+// M = L / 2, L / 4, ..., Min lanes (those whose bits rest has), then one at a time (M = 1),
+// i advancing past each: log2 L tests, where one element at a time took rest of them.
+template <std::size_t L, std::size_t Min = 1, class F>
+DIMGRAPH_ALWAYS_INLINE inline void for_pieces(std::size_t& i, std::size_t rest, const F& f) {
+  for_each_index<std::bit_width(L) - 1>([&]<std::size_t B>(index_constant<B>)
+                                            DIMGRAPH_ALWAYS_INLINE {
+                                              constexpr std::size_t M = L >> (B + 1);
+                                              if constexpr (M >= Min) {
+                                                if (rest & M) {
+                                                  f.template operator()<M>(i);
+                                                  i += M;
+                                                }
+                                              }
+                                            });
+  if constexpr (Min > 1)
+    for (std::size_t l = 0; l < rest % Min; ++l, ++i) f.template operator()<1>(i);
+}
+
 // A kernel of at most this many instructions reads a row's partial pieces in parts of fewer
 // lanes, compiled once for each part size (see for_each_piece; the reductions' row kernels do
 // the same); a longer one reads them from a padded copy.
