@@ -10039,6 +10039,10 @@ template <class... Rs, class X>
 // Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
 // along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
 // (sum over any dims, and mean, which sums) shares one copy of this code.
+// The longest kernel a vertical reduction into a narrow row reads as one row (see
+// reduce_periodic): a plain tensor, or a short element-wise expression of a few.
+inline constexpr std::size_t periodic_up_to = 16;
+
 // Whether every operand but the output (slot 0) of a group of rows (levels [0, run) of
 // plan, then the inner one of n elements) steps by 1 along its rows and has them one after
 // another, or does not step at all.
@@ -10147,8 +10151,9 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           }
           // Vertical into a row of at most 4 vectors (a power of two), the rows one after
           // another in every operand: as one row, element q into element q % n of o
-          // (reduce_periodic).
-          if constexpr (Unit)
+          // (reduce_periodic). For kernels of at most periodic_up_to instructions: the
+          // function is one more copy of the kernel for every reduction compiled.
+          if constexpr (Unit && kernel::instructions <= periodic_up_to)
             if (n <= 4 * L && std::has_single_bit(n) && step[0] == 1 &&
                 rows_follow_each_other<table_t::slots>(group, step, n)) {
               reduce_periodic<Op, Acc, staged, L, H>(k, row_t(bases, first, step), per_group * n, n,
