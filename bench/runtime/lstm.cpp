@@ -27,7 +27,10 @@
 // new tuple of tensors per call, as dimgraph's is.
 //
 // In a build with OpenMP (the bench-gcc-native-omp preset), "dimgraph_2t", "hand_hoisted_2t"
-// and "torch_2t" run the same on 2 threads; every other side runs on one.
+// and "torch_2t" run the same on 2 threads; every other side runs on one. Run them with
+// OMP_WAIT_POLICY=passive: with libgomp's default (threads spin after a parallel region),
+// Debian's LibTorch on 2 threads took 148 ms for W6b against 33 ms on one (OpenBLAS's own
+// threads and the spinning ones shared 2 cores); passive, 31 ms.
 //
 // Every kernel is a named noinline function. Before anything is timed, the hand loop is
 // checked against a plain loop with its own dot products, then dimgraph's (and LibTorch's)
