@@ -83,7 +83,8 @@ case "$command" in
       fi
       "${pin[@]}" python3 bench/runtime/ratios.py --title "$preset" \
         "$bin/dimgraph_bench_elementwise" "$bin/dimgraph_bench_math" \
-        "$bin/dimgraph_bench_reduce" "$bin/dimgraph_bench_chain" "$bin/dimgraph_bench_lstm" "$bin/dimgraph_bench_gru"
+        "$bin/dimgraph_bench_reduce" "$bin/dimgraph_bench_short_rows" "$bin/dimgraph_bench_chain" \
+        "$bin/dimgraph_bench_lstm" "$bin/dimgraph_bench_gru"
       # GEMV and GEMM: dimgraph, the hand loop and single-threaded OpenBLAS (medians of 5, FLOP/s).
       "${pin[@]}" "$bin/dimgraph_bench_contract" --benchmark_enable_random_interleaving=true
     done
