@@ -9307,14 +9307,9 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
       const std::size_t to = s == 0 ? head : n;
       if (from == to) continue;
       if constexpr (Pieces) {
-        for_each_index<std::bit_width(L) - 1>(
-            [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
-              constexpr std::size_t M = L >> (B + 1);
-              if ((to - from) & M) {
-                piece.template operator()<M>(r, from, from, M);
-                from += M;
-              }
-            });
+        for_pieces<L>(from, to - from, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+          piece.template operator()<M>(r, at, at, M);
+        });
       } else {
         Row c = r;
         c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
@@ -9616,16 +9611,14 @@ DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t
 }
 
 // sum (a number of type Acc, or one lane of it) combined with Op (NaN-propagating) with the
-// M lanes of v, widened to Acc in parts of at most H lanes (a register), folded as a tree.
+// M lanes of v, widened to Acc, folded as a tree. (M <= H: the callers' pieces are at most
+// L / 2 lanes, and L is the lane count of the wider of E and Acc, so M lanes of Acc fit in a
+// register.)
 template <class Op, class Acc, std::size_t H, std::size_t M, class E, class Sum>
 DIMGRAPH_ALWAYS_INLINE inline Sum add_piece(Sum sum, fn::lanes_t<E, M> v) {
-  constexpr std::size_t W = std::min(H, M);
-  auto parts = widened_part<Acc, E, W, 0>(v);
-  for_each_index<M / W - 1>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-    parts = Op::combine(parts, widened_part<Acc, E, W, P + 1>(v));
-  });
+  static_assert(M <= H, "dimgraph: add_piece: a piece wider than a register of the accumulator");
   const auto folded = simd::fold_lanes(
-      parts, [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); });
+      fn::as<Acc, E>(v), [](auto a, auto b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); });
   if constexpr (std::is_same_v<Sum, Acc>) return Op::combine(simd::splat<Acc, 1>(sum), folded)[0];
   else return Op::combine(sum, folded);
 }
@@ -9878,46 +9871,12 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
   });
 }
 
-// reduce_block's last m = rest < 2 M elements from element i on: a part of M lanes when rest
-// has that bit (acc's M elements at o + i s combined with the rows' M elements, in registers,
-// as reduce_block does a vector), then of M / 2, and so on.
-template <class Op, class Acc, bool Staged, std::size_t M, class Kernel, class Row, std::size_t B>
-DIMGRAPH_ALWAYS_INLINE inline void block_pieces(const Kernel& k, const std::array<Row, B>& rows,
-                                                std::size_t count, std::size_t i, std::size_t rest,
-                                                Acc* o, std::ptrdiff_t s) {
-  if constexpr (M > 0) {
-    using E = typename Kernel::value_type;
-    if (rest & M) {
-      Acc* q = o + static_cast<std::ptrdiff_t>(i) * s;
-      const auto load = [&]() DIMGRAPH_ALWAYS_INLINE {
-        return s == 1 ? load_lanes<M>(q) : load_lanes<M>(q, s);
-      };
-      const auto store = [&](const fn::lanes_t<Acc, M>& v) DIMGRAPH_ALWAYS_INLINE {
-        if (s == 1) store_lanes<M>(q, v);
-        else store_lanes<M>(q, s, v);
-      };
-      if constexpr (Staged) {
-        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
-        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], i);
-        store(load() + fn::as<Acc, E>(t));
-      } else {
-        auto t = load();
-        for (std::size_t j = 0; j < count; ++j)
-          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], i)));
-        store(t);
-      }
-      i += M;
-    }
-    block_pieces<Op, Acc, Staged, M / 2>(k, rows, count, i, rest, o, s);
-  }
-}
-
 // o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
 // reduction given by their offsets, in row order, for i < n: one vector of L elements at a
 // time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
 // Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
 // into o in double. The last piece of m < L elements is read in parts of fewer lanes
-// (block_pieces), or, for a long kernel, from padded copies.
+// (for_pieces), or, for a long kernel, from padded copies.
 template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
           class Bases, std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
@@ -9956,7 +9915,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       }
   }
   // The rest, a vector at a time, acc strided or not; then the last piece of m < L elements
-  // in parts of L / 2, L / 4, ..., 1 lanes (block_pieces), or, for a kernel longer than
+  // in parts of L / 2, L / 4, ..., 1 lanes (for_pieces, below), or, for a kernel longer than
   // pieces_up_to, as one padded vector.
   constexpr bool pieces = Kernel::instructions <= pieces_up_to;
   const std::size_t end = pieces ? n - n % L : n;
@@ -10000,7 +9959,29 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       }
     }
   }
-  if constexpr (pieces) block_pieces<Op, Acc, Staged, L / 2>(k, rows, count, i, n - i, o, s);
+  // The last piece in parts: each part's M elements at o + i s combined with the rows' M
+  // elements, in registers, as above.
+  if constexpr (pieces)
+    for_pieces<L>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+      Acc* q = o + static_cast<std::ptrdiff_t>(at) * s;
+      const auto load = [&]() DIMGRAPH_ALWAYS_INLINE {
+        return s == 1 ? load_lanes<M>(q) : load_lanes<M>(q, s);
+      };
+      const auto store = [&](const fn::lanes_t<Acc, M>& v) DIMGRAPH_ALWAYS_INLINE {
+        if (s == 1) store_lanes<M>(q, v);
+        else store_lanes<M>(q, s, v);
+      };
+      if constexpr (Staged) {
+        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
+        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], at);
+        store(load() + fn::as<Acc, E>(t));
+      } else {
+        auto t = load();
+        for (std::size_t j = 0; j < count; ++j)
+          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], at)));
+        store(t);
+      }
+    });
 }
 
 }  // namespace dimgraph::detail

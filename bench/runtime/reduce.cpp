@@ -10,9 +10,10 @@
 // Eigen's side, with Array maps: W4a as row sums of each [F, T] block, W4b row by row
 // (maxCoeff, the vectorised exp, sum; Eigen has no softmax), W4c and W4d as column sums and
 // maxima of the [F, B*T] array (W4e has no Eigen side). LibTorch's: sum_out, softmax_out and
-// amax_out. As in
-// elementwise.cpp: every kernel is a named noinline function called once per iteration, and each
-// side's result is checked against the hand loop before anything is timed.
+// amax_out. The hand and Eigen sides of W4a-W4d are reduce_sides.hpp's, shared with
+// short_rows.cpp. As in elementwise.cpp: every kernel is a named noinline function called once
+// per iteration, and each side's result is checked against the hand loop before anything is
+// timed.
 //
 //   dimgraph_bench_reduce [--benchmark_filter=W4a] [google benchmark flags]
 //   python3 bench/runtime/ratios.py <this binary>     medians and ratios
@@ -24,6 +25,7 @@
 
 #include <dimgraph.hpp>
 
+#include "reduce_sides.hpp"
 #include "support.hpp"
 
 // Set to 1 by bench/CMakeLists.txt when the peer is linked.
@@ -59,37 +61,9 @@ constexpr std::size_t batch = 32, time_steps = 128, features = 512;
 DIMGRAPH_BENCH_NOINLINE void w4a_dimgraph(bf& out, const btf& x) {
   out = dg::sum<T>(x);
 }
-// Row by row: out[b, :] accumulates x[b, t, :] over t (the inner loop is contiguous).
-DIMGRAPH_BENCH_NOINLINE void w4a_hand(float* __restrict out, const float* __restrict x,
-                                      std::size_t nb, std::size_t nt, std::size_t nf) {
-  for (std::size_t b = 0; b < nb; ++b) {
-    float* o = out + b * nf;
-    for (std::size_t i = 0; i < nf; ++i) o[i] = 0.0f;
-    for (std::size_t t = 0; t < nt; ++t) {
-      const float* xr = x + (b * nt + t) * nf;
-      for (std::size_t i = 0; i < nf; ++i) o[i] += xr[i];
-    }
-  }
-}
 
 DIMGRAPH_BENCH_NOINLINE void w4b_dimgraph(btf& out, const btf& x) {
   out = dg::softmax<F>(x);
-}
-// Per row of F (in cache): the max, exp(x - max) and its sum, then the scaling.
-DIMGRAPH_BENCH_NOINLINE void w4b_hand(float* __restrict out, const float* __restrict x,
-                                      std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * nf;
-    float* o = out + r * nf;
-    float m = -INFINITY;
-    for (std::size_t i = 0; i < nf; ++i) m = xr[i] > m ? xr[i] : m;
-    float s = 0.0f;
-    for (std::size_t i = 0; i < nf; ++i) {
-      o[i] = std::exp(xr[i] - m);
-      s += o[i];
-    }
-    for (std::size_t i = 0; i < nf; ++i) o[i] /= s;
-  }
 }
 
 DIMGRAPH_BENCH_NOINLINE void w4c_dimgraph(bt& out, const btf& x) {
@@ -97,26 +71,6 @@ DIMGRAPH_BENCH_NOINLINE void w4c_dimgraph(bt& out, const btf& x) {
 }
 DIMGRAPH_BENCH_NOINLINE void w4d_dimgraph(bt& out, const btf& x) {
   out = dg::max<F>(x);
-}
-// Row by row, as a user would write it; the max propagates NaN as dimgraph's (and PyTorch's)
-// does, which no branch-free max instruction does alone.
-DIMGRAPH_BENCH_NOINLINE void w4c_hand(float* __restrict out, const float* __restrict x,
-                                      std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * nf;
-    float s = 0.0f;
-    for (std::size_t i = 0; i < nf; ++i) s += xr[i];
-    out[r] = s;
-  }
-}
-DIMGRAPH_BENCH_NOINLINE void w4d_hand(float* __restrict out, const float* __restrict x,
-                                      std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * nf;
-    float m = -INFINITY;
-    for (std::size_t i = 0; i < nf; ++i) m = (xr[i] > m || xr[i] != xr[i]) ? xr[i] : m;
-    out[r] = m;
-  }
 }
 
 DIMGRAPH_BENCH_NOINLINE void w4e_dimgraph(btf& out, const btf& x) {
@@ -146,42 +100,6 @@ DIMGRAPH_BENCH_NOINLINE void w4e_hand(float* __restrict out, const float* __rest
       for (std::size_t f = 0; f < nf; ++f) ob[t * nf + f] *= s[f];
   }
 }
-
-#if DIMGRAPH_BENCH_EIGEN
-// For each b, the row sums of x[b] seen as a column-major [F, T] array (Eigen's partial
-// reduction: several times faster than the Tensor module's sum over dim 1).
-DIMGRAPH_BENCH_NOINLINE void w4a_eigen(float* out, const float* x, std::size_t nb, std::size_t nt,
-                                       std::size_t nf) {
-  const auto t = static_cast<Eigen::Index>(nt), f = static_cast<Eigen::Index>(nf);
-  for (std::size_t b = 0; b < nb; ++b)
-    Eigen::Map<Eigen::ArrayXf>(out + b * nf, f) =
-        Eigen::Map<const Eigen::ArrayXXf>(x + b * nt * nf, f, t).rowwise().sum();
-}
-// The hand loop's passes in Eigen's vectorised Array functions.
-DIMGRAPH_BENCH_NOINLINE void w4b_eigen(float* out, const float* x, std::size_t rows,
-                                       std::size_t nf) {
-  const auto f = static_cast<Eigen::Index>(nf);
-  for (std::size_t r = 0; r < rows; ++r) {
-    const Eigen::Map<const Eigen::ArrayXf> xr(x + r * nf, f);
-    Eigen::Map<Eigen::ArrayXf> o(out + r * nf, f);
-    o = (xr - xr.maxCoeff()).exp();
-    o *= 1.0f / o.sum();
-  }
-}
-// Column sums and maxima of x seen as a column-major [F, B*T] array.
-DIMGRAPH_BENCH_NOINLINE void w4c_eigen(float* out, const float* x, std::size_t rows,
-                                       std::size_t nf) {
-  const auto r = static_cast<Eigen::Index>(rows), f = static_cast<Eigen::Index>(nf);
-  Eigen::Map<Eigen::ArrayXXf>(out, 1, r) =
-      Eigen::Map<const Eigen::ArrayXXf>(x, f, r).colwise().sum();
-}
-DIMGRAPH_BENCH_NOINLINE void w4d_eigen(float* out, const float* x, std::size_t rows,
-                                       std::size_t nf) {
-  const auto r = static_cast<Eigen::Index>(rows), f = static_cast<Eigen::Index>(nf);
-  Eigen::Map<Eigen::ArrayXXf>(out, 1, r) =
-      Eigen::Map<const Eigen::ArrayXXf>(x, f, r).colwise().maxCoeff();
-}
-#endif
 
 // ---- Inputs and outputs, made once. ------------------------------------------------------
 // The hand loops get their sizes from the tensor at run time, as dimgraph does. Every side
@@ -226,19 +144,19 @@ w4_data& w4() {
 
 void check_all() {
   auto& d = w4();
-  w4a_hand(d.sum_hand.data(), d.x.data(), d.nb(), d.nt(), d.nf());
+  bench::hand::sum_middle(d.sum_hand.data(), d.x.data(), d.nb(), d.nt(), d.nf());
   w4a_dimgraph(d.sum_out, d.x);
   bench::expect_close("W4a", "dimgraph", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
-  w4b_hand(d.softmax_hand.data(), d.x.data(), d.nb() * d.nt(), d.nf());
+  bench::hand::softmax_rows(d.softmax_hand.data(), d.x.data(), d.nb() * d.nt(), d.nf());
   w4b_dimgraph(d.softmax_out, d.x);
   bench::expect_close("W4b", "dimgraph", d.softmax_out.data(), d.softmax_hand.data(),
                       d.softmax_out.size());
   const std::size_t rows = d.nb() * d.nt();
-  w4c_hand(d.row_hand.data(), d.x.data(), rows, d.nf());
+  bench::hand::sum_rows(d.row_hand.data(), d.x.data(), rows, d.nf());
   w4c_dimgraph(d.row_out, d.x);
   bench::expect_close("W4c", "dimgraph", d.row_out.data(), d.row_hand.data(), rows);
 #if DIMGRAPH_BENCH_EIGEN
-  w4c_eigen(d.row_out.data(), d.x.data(), rows, d.nf());
+  bench::eigen::sum_rows(d.row_out.data(), d.x.data(), rows, d.nf());
   bench::expect_close("W4c", "eigen", d.row_out.data(), d.row_hand.data(), rows);
 #endif
 #if DIMGRAPH_BENCH_TORCH
@@ -261,11 +179,11 @@ void check_all() {
                         d.softmax_out.size());
   }
 #endif
-  w4d_hand(d.row_hand.data(), d.x.data(), rows, d.nf());
+  bench::hand::max_rows(d.row_hand.data(), d.x.data(), rows, d.nf());
   w4d_dimgraph(d.row_out, d.x);
   bench::expect_close("W4d", "dimgraph", d.row_out.data(), d.row_hand.data(), rows);
 #if DIMGRAPH_BENCH_EIGEN
-  w4d_eigen(d.row_out.data(), d.x.data(), rows, d.nf());
+  bench::eigen::max_rows(d.row_out.data(), d.x.data(), rows, d.nf());
   bench::expect_close("W4d", "eigen", d.row_out.data(), d.row_hand.data(), rows);
 #endif
 #if DIMGRAPH_BENCH_TORCH
@@ -276,9 +194,9 @@ void check_all() {
   }
 #endif
 #if DIMGRAPH_BENCH_EIGEN
-  w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf());
+  bench::eigen::sum_middle(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf());
   bench::expect_close("W4a", "eigen", d.sum_out.data(), d.sum_hand.data(), d.sum_out.size());
-  w4b_eigen(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf());
+  bench::eigen::softmax_rows(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf());
   bench::expect_close("W4b", "eigen", d.softmax_out.data(), d.softmax_hand.data(),
                       d.softmax_out.size());
 #endif
@@ -302,7 +220,8 @@ void register_all() {
   });
   bench::add("W4a", "hand", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4a_hand(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::hand::sum_middle(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
   });
   bench::add("W4b", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = w4();
@@ -310,8 +229,9 @@ void register_all() {
   });
   bench::add("W4b", "hand", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s,
-                      [&] { w4b_hand(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(s, [&] {
+      bench::hand::softmax_rows(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf());
+    });
   });
   bench::add("W4c", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = w4();
@@ -319,7 +239,8 @@ void register_all() {
   });
   bench::add("W4c", "hand", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4c_hand(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::hand::sum_rows(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
   bench::add("W4d", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = w4();
@@ -327,7 +248,8 @@ void register_all() {
   });
   bench::add("W4d", "hand", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4d_hand(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::hand::max_rows(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
   bench::add("W4e", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = w4();
@@ -343,20 +265,24 @@ void register_all() {
 #if DIMGRAPH_BENCH_EIGEN
   bench::add("W4c", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4c_eigen(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::eigen::sum_rows(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
   bench::add("W4d", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4d_eigen(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::eigen::max_rows(d.row_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
   });
   bench::add("W4a", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(s, [&] { w4a_eigen(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
+    bench::time_calls(
+        s, [&] { bench::eigen::sum_middle(d.sum_out.data(), d.x.data(), d.nb(), d.nt(), d.nf()); });
   });
   bench::add("W4b", "eigen", unit, [](benchmark::State& s) {
     auto& d = w4();
-    bench::time_calls(
-        s, [&] { w4b_eigen(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf()); });
+    bench::time_calls(s, [&] {
+      bench::eigen::softmax_rows(d.softmax_out.data(), d.x.data(), d.nb() * d.nt(), d.nf());
+    });
   });
 #endif
 #if DIMGRAPH_BENCH_TORCH

@@ -10,7 +10,8 @@
 //   S6.softmax_f8 softmax over F of x[R, F]       8192 x 8      exp per row of 8
 // Eigen's side: S1 and S2 as column sums and maxima of the [F, R] array, S3 and S4 as a
 // column-wise broadcast add, S5 as row sums of each [F, T] block, S6 column by column
-// (maxCoeff, exp, sum). Each side is checked against the hand loop before anything is timed.
+// (maxCoeff, exp, sum); the reductions' hand and Eigen sides are reduce_sides.hpp's. Each side
+// is checked against the hand loop before anything is timed.
 //
 //   dimgraph_bench_short_rows [--benchmark_filter=S1] [google benchmark flags]
 //   python3 bench/runtime/ratios.py <this binary>     medians and ratios
@@ -22,6 +23,7 @@
 
 #include <dimgraph.hpp>
 
+#include "reduce_sides.hpp"
 #include "support.hpp"
 
 // Set to 1 by bench/CMakeLists.txt when the peer is linked.
@@ -54,29 +56,9 @@ constexpr std::size_t total = std::size_t{1} << 16;
 DIMGRAPH_BENCH_NOINLINE void sum_f_dimgraph(r1& out, const rf& x) {
   out = dg::sum<F>(x);
 }
-DIMGRAPH_BENCH_NOINLINE void sum_f_hand(float* __restrict out, const float* __restrict x,
-                                        std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    float s = 0.0f;
-    for (std::size_t i = 0; i < nf; ++i) s += x[r * nf + i];
-    out[r] = s;
-  }
-}
 
 DIMGRAPH_BENCH_NOINLINE void max_f_dimgraph(r1& out, const rf& x) {
   out = dg::max<F>(x);
-}
-// NaN-propagating, as dimgraph's (and PyTorch's) max.
-DIMGRAPH_BENCH_NOINLINE void max_f_hand(float* __restrict out, const float* __restrict x,
-                                        std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    float m = -INFINITY;
-    for (std::size_t i = 0; i < nf; ++i) {
-      const float v = x[r * nf + i];
-      m = (v > m || v != v) ? v : m;
-    }
-    out[r] = m;
-  }
 }
 
 DIMGRAPH_BENCH_NOINLINE void bias_dimgraph(rf& out, const rf& x, const f1& bias) {
@@ -92,33 +74,9 @@ DIMGRAPH_BENCH_NOINLINE void bias_hand(float* __restrict out, const float* __res
 DIMGRAPH_BENCH_NOINLINE void sum_t_dimgraph(bf& out, const btf& x) {
   out = dg::sum<T>(x);
 }
-DIMGRAPH_BENCH_NOINLINE void sum_t_hand(float* __restrict out, const float* __restrict x,
-                                        std::size_t nb, std::size_t nt, std::size_t nf) {
-  for (std::size_t b = 0; b < nb; ++b) {
-    float* o = out + b * nf;
-    for (std::size_t i = 0; i < nf; ++i) o[i] = 0.0f;
-    for (std::size_t t = 0; t < nt; ++t)
-      for (std::size_t i = 0; i < nf; ++i) o[i] += x[(b * nt + t) * nf + i];
-  }
-}
 
 DIMGRAPH_BENCH_NOINLINE void softmax_dimgraph(rf& out, const rf& x) {
   out = dg::softmax<F>(x);
-}
-DIMGRAPH_BENCH_NOINLINE void softmax_hand(float* __restrict out, const float* __restrict x,
-                                          std::size_t rows, std::size_t nf) {
-  for (std::size_t r = 0; r < rows; ++r) {
-    const float* xr = x + r * nf;
-    float* o = out + r * nf;
-    float m = -INFINITY;
-    for (std::size_t i = 0; i < nf; ++i) m = xr[i] > m ? xr[i] : m;
-    float s = 0.0f;
-    for (std::size_t i = 0; i < nf; ++i) {
-      o[i] = std::exp(xr[i] - m);
-      s += o[i];
-    }
-    for (std::size_t i = 0; i < nf; ++i) o[i] /= s;
-  }
 }
 
 #if DIMGRAPH_BENCH_EIGEN
@@ -127,39 +85,12 @@ using const_array_map = Eigen::Map<const Eigen::Array<float, Eigen::Dynamic, Eig
 using column_map = Eigen::Map<Eigen::Array<float, Eigen::Dynamic, 1>>;
 using const_column_map = Eigen::Map<const Eigen::Array<float, Eigen::Dynamic, 1>>;
 
-Eigen::Index idx(std::size_t n) {
-  return static_cast<Eigen::Index>(n);
-}
+using bench::eigen::idx;
 
-// x [rows, nf] row-major is the column-major [nf, rows] array.
-DIMGRAPH_BENCH_NOINLINE void sum_f_eigen(float* out, const float* x, std::size_t rows,
-                                         std::size_t nf) {
-  column_map(out, idx(rows)) = const_array_map(x, idx(nf), idx(rows)).colwise().sum().transpose();
-}
-DIMGRAPH_BENCH_NOINLINE void max_f_eigen(float* out, const float* x, std::size_t rows,
-                                         std::size_t nf) {
-  column_map(out, idx(rows)) =
-      const_array_map(x, idx(nf), idx(rows)).colwise().maxCoeff().transpose();
-}
 DIMGRAPH_BENCH_NOINLINE void bias_eigen(float* out, const float* x, const float* bias,
                                         std::size_t rows, std::size_t nf) {
   array_map(out, idx(nf), idx(rows)) =
       (const_array_map(x, idx(nf), idx(rows)) * 2.0f).colwise() + const_column_map(bias, idx(nf));
-}
-DIMGRAPH_BENCH_NOINLINE void sum_t_eigen(float* out, const float* x, std::size_t nb, std::size_t nt,
-                                         std::size_t nf) {
-  for (std::size_t b = 0; b < nb; ++b)
-    column_map(out + b * nf, idx(nf)) =
-        const_array_map(x + b * nt * nf, idx(nf), idx(nt)).rowwise().sum();
-}
-DIMGRAPH_BENCH_NOINLINE void softmax_eigen(float* out, const float* x, std::size_t rows,
-                                           std::size_t nf) {
-  const const_array_map in(x, idx(nf), idx(rows));
-  array_map o(out, idx(nf), idx(rows));
-  for (Eigen::Index r = 0; r < idx(rows); ++r) {
-    o.col(r) = (in.col(r) - in.col(r).maxCoeff()).exp();
-    o.col(r) /= o.col(r).sum();
-  }
 }
 #endif
 
@@ -209,21 +140,21 @@ time_data& over_time() {
 void check() {
   {
     auto& d = rows_of(8);
-    sum_f_hand(d.hand_reduced.data(), d.x.data(), d.rows, d.nf);
+    bench::hand::sum_rows(d.hand_reduced.data(), d.x.data(), d.rows, d.nf);
     sum_f_dimgraph(d.reduced, d.x);
     bench::expect_close("S1.sum_f8", "dimgraph", d.reduced.data(), d.hand_reduced.data(), d.rows);
 #if DIMGRAPH_BENCH_EIGEN
-    sum_f_eigen(d.reduced.data(), d.x.data(), d.rows, d.nf);
+    bench::eigen::sum_rows(d.reduced.data(), d.x.data(), d.rows, d.nf);
     bench::expect_close("S1.sum_f8", "eigen", d.reduced.data(), d.hand_reduced.data(), d.rows);
 #endif
   }
   {
     auto& d = rows_of(3);
-    max_f_hand(d.hand_reduced.data(), d.x.data(), d.rows, d.nf);
+    bench::hand::max_rows(d.hand_reduced.data(), d.x.data(), d.rows, d.nf);
     max_f_dimgraph(d.reduced, d.x);
     bench::expect_close("S2.max_f3", "dimgraph", d.reduced.data(), d.hand_reduced.data(), d.rows);
 #if DIMGRAPH_BENCH_EIGEN
-    max_f_eigen(d.reduced.data(), d.x.data(), d.rows, d.nf);
+    bench::eigen::max_rows(d.reduced.data(), d.x.data(), d.rows, d.nf);
     bench::expect_close("S2.max_f3", "eigen", d.reduced.data(), d.hand_reduced.data(), d.rows);
 #endif
   }
@@ -240,21 +171,21 @@ void check() {
   }
   {
     auto& d = over_time();
-    sum_t_hand(d.hand.data(), d.x.data(), d.nb, d.nt, d.nf);
+    bench::hand::sum_middle(d.hand.data(), d.x.data(), d.nb, d.nt, d.nf);
     sum_t_dimgraph(d.out, d.x);
     bench::expect_close("S5.sum_t4", "dimgraph", d.out.data(), d.hand.data(), d.out.size());
 #if DIMGRAPH_BENCH_EIGEN
-    sum_t_eigen(d.out.data(), d.x.data(), d.nb, d.nt, d.nf);
+    bench::eigen::sum_middle(d.out.data(), d.x.data(), d.nb, d.nt, d.nf);
     bench::expect_close("S5.sum_t4", "eigen", d.out.data(), d.hand.data(), d.out.size());
 #endif
   }
   {
     auto& d = rows_of(8);
-    softmax_hand(d.hand_out.data(), d.x.data(), d.rows, d.nf);
+    bench::hand::softmax_rows(d.hand_out.data(), d.x.data(), d.rows, d.nf);
     softmax_dimgraph(d.out, d.x);
     bench::expect_close("S6.softmax_f8", "dimgraph", d.out.data(), d.hand_out.data(), d.out.size());
 #if DIMGRAPH_BENCH_EIGEN
-    softmax_eigen(d.out.data(), d.x.data(), d.rows, d.nf);
+    bench::eigen::softmax_rows(d.out.data(), d.x.data(), d.rows, d.nf);
     bench::expect_close("S6.softmax_f8", "eigen", d.out.data(), d.hand_out.data(), d.out.size());
 #endif
   }
@@ -268,7 +199,8 @@ void register_all() {
   });
   bench::add("S1.sum_f8", "hand", unit, [](benchmark::State& s) {
     auto& d = rows_of(8);
-    bench::time_calls(s, [&] { sum_f_hand(d.reduced.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::hand::sum_rows(d.reduced.data(), d.x.data(), d.rows, d.nf); });
   });
   bench::add("S2.max_f3", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = rows_of(3);
@@ -276,7 +208,8 @@ void register_all() {
   });
   bench::add("S2.max_f3", "hand", unit, [](benchmark::State& s) {
     auto& d = rows_of(3);
-    bench::time_calls(s, [&] { max_f_hand(d.reduced.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::hand::max_rows(d.reduced.data(), d.x.data(), d.rows, d.nf); });
   });
   for (std::size_t nf : {8u, 33u}) {
     const char* workload = nf == 8 ? "S3.bias_f8" : "S4.bias_f33";
@@ -296,7 +229,8 @@ void register_all() {
   });
   bench::add("S5.sum_t4", "hand", unit, [](benchmark::State& s) {
     auto& d = over_time();
-    bench::time_calls(s, [&] { sum_t_hand(d.out.data(), d.x.data(), d.nb, d.nt, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::hand::sum_middle(d.out.data(), d.x.data(), d.nb, d.nt, d.nf); });
   });
   bench::add("S6.softmax_f8", "dimgraph", unit, [](benchmark::State& s) {
     auto& d = rows_of(8);
@@ -304,16 +238,19 @@ void register_all() {
   });
   bench::add("S6.softmax_f8", "hand", unit, [](benchmark::State& s) {
     auto& d = rows_of(8);
-    bench::time_calls(s, [&] { softmax_hand(d.out.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::hand::softmax_rows(d.out.data(), d.x.data(), d.rows, d.nf); });
   });
 #if DIMGRAPH_BENCH_EIGEN
   bench::add("S1.sum_f8", "eigen", unit, [](benchmark::State& s) {
     auto& d = rows_of(8);
-    bench::time_calls(s, [&] { sum_f_eigen(d.reduced.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::eigen::sum_rows(d.reduced.data(), d.x.data(), d.rows, d.nf); });
   });
   bench::add("S2.max_f3", "eigen", unit, [](benchmark::State& s) {
     auto& d = rows_of(3);
-    bench::time_calls(s, [&] { max_f_eigen(d.reduced.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::eigen::max_rows(d.reduced.data(), d.x.data(), d.rows, d.nf); });
   });
   for (std::size_t nf : {8u, 33u}) {
     const char* workload = nf == 8 ? "S3.bias_f8" : "S4.bias_f33";
@@ -325,11 +262,13 @@ void register_all() {
   }
   bench::add("S5.sum_t4", "eigen", unit, [](benchmark::State& s) {
     auto& d = over_time();
-    bench::time_calls(s, [&] { sum_t_eigen(d.out.data(), d.x.data(), d.nb, d.nt, d.nf); });
+    bench::time_calls(
+        s, [&] { bench::eigen::sum_middle(d.out.data(), d.x.data(), d.nb, d.nt, d.nf); });
   });
   bench::add("S6.softmax_f8", "eigen", unit, [](benchmark::State& s) {
     auto& d = rows_of(8);
-    bench::time_calls(s, [&] { softmax_eigen(d.out.data(), d.x.data(), d.rows, d.nf); });
+    bench::time_calls(s,
+                      [&] { bench::eigen::softmax_rows(d.out.data(), d.x.data(), d.rows, d.nf); });
   });
 #endif
 }

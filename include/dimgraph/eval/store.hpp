@@ -205,14 +205,9 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
       const std::size_t to = s == 0 ? head : n;
       if (from == to) continue;
       if constexpr (Pieces) {
-        for_each_index<std::bit_width(L) - 1>(
-            [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
-              constexpr std::size_t M = L >> (B + 1);
-              if ((to - from) & M) {
-                piece.template operator()<M>(r, from, from, M);
-                from += M;
-              }
-            });
+        for_pieces<L>(from, to - from, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
+          piece.template operator()<M>(r, at, at, M);
+        });
       } else {
         Row c = r;
         c.template pad<L>(r, from, to - from, leaf_step, leaf_bytes, scratch);
