@@ -4,8 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -239,18 +239,18 @@ TEST_CASE("numerics: reductions over the inner dim, at lengths around every loop
 
 TEST_CASE("numerics: float sums are exact for 2^25 ones and accurate for 10^7 tenths") {
   dg::tensor<float, N> ones(dg::extent<N>(std::size_t{1} << 25));
-  for (std::size_t i = 0; i < ones.size(); ++i) ones.data()[i] = 1.0f;
+  std::fill(ones.data(), ones.data() + ones.size(), 1.0f);
   const dg::tensor<float> s = dg::sum<N>(ones);
   CHECK(s.data()[0] == 33554432.0f);
   const dg::tensor<float> m = dg::mean<N>(ones);
   CHECK(m.data()[0] == 1.0f);
   dg::tensor<float, N> tenths(dg::extent<N>(10000000));
-  for (std::size_t i = 0; i < tenths.size(); ++i) tenths.data()[i] = 0.1f;
+  std::fill(tenths.data(), tenths.data() + tenths.size(), 0.1f);
   const dg::tensor<float> t = dg::mean<N>(tenths);
   CHECK(std::abs(double(t.data()[0]) - double(0.1f)) / double(0.1f) < 1e-5);
   // A sum down a non-inner dim (one running sum per column) is as accurate.
   dg::tensor<float, N, C4> cols(dg::extent<N>(std::size_t{1} << 25));
-  for (std::size_t i = 0; i < cols.size(); ++i) cols.data()[i] = 1.0f;
+  std::fill(cols.data(), cols.data() + cols.size(), 1.0f);
   const dg::tensor<float, C4> cs = dg::sum<N>(cols);
   for (std::size_t c = 0; c < 4; ++c) CHECK(cs.data()[c] == 33554432.0f);
 }
