@@ -6,12 +6,12 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
-#include <memory>
 #include <type_traits>
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/eval/gemm_vector.hpp"
+#include "dimgraph/tensor/storage.hpp"
 
 // (As in eval/gemm_vector.hpp: the vector helpers are always inlined into the kernels.)
 #if defined(__GNUC__)
@@ -224,18 +224,12 @@ void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_
 // Scratch for the blocked kernel's packed blocks (slot 0: B's panel, up to KC x NC; slot 1:
 // A's block), kept per thread and reused: a panel is up to a few MiB, and a fresh allocation
 // per product is fresh pages (the page faults and zeroing took a tenth of an LSTM's time).
+// 64-byte aligned, as a tensor's elements.
 template <class T>
 T* gemm_scratch(std::size_t slot, std::size_t count) {
-  struct buffers {
-    std::unique_ptr<T[]> data[2];
-    std::size_t size[2] = {0, 0};
-  };
-  static thread_local buffers kept;
-  if (kept.size[slot] < count) {
-    kept.data[slot].reset(new T[count]);
-    kept.size[slot] = count;
-  }
-  return kept.data[slot].get();
+  static thread_local heap_storage<T> kept[2];
+  if (kept[slot].size() < count) kept[slot] = heap_storage<T>(for_overwrite_t{}, count);
+  return kept[slot].data();
 }
 
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
