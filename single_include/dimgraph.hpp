@@ -47,7 +47,9 @@
 // AVX2 with FMA and for AVX-512 when the build's target lacks them (a build without -march,
 // as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
 // product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
-// set does (with FMA: one rounding per multiply-add). 0: the build's target only.
+// set does (with FMA: one rounding per multiply-add). With Clang, so are softmax and
+// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp). 0: the build's
+// target only.
 #ifndef DIMGRAPH_CONFIG_DISPATCH
 #define DIMGRAPH_CONFIG_DISPATCH 1
 #endif
@@ -114,6 +116,18 @@
 #define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
 #else
 #define DIMGRAPH_GEMM_KERNEL inline
+#endif
+
+// Around the code that run-time dispatch (eval/dispatch.hpp) compiles for a wider instruction
+// set than the build's: its helpers take and return vectors by value and are always inlined
+// into the wide kernels, so no call passes such a vector across the ABI that -Wpsabi warns of.
+#if defined(__GNUC__) || defined(__clang__)
+#define DIMGRAPH_WIDE_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpsabi\"")
+#define DIMGRAPH_WIDE_END _Pragma("GCC diagnostic pop")
+#else
+#define DIMGRAPH_WIDE_BEGIN
+#define DIMGRAPH_WIDE_END
 #endif
 // ---- end dimgraph/config.hpp
 // ---- begin dimgraph/version.hpp
@@ -3383,6 +3397,8 @@ using slice_dim_t = decltype(detail::slice_dim_fn<std::remove_cvref_t<A>, Start,
 // vectors of L lanes chosen so that the widest element type of the kernel fills one
 // register (no vector is wider than a register, so no ABI notes); L == 1 is the scalar
 // form of the same code, so a remainder computes bit-for-bit what the vector body does.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd {
 
 // The target's widest vector register in bytes, capped by DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
@@ -3726,6 +3742,7 @@ DIMGRAPH_ALWAYS_INLINE inline void store_strided(value_t<V>* p, std::ptrdiff_t s
 }
 
 }  // namespace dimgraph::detail::simd
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/detail/simd.hpp
 
 namespace dimgraph {
@@ -5845,6 +5862,8 @@ auto lengths_of(const X& x) {
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd::math {
 
 template <class V>
@@ -6047,6 +6066,7 @@ DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
 }
 
 }  // namespace dimgraph::detail::simd::math
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/detail/simd_float_bits.hpp
 // ---- begin dimgraph/detail/simd_math_reductions.hpp
 // The range reductions and polynomials behind the SIMD math functions: exp, log, erf, sin, pow.
@@ -6054,6 +6074,8 @@ DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
 
 
 // (How they are accurate, and what they assume of the compiler: detail/simd_math.hpp.)
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd::math {
 
 // (expm1(r) - r) / r^2 for |r| <= ln2 / 2. (One chain: evaluated in pairs, float exp's
@@ -6350,6 +6372,7 @@ DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
 }
 
 }  // namespace dimgraph::detail::simd::math
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/detail/simd_math_reductions.hpp
 
 // Each function works on vec<float, L> and vec<double, L> for any L, lane by lane with the same
@@ -6363,6 +6386,8 @@ DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
 // for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
 // IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
 // the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd {
 
 template <class V>
@@ -6619,6 +6644,7 @@ DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
 }
 
 }  // namespace dimgraph::detail::simd
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/detail/simd_math.hpp
 // ---- begin dimgraph/expr/op_table.hpp
 // The op table: every element-wise op with a fixed arity, one line each.
@@ -6698,6 +6724,8 @@ DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
 // Semantics follow IEEE 754 and PyTorch: NaN propagates through min, max and relu; integer
 // arithmetic wraps (two's complement) instead of overflowing; math functions of integers
 // compute in float.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::fn {
 
 template <class T>
@@ -7040,6 +7068,7 @@ DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
 }
 
 }  // namespace dimgraph::detail::fn
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/expr/functors.hpp
 // ---- begin dimgraph/expr/program.hpp
 // An expression's program: its instructions (leaf_op, scalar_op, apply_op) and what it reads.
@@ -7190,6 +7219,8 @@ struct program_facts<type_list<Is...>> {
 // program_kernel: an expression's program run on L lanes, one statement per instruction.
 
 
+
+DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph::detail {
 
@@ -7416,6 +7447,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
 };
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/expr/program_kernel.hpp
 
 // An expression is evaluated against a flat description of its memory operands (its
@@ -9116,6 +9148,8 @@ using table_for = leaf_table<OutDims, typename evaluator_of<E>::layouts,
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // Streaming (non-temporal) stores exist for whole x86 vector registers.
@@ -9320,6 +9354,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/eval/store.hpp
 // ---- begin dimgraph/eval/elementwise.hpp
 // Element-wise evaluation into a tensor or a view: the leaf table, the overlap checks, the plan
@@ -11080,6 +11115,79 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 #include <unistd.h>
 #endif
 
+// ---- begin dimgraph/eval/dispatch.hpp
+// Run-time instruction-set dispatch: which wider instruction sets the kernels that dispatch
+// (the matrix products, the softmax rows) are also compiled for, and which of them this CPU
+// has.
+
+
+// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
+// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
+// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
+#define DIMGRAPH_DISPATCH_AVX512 1
+#endif
+#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
+    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
+#define DIMGRAPH_DISPATCH_AVX2 1
+#endif
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_AVX512 0
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX2
+#define DIMGRAPH_DISPATCH_AVX2 0
+#endif
+
+// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, ...), which
+// take and return vectors by value, are dispatched with Clang only. Always inlined into the
+// wide function, those vectors never cross a call, and Clang's -Wpsabi warnings about them
+// fall inside the headers' DIMGRAPH_WIDE_BEGIN/END; GCC reports its "vector return without
+// AVX512F enabled" at the end of the user's file, outside any pragma, which under -Werror
+// would break the user's build. (The matrix-product kernels pass wide vectors by reference
+// and are dispatched with both.)
+#if defined(__clang__)
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 DIMGRAPH_DISPATCH_AVX2
+#else
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 0
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
+#endif
+
+// The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
+// inlined into it and compiled so: the always-inline helpers and the vector math, whose
+// vectors of 32 or 64 bytes then live in registers of that width.)
+#define DIMGRAPH_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define DIMGRAPH_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace dimgraph::detail {
+
+// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
+// (and its OS) supports, found once.
+enum class isa_level : unsigned char { target, avx2, avx512 };
+inline isa_level cpu_isa_level() {
+#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
+  static const isa_level level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#if DIMGRAPH_DISPATCH_AVX512
+    if (avx2 && __builtin_cpu_supports("avx512f")) return isa_level::avx512;
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    if (avx2) return isa_level::avx2;
+#endif
+    return isa_level::target;
+  }();
+  return level;
+#else
+  return isa_level::target;
+#endif
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/dispatch.hpp
 // ---- begin dimgraph/eval/gemm_direct.hpp
 // The matrix-product kernels that read the operands where they are (no packing): GEMM over
 // B's contiguous rows (gemm_rows), GEMM as dot products along a contiguous depth (gemm_dots),
@@ -11476,26 +11584,6 @@ class weight_cache_scope {
 }  // namespace dimgraph::detail
 // ---- end dimgraph/eval/weight_cache.hpp
 
-// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
-// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
-// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
-#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
-    (defined(__GNUC__) || defined(__clang__))
-#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
-#define DIMGRAPH_DISPATCH_AVX512 1
-#endif
-#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
-    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
-#define DIMGRAPH_DISPATCH_AVX2 1
-#endif
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX512
-#define DIMGRAPH_DISPATCH_AVX512 0
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX2
-#define DIMGRAPH_DISPATCH_AVX2 0
-#endif
-
 namespace dimgraph::detail {
 
 // The per-core L2 cache size the OS reports, 512 KiB where it reports none.
@@ -11614,11 +11702,11 @@ struct gemm_avx2_isa : gemm_isa<32, 16, true> {};
 template <>
 struct matmul_entry<gemm_avx2_isa> {
   template <class T>
-  __attribute__((target("avx2,fma"), flatten)) static void run(matmul_kernel kernel,
-                                                               const matmul_operands<T>& op,
-                                                               std::size_t m, std::size_t n,
-                                                               std::size_t k,
-                                                               const T* packed_b = nullptr) {
+  DIMGRAPH_TARGET_AVX2 __attribute__((flatten)) static void run(matmul_kernel kernel,
+                                                                const matmul_operands<T>& op,
+                                                                std::size_t m, std::size_t n,
+                                                                std::size_t k,
+                                                                const T* packed_b = nullptr) {
     run_matmul<T, gemm_avx2_isa>(kernel, op, m, n, k, packed_b);
   }
 };
@@ -11629,34 +11717,15 @@ struct gemm_avx512_isa : gemm_isa<64, 32, true> {};
 template <>
 struct matmul_entry<gemm_avx512_isa> {
   template <class T>
-  __attribute__((target("avx512f,avx2,fma"), flatten)) static void run(
-      matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
-      std::size_t k, const T* packed_b = nullptr) {
+  DIMGRAPH_TARGET_AVX512 __attribute__((flatten)) static void run(matmul_kernel kernel,
+                                                                  const matmul_operands<T>& op,
+                                                                  std::size_t m, std::size_t n,
+                                                                  std::size_t k,
+                                                                  const T* packed_b = nullptr) {
     run_matmul<T, gemm_avx512_isa>(kernel, op, m, n, k, packed_b);
   }
 };
 #endif
-
-// The widest instruction set compiled above that this CPU (and its OS) supports, found once.
-enum class gemm_level : unsigned char { target, avx2, avx512 };
-inline gemm_level gemm_cpu_level() {
-#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
-  static const gemm_level level = [] {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#if DIMGRAPH_DISPATCH_AVX512
-    if (avx2 && __builtin_cpu_supports("avx512f")) return gemm_level::avx512;
-#endif
-#if DIMGRAPH_DISPATCH_AVX2
-    if (avx2) return gemm_level::avx2;
-#endif
-    return gemm_level::target;
-  }();
-  return level;
-#else
-  return gemm_level::target;
-#endif
-}
 
 // C = A B by the kernels of instruction set Isa (the blocked one over packed_b when given).
 // With threads, C's rows are split among them (its columns when it has one row and no packed
@@ -11754,13 +11823,13 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
       blas_matmul(op, m, n, k))
     return;
 #endif
-  switch (gemm_cpu_level()) {
+  switch (cpu_isa_level()) {
 #if DIMGRAPH_DISPATCH_AVX512
-    case gemm_level::avx512:
+    case isa_level::avx512:
       return matmul_at<T, gemm_avx512_isa>(op, m, n, k);
 #endif
 #if DIMGRAPH_DISPATCH_AVX2
-    case gemm_level::avx2:
+    case isa_level::avx2:
       return matmul_at<T, gemm_avx2_isa>(op, m, n, k);
 #endif
     default:
@@ -12281,6 +12350,8 @@ std::string describe_plan(const Dst& dst, const E& e) {
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // f(a_row, b_row) for every position of the dims of the views a and b (the same dims and
@@ -12375,21 +12446,24 @@ auto uninitialized_like(const X& x) {
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/eval/rows.hpp
 // ---- begin dimgraph/eval/softmax.hpp
 // The kernels of softmax and log_softmax: row by row, and over ragged dims with masks.
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os; by 1
 // when Unit): the max, exp(x - max) and its sum, then the scaling (or x - max - log(sum)).
 // As in PyTorch, a row holding +inf or only -inf gives NaN, and NaN propagates.
-template <bool Log, bool Unit, class T, class V>
+template <bool Log, bool Unit, class T, class V,
+          std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V))>
 DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
                                                std::ptrdiff_t xs, std::size_t n) {
-  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
   const auto in = [&]<std::size_t M>(std::size_t i)
                       DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
   // The row's max without NaN propagation (one max instruction per vector): a NaN in the row
@@ -12425,6 +12499,47 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
     for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
       put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) * scale);
     });
+  }
+}
+
+// Contiguous rows of at least this many elements run softmax_row compiled for the widest
+// instruction set the CPU has (run-time dispatch; a build for a narrower target, such as
+// x86-64's default SSE2, otherwise runs a 512-element row in vectors of 4 floats: W4b took
+// 2.5 times as long). Shorter rows stay in the build's own: a call per row, and more of the
+// row in parts of fewer lanes.
+inline constexpr std::size_t dispatch_row_from = 32;
+
+// softmax_row of a contiguous row compiled for AVX-512 and for AVX2 with FMA, in vectors of
+// that width. (Its results may differ from the build's own in the last bit: the compiler may
+// fuse multiply-adds there.)
+template <bool Log, class T, class V>
+struct softmax_row_isa {
+  static constexpr std::size_t wider = sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V);
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+  DIMGRAPH_TARGET_AVX512 static void avx512(T* o, const V* x, std::size_t n) {
+    softmax_row<Log, true, T, V, 64 / wider>(o, 1, x, 1, n);
+  }
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+  DIMGRAPH_TARGET_AVX2 static void avx2(T* o, const V* x, std::size_t n) {
+    softmax_row<Log, true, T, V, 32 / wider>(o, 1, x, 1, n);
+  }
+#endif
+};
+template <bool Log, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_row_at([[maybe_unused]] isa_level level, T* o,
+                                                  const V* x, std::size_t n) {
+  switch (level) {
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+    case isa_level::avx512:
+      return softmax_row_isa<Log, T, V>::avx512(o, x, n);
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+    case isa_level::avx2:
+      return softmax_row_isa<Log, T, V>::avx2(o, x, n);
+#endif
+    default:
+      return softmax_row<Log, true>(o, 1, x, 1, n);
   }
 }
 
@@ -12494,13 +12609,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
       for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)],
                         out[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], n * w,
                         [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                          // (Per block, so that threads do not share it; on the stack when small.)
+                          // (Per block, so that threads do not share it; on the stack when small.
+                          // Cache-line aligned, as a tensor: the columns are read in vectors.)
                           constexpr std::size_t on_stack = 1024;
                           if (w <= on_stack) {
-                            T scratch[2 * on_stack];
+                            alignas(storage_alignment) T scratch[2 * on_stack];
                             softmax_columns<Log>(o, os, xr, xs, n, w, scratch, scratch + w);
                           } else {
-                            std::vector<T> scratch(2 * w);
+                            heap_storage<T> scratch(for_overwrite_t{}, 2 * w);
                             softmax_columns<Log>(o, os, xr, xs, n, w, scratch.data(),
                                                  scratch.data() + w);
                           }
@@ -12508,9 +12624,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
       return out;
     }
   }
+  const isa_level level =
+      DIMGRAPH_DISPATCH_HELPERS_AVX512 || DIMGRAPH_DISPATCH_HELPERS_AVX2
+          ? (xs == 1 && os == 1 && n >= dispatch_row_from ? cpu_isa_level() : isa_level::target)
+          : isa_level::target;
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      if (level != isa_level::target) softmax_row_at<Log>(level, o, xr, n);
+                      else if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
                     });
   return out;
@@ -12571,6 +12692,7 @@ auto softmax_ragged(const X& x) {
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/eval/softmax.hpp
 // ---- begin dimgraph/eval/arg_extreme.hpp
 // The kernels of argmax and argmin: row by row (vectorised), over ragged rows, and masked.

@@ -38,7 +38,9 @@
 // AVX2 with FMA and for AVX-512 when the build's target lacks them (a build without -march,
 // as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
 // product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
-// set does (with FMA: one rounding per multiply-add). 0: the build's target only.
+// set does (with FMA: one rounding per multiply-add). With Clang, so are softmax and
+// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp). 0: the build's
+// target only.
 #ifndef DIMGRAPH_CONFIG_DISPATCH
 #define DIMGRAPH_CONFIG_DISPATCH 1
 #endif
@@ -105,4 +107,16 @@
 #define DIMGRAPH_GEMM_KERNEL DIMGRAPH_ALWAYS_INLINE inline
 #else
 #define DIMGRAPH_GEMM_KERNEL inline
+#endif
+
+// Around the code that run-time dispatch (eval/dispatch.hpp) compiles for a wider instruction
+// set than the build's: its helpers take and return vectors by value and are always inlined
+// into the wide kernels, so no call passes such a vector across the ABI that -Wpsabi warns of.
+#if defined(__GNUC__) || defined(__clang__)
+#define DIMGRAPH_WIDE_BEGIN \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wpsabi\"")
+#define DIMGRAPH_WIDE_END _Pragma("GCC diagnostic pop")
+#else
+#define DIMGRAPH_WIDE_BEGIN
+#define DIMGRAPH_WIDE_END
 #endif

@@ -15,6 +15,8 @@
 // vectors of L lanes chosen so that the widest element type of the kernel fills one
 // register (no vector is wider than a register, so no ABI notes); L == 1 is the scalar
 // form of the same code, so a remainder computes bit-for-bit what the vector body does.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd {
 
 // The target's widest vector register in bytes, capped by DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
@@ -358,3 +360,4 @@ DIMGRAPH_ALWAYS_INLINE inline void store_strided(value_t<V>* p, std::ptrdiff_t s
 }
 
 }  // namespace dimgraph::detail::simd
+DIMGRAPH_WIDE_END

@@ -8,6 +8,8 @@
 #include "dimgraph/config.hpp"
 #include "dimgraph/detail/simd.hpp"
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd::math {
 
 template <class V>
@@ -210,3 +212,4 @@ DIMGRAPH_ALWAYS_INLINE inline V widened(F f, V x, A... y) {
 }
 
 }  // namespace dimgraph::detail::simd::math
+DIMGRAPH_WIDE_END

@@ -23,6 +23,8 @@
 // for float, long double for double); tests/unit/detail/simd_math.cpp checks each of them.
 // IEEE arithmetic as C++ has it by default is assumed: -ffast-math (-fassociative-math folds
 // the rounding and two-sum steps, -ffinite-math-only the NaN and infinity checks) breaks them.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd {
 
 template <class V>
@@ -279,3 +281,4 @@ DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
 }
 
 }  // namespace dimgraph::detail::simd
+DIMGRAPH_WIDE_END

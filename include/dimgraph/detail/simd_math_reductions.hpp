@@ -9,6 +9,8 @@
 #include "dimgraph/detail/simd_float_bits.hpp"
 
 // (How they are accurate, and what they assume of the compiler: detail/simd_math.hpp.)
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::simd::math {
 
 // (expm1(r) - r) / r^2 for |r| <= ln2 / 2. (One chain: evaluated in pairs, float exp's
@@ -305,3 +307,4 @@ DIMGRAPH_ALWAYS_INLINE inline V pow_double(V x, V y) {
 }
 
 }  // namespace dimgraph::detail::simd::math
+DIMGRAPH_WIDE_END

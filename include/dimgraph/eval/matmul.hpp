@@ -14,30 +14,11 @@
 
 #include "dimgraph/config.hpp"
 #include "dimgraph/eval/cblas.hpp"
+#include "dimgraph/eval/dispatch.hpp"
 #include "dimgraph/eval/gemm.hpp"
 #include "dimgraph/eval/gemm_direct.hpp"
 #include "dimgraph/eval/threads.hpp"
 #include "dimgraph/eval/weight_cache.hpp"
-
-// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
-// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
-// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
-#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
-    (defined(__GNUC__) || defined(__clang__))
-#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
-#define DIMGRAPH_DISPATCH_AVX512 1
-#endif
-#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
-    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
-#define DIMGRAPH_DISPATCH_AVX2 1
-#endif
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX512
-#define DIMGRAPH_DISPATCH_AVX512 0
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX2
-#define DIMGRAPH_DISPATCH_AVX2 0
-#endif
 
 namespace dimgraph::detail {
 
@@ -157,11 +138,11 @@ struct gemm_avx2_isa : gemm_isa<32, 16, true> {};
 template <>
 struct matmul_entry<gemm_avx2_isa> {
   template <class T>
-  __attribute__((target("avx2,fma"), flatten)) static void run(matmul_kernel kernel,
-                                                               const matmul_operands<T>& op,
-                                                               std::size_t m, std::size_t n,
-                                                               std::size_t k,
-                                                               const T* packed_b = nullptr) {
+  DIMGRAPH_TARGET_AVX2 __attribute__((flatten)) static void run(matmul_kernel kernel,
+                                                                const matmul_operands<T>& op,
+                                                                std::size_t m, std::size_t n,
+                                                                std::size_t k,
+                                                                const T* packed_b = nullptr) {
     run_matmul<T, gemm_avx2_isa>(kernel, op, m, n, k, packed_b);
   }
 };
@@ -172,34 +153,15 @@ struct gemm_avx512_isa : gemm_isa<64, 32, true> {};
 template <>
 struct matmul_entry<gemm_avx512_isa> {
   template <class T>
-  __attribute__((target("avx512f,avx2,fma"), flatten)) static void run(
-      matmul_kernel kernel, const matmul_operands<T>& op, std::size_t m, std::size_t n,
-      std::size_t k, const T* packed_b = nullptr) {
+  DIMGRAPH_TARGET_AVX512 __attribute__((flatten)) static void run(matmul_kernel kernel,
+                                                                  const matmul_operands<T>& op,
+                                                                  std::size_t m, std::size_t n,
+                                                                  std::size_t k,
+                                                                  const T* packed_b = nullptr) {
     run_matmul<T, gemm_avx512_isa>(kernel, op, m, n, k, packed_b);
   }
 };
 #endif
-
-// The widest instruction set compiled above that this CPU (and its OS) supports, found once.
-enum class gemm_level : unsigned char { target, avx2, avx512 };
-inline gemm_level gemm_cpu_level() {
-#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
-  static const gemm_level level = [] {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#if DIMGRAPH_DISPATCH_AVX512
-    if (avx2 && __builtin_cpu_supports("avx512f")) return gemm_level::avx512;
-#endif
-#if DIMGRAPH_DISPATCH_AVX2
-    if (avx2) return gemm_level::avx2;
-#endif
-    return gemm_level::target;
-  }();
-  return level;
-#else
-  return gemm_level::target;
-#endif
-}
 
 // C = A B by the kernels of instruction set Isa (the blocked one over packed_b when given).
 // With threads, C's rows are split among them (its columns when it has one row and no packed
@@ -297,13 +259,13 @@ void matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std::siz
       blas_matmul(op, m, n, k))
     return;
 #endif
-  switch (gemm_cpu_level()) {
+  switch (cpu_isa_level()) {
 #if DIMGRAPH_DISPATCH_AVX512
-    case gemm_level::avx512:
+    case isa_level::avx512:
       return matmul_at<T, gemm_avx512_isa>(op, m, n, k);
 #endif
 #if DIMGRAPH_DISPATCH_AVX2
-    case gemm_level::avx2:
+    case isa_level::avx2:
       return matmul_at<T, gemm_avx2_isa>(op, m, n, k);
 #endif
     default:

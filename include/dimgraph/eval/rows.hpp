@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <type_traits>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/detail/indices.hpp"
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/eval/loop.hpp"
@@ -14,6 +15,8 @@
 #include "dimgraph/eval/store.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/tensor/tensor.hpp"
+
+DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph::detail {
 
@@ -109,3 +112,4 @@ auto uninitialized_like(const X& x) {
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END

@@ -4,25 +4,29 @@
 #include <cstddef>
 #include <limits>
 #include <type_traits>
-#include <vector>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/eval/assign.hpp"
+#include "dimgraph/eval/dispatch.hpp"
 #include "dimgraph/eval/ragged.hpp"
 #include "dimgraph/eval/reduce.hpp"
 #include "dimgraph/eval/rows.hpp"
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/map.hpp"
 #include "dimgraph/expr/reduce.hpp"
+#include "dimgraph/tensor/storage.hpp"
+
+DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph::detail {
 
 // Softmax (or, with Log, log-softmax) of one row of n elements (x steps by xs, o by os; by 1
 // when Unit): the max, exp(x - max) and its sum, then the scaling (or x - max - log(sum)).
 // As in PyTorch, a row holding +inf or only -inf gives NaN, and NaN propagates.
-template <bool Log, bool Unit, class T, class V>
+template <bool Log, bool Unit, class T, class V,
+          std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V))>
 DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V* x,
                                                std::ptrdiff_t xs, std::size_t n) {
-  constexpr std::size_t L = simd::lanes_for(sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V));
   const auto in = [&]<std::size_t M>(std::size_t i)
                       DIMGRAPH_ALWAYS_INLINE { return row_lanes<M, Unit, T>(x, xs, i); };
   // The row's max without NaN propagation (one max instruction per vector): a NaN in the row
@@ -58,6 +62,47 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row(T* o, std::ptrdiff_t os, const V*
     for_pieces<L, 4>(i, n - i, [&]<std::size_t M>(std::size_t at) DIMGRAPH_ALWAYS_INLINE {
       put_row_lanes<M, Unit>(o, os, at, out.template operator()<M>(at) * scale);
     });
+  }
+}
+
+// Contiguous rows of at least this many elements run softmax_row compiled for the widest
+// instruction set the CPU has (run-time dispatch; a build for a narrower target, such as
+// x86-64's default SSE2, otherwise runs a 512-element row in vectors of 4 floats: W4b took
+// 2.5 times as long). Shorter rows stay in the build's own: a call per row, and more of the
+// row in parts of fewer lanes.
+inline constexpr std::size_t dispatch_row_from = 32;
+
+// softmax_row of a contiguous row compiled for AVX-512 and for AVX2 with FMA, in vectors of
+// that width. (Its results may differ from the build's own in the last bit: the compiler may
+// fuse multiply-adds there.)
+template <bool Log, class T, class V>
+struct softmax_row_isa {
+  static constexpr std::size_t wider = sizeof(T) > sizeof(V) ? sizeof(T) : sizeof(V);
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+  DIMGRAPH_TARGET_AVX512 static void avx512(T* o, const V* x, std::size_t n) {
+    softmax_row<Log, true, T, V, 64 / wider>(o, 1, x, 1, n);
+  }
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+  DIMGRAPH_TARGET_AVX2 static void avx2(T* o, const V* x, std::size_t n) {
+    softmax_row<Log, true, T, V, 32 / wider>(o, 1, x, 1, n);
+  }
+#endif
+};
+template <bool Log, class T, class V>
+DIMGRAPH_ALWAYS_INLINE inline void softmax_row_at([[maybe_unused]] isa_level level, T* o,
+                                                  const V* x, std::size_t n) {
+  switch (level) {
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+    case isa_level::avx512:
+      return softmax_row_isa<Log, T, V>::avx512(o, x, n);
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+    case isa_level::avx2:
+      return softmax_row_isa<Log, T, V>::avx2(o, x, n);
+#endif
+    default:
+      return softmax_row<Log, true>(o, 1, x, 1, n);
   }
 }
 
@@ -127,13 +172,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
       for_each_position(x[dimgraph::at<D>(0)][dimgraph::at<inner>(0)],
                         out[dimgraph::at<D>(0)][dimgraph::at<inner>(0)], n * w,
                         [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                          // (Per block, so that threads do not share it; on the stack when small.)
+                          // (Per block, so that threads do not share it; on the stack when small.
+                          // Cache-line aligned, as a tensor: the columns are read in vectors.)
                           constexpr std::size_t on_stack = 1024;
                           if (w <= on_stack) {
-                            T scratch[2 * on_stack];
+                            alignas(storage_alignment) T scratch[2 * on_stack];
                             softmax_columns<Log>(o, os, xr, xs, n, w, scratch, scratch + w);
                           } else {
-                            std::vector<T> scratch(2 * w);
+                            heap_storage<T> scratch(for_overwrite_t{}, 2 * w);
                             softmax_columns<Log>(o, os, xr, xs, n, w, scratch.data(),
                                                  scratch.data() + w);
                           }
@@ -141,9 +187,14 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
       return out;
     }
   }
+  const isa_level level =
+      DIMGRAPH_DISPATCH_HELPERS_AVX512 || DIMGRAPH_DISPATCH_HELPERS_AVX2
+          ? (xs == 1 && os == 1 && n >= dispatch_row_from ? cpu_isa_level() : isa_level::target)
+          : isa_level::target;
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                      if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      if (level != isa_level::target) softmax_row_at<Log>(level, o, xr, n);
+                      else if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
                     });
   return out;
@@ -204,3 +255,4 @@ auto softmax_ragged(const X& x) {
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END

@@ -14,6 +14,8 @@
 #include "dimgraph/eval/plan.hpp"
 #include "dimgraph/eval/table.hpp"
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // Streaming (non-temporal) stores exist for whole x86 vector registers.
@@ -218,3 +220,4 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
 }
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END

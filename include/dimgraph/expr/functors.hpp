@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "dimgraph/config.hpp"
 #include "dimgraph/detail/fixed_string.hpp"
 #include "dimgraph/detail/simd.hpp"
 #include "dimgraph/detail/simd_math.hpp"
@@ -26,6 +27,8 @@
 // Semantics follow IEEE 754 and PyTorch: NaN propagates through min, max and relu; integer
 // arithmetic wraps (two's complement) instead of overflowing; math functions of integers
 // compute in float.
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail::fn {
 
 template <class T>
@@ -368,3 +371,4 @@ DIMGRAPH_ALWAYS_INLINE inline functor_t<F> as_functor(F f) {
 }
 
 }  // namespace dimgraph::detail::fn
+DIMGRAPH_WIDE_END

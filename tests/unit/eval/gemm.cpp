@@ -143,8 +143,8 @@ TEST_CASE("gemm kernels: each equals the triple loop around its tile and depth-b
 }
 
 TEST_CASE("gemm kernels compiled for run-time dispatch equal the triple loop on this CPU") {
-  using level = dg::detail::gemm_level;
-  const level cpu = dg::detail::gemm_cpu_level();
+  using level = dg::detail::isa_level;
+  const level cpu = dg::detail::cpu_isa_level();
   MESSAGE("the products run at level " << static_cast<int>(cpu)
                                        << " (0: the build's target, 1: AVX2, 2: AVX-512)");
 #if DIMGRAPH_DISPATCH_AVX2

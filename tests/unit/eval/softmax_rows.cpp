@@ -211,3 +211,56 @@ TEST_CASE("argmax and argmin over an outer dim, by columns: first extreme, first
     }
   }
 }
+
+// Contiguous rows of dispatch_row_from (32) elements or more run the row kernel compiled for
+// the widest instruction set this CPU has (with Clang, in a build for a narrower target):
+// every length from 30 to 80 and a long one, softmax and log_softmax, float and double, with a
+// NaN, a +inf and an all -inf row, against a double loop.
+TEST_CASE("softmax: long contiguous rows (run-time dispatched) equal a double loop, NaN and inf") {
+  struct R : dg::dim<"r"> {};
+  struct N : dg::dim<"n"> {};
+  const auto check = [](auto zero, std::size_t n) {
+    using V = decltype(zero);
+    const std::size_t rows = 5;
+    dg::tensor<V, R, N> x(dg::extent<R>(rows), dg::extent<N>(n));
+    fill(x, static_cast<unsigned>(n));
+    const V inf = std::numeric_limits<V>::infinity();
+    x(std::size_t{1}, n / 2) = std::numeric_limits<V>::quiet_NaN();
+    x(std::size_t{2}, n - 1) = inf;
+    for (std::size_t i = 0; i < n; ++i) x(std::size_t{3}, i) = -inf;
+    const dg::tensor<V, R, N> p = dg::softmax<N>(x), lp = dg::log_softmax<N>(x);
+    const double tol = std::is_same_v<V, float> ? 2e-6 : 1e-13;
+    for (std::size_t r = 0; r < rows; ++r) {
+      double m = -std::numeric_limits<double>::infinity(), s = 0;
+      bool nan = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(x(r, i));
+        nan = nan || std::isnan(v) || v == std::numeric_limits<double>::infinity();
+        m = v > m ? v : m;
+      }
+      nan = nan || m == -std::numeric_limits<double>::infinity();  // (PyTorch: all -inf is NaN)
+      for (std::size_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(x(r, i)) - m);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = static_cast<double>(x(r, i));
+        if (nan) {
+          CHECK_MESSAGE(std::isnan(p(r, i)), "n=" << n << " r=" << r << " i=" << i);
+          CHECK_MESSAGE(std::isnan(lp(r, i)), "n=" << n << " r=" << r << " i=" << i);
+          continue;
+        }
+        const double want = std::exp(v - m) / s, log_want = v - m - std::log(s);
+        CHECK_MESSAGE(
+            std::abs(static_cast<double>(p(r, i)) - want) <= tol * (want + 1e-30) + 1e-300,
+            "n=" << n << " r=" << r << " i=" << i);
+        CHECK_MESSAGE(
+            std::abs(static_cast<double>(lp(r, i)) - log_want) <= tol * (std::abs(log_want) + 1),
+            "n=" << n << " r=" << r << " i=" << i);
+      }
+    }
+  };
+  for (std::size_t n = 30; n <= 80; ++n) {
+    check(0.0f, n);
+    check(0.0, n);
+  }
+  check(0.0f, 1031);
+  check(0.0, 1031);
+}

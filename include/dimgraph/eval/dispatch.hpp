@@ -1,0 +1,73 @@
+// Run-time instruction-set dispatch: which wider instruction sets the kernels that dispatch
+// (the matrix products, the softmax rows) are also compiled for, and which of them this CPU
+// has.
+#pragma once
+
+#include "dimgraph/config.hpp"
+
+// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
+// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
+// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
+#define DIMGRAPH_DISPATCH_AVX512 1
+#endif
+#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
+    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
+#define DIMGRAPH_DISPATCH_AVX2 1
+#endif
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_AVX512 0
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX2
+#define DIMGRAPH_DISPATCH_AVX2 0
+#endif
+
+// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, ...), which
+// take and return vectors by value, are dispatched with Clang only. Always inlined into the
+// wide function, those vectors never cross a call, and Clang's -Wpsabi warnings about them
+// fall inside the headers' DIMGRAPH_WIDE_BEGIN/END; GCC reports its "vector return without
+// AVX512F enabled" at the end of the user's file, outside any pragma, which under -Werror
+// would break the user's build. (The matrix-product kernels pass wide vectors by reference
+// and are dispatched with both.)
+#if defined(__clang__)
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 DIMGRAPH_DISPATCH_AVX2
+#else
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 0
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
+#endif
+
+// The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
+// inlined into it and compiled so: the always-inline helpers and the vector math, whose
+// vectors of 32 or 64 bytes then live in registers of that width.)
+#define DIMGRAPH_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define DIMGRAPH_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace dimgraph::detail {
+
+// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
+// (and its OS) supports, found once.
+enum class isa_level : unsigned char { target, avx2, avx512 };
+inline isa_level cpu_isa_level() {
+#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
+  static const isa_level level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#if DIMGRAPH_DISPATCH_AVX512
+    if (avx2 && __builtin_cpu_supports("avx512f")) return isa_level::avx512;
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    if (avx2) return isa_level::avx2;
+#endif
+    return isa_level::target;
+  }();
+  return level;
+#else
+  return isa_level::target;
+#endif
+}
+
+}  // namespace dimgraph::detail
