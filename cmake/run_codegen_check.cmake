@@ -82,7 +82,10 @@ endif()
 get_filename_component(_stem "${SOURCE}" NAME_WE)
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(_object "${WORK_DIR}/${_stem}.o")
-set(_flags -std=c++20 ${_level_flags} -DNDEBUG -c "-I${INCLUDE_DIR}")
+# (Without run-time dispatch: the kernels checked are the build's own. The dispatched ones are
+# the same code compiled for a wider target, which LEVEL native checks; with dispatch, a -O2
+# row loop calls them, one call per row, and holds its own kernel beside the call.)
+set(_flags -std=c++20 ${_level_flags} -DNDEBUG -DDIMGRAPH_CONFIG_DISPATCH=0 -c "-I${INCLUDE_DIR}")
 string(REPLACE "|" ";" _system_dirs "${SYSTEM_INCLUDE_DIRS}")
 foreach(_dir IN LISTS _system_dirs)
   list(APPEND _flags -isystem "${_dir}")

@@ -9658,15 +9658,61 @@ DIMGRAPH_ALWAYS_INLINE inline Sum add_piece(Sum sum, fn::lanes_t<E, M> v) {
   else return Op::combine(sum, folded);
 }
 
+// Whether Op's NaN-propagating combine of Acc lanes is a max or min of floating-point numbers:
+// GCC compiles it for vectors shorter than 16 bytes (2 floats, 1 float or double) to
+// general-register code, a compare, a flag and a branch per lane.
+template <class Op, class Acc>
+inline constexpr bool narrow_combine_slow =
+    std::is_floating_point_v<Acc> && requires(Acc a) { Op::combine_numbers(a, a); };
+
+// sum combined with the m (0 < m < W) elements of row r from i on, in one W-lane register of
+// 16 bytes: element 0 in every lane, then element j put in lane j, sum combined into every
+// lane, and the lanes folded by shuffles that keep all W of them (a row of 3 floats: one
+// register, no compare narrower than 16 bytes).
+template <class Op, class Acc, std::size_t W, class E, class Kernel, class Row, class Sum>
+DIMGRAPH_ALWAYS_INLINE inline Sum add_in_register(const Kernel& k, const Row& r, std::size_t i,
+                                                  std::size_t m, Sum sum) {
+  using wide = fn::lanes_t<Acc, W>;
+  const auto element = [&](std::size_t j) DIMGRAPH_ALWAYS_INLINE {
+    return simd::splat<Acc, W>(fn::as<Acc, E>(k.template packet<1>(r, i + j))[0]);
+  };
+  wide w = element(0);
+  for_each_index<W - 1>([&]<std::size_t J>(index_constant<J>) DIMGRAPH_ALWAYS_INLINE {
+    if (J + 1 < m) {
+      const wide e = element(J + 1);
+      w = with_indices<W>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+        return __builtin_shufflevector(w, e, (I == J + 1 ? W + I : I)...);
+      });
+    }
+  });
+  if constexpr (std::is_same_v<Sum, Acc>) w = Op::combine(simd::splat<Acc, W>(sum), w);
+  else w = Op::combine(simd::splat<Acc, W>(sum[0]), w);
+  for_each_index<std::bit_width(W) - 1>(
+      [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
+        constexpr std::size_t half = W >> (B + 1);
+        w = Op::combine(
+            w, with_indices<W>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
+              return __builtin_shufflevector(w, w, (I ^ half)...);
+            }));
+      });
+  if constexpr (std::is_same_v<Sum, Acc>) return w[0];
+  else return simd::splat<Acc, 1>(w[0]);
+}
+
 // sum combined with the rest elements of row r from i on (rest < 2 M) by add_piece: a piece of
-// M lanes when rest has that bit, then of M / 2, and so on. (Values, not captures by
-// reference, so that the sum stays in a register.)
+// M lanes when rest has that bit, then of M / 2, and so on; for a floating-point max or min,
+// the last ones (fewer than a 16-byte register holds) in one register (add_in_register).
+// (Values, not captures by reference, so that the sum stays in a register.)
 template <class Op, class Acc, std::size_t H, class E, std::size_t M, class Kernel, class Row,
           class Sum>
 DIMGRAPH_ALWAYS_INLINE inline Sum add_pieces(const Kernel& k, const Row& r, std::size_t i,
                                              std::size_t rest, Sum sum) {
+  constexpr std::size_t W = 16 / sizeof(Acc);
   if constexpr (M == 0) {
     return sum;
+  } else if constexpr (M < W && W > 1 && narrow_combine_slow<Op, Acc>) {
+    const std::size_t m = rest & (2 * M - 1);
+    return m == 0 ? sum : add_in_register<Op, Acc, W, E>(k, r, i, m, sum);
   } else {
     if (rest & M) {
       sum = add_piece<Op, Acc, H, M, E>(sum, k.template packet<M>(r, i));
