@@ -7220,8 +7220,6 @@ struct program_facts<type_list<Is...>> {
 
 
 
-DIMGRAPH_WIDE_BEGIN
-
 namespace dimgraph::detail {
 
 // ---- Running a program -----------------------------------------------------------------
@@ -7447,7 +7445,6 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
 };
 
 }  // namespace dimgraph::detail
-DIMGRAPH_WIDE_END
 // ---- end dimgraph/expr/program_kernel.hpp
 
 // An expression is evaluated against a flat description of its memory operands (its
@@ -12676,8 +12673,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
           : isa_level::target;
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                      if (level != isa_level::target) softmax_row_at<Log>(level, o, xr, n);
-                      else if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      if (xs == 1 && os == 1) softmax_row_at<Log>(level, o, xr, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
                     });
   return out;

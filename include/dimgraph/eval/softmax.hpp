@@ -193,8 +193,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
           : isa_level::target;
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
-                      if (level != isa_level::target) softmax_row_at<Log>(level, o, xr, n);
-                      else if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, n);
+                      if (xs == 1 && os == 1) softmax_row_at<Log>(level, o, xr, n);
                       else softmax_row<Log, false>(o, os, xr, xs, n);
                     });
   return out;

@@ -15,8 +15,6 @@
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/program.hpp"
 
-DIMGRAPH_WIDE_BEGIN
-
 namespace dimgraph::detail {
 
 // ---- Running a program -----------------------------------------------------------------
@@ -242,4 +240,3 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
 };
 
 }  // namespace dimgraph::detail
-DIMGRAPH_WIDE_END
