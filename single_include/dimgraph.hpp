@@ -3686,6 +3686,26 @@ DIMGRAPH_ALWAYS_INLINE inline vec<value_t<V>, 1> fold_lanes(V v, F f) {
   }
 }
 
+// f folded over every lane of v, the result in every lane: v with each lane combined with the
+// lane W / 2 away, then W / 4, ..., 1 (butterfly shuffles). Where fold_lanes halves the
+// vector, this keeps its width, for an f that must not see vectors narrower than v (GCC
+// compiles a NaN-propagating compare of 2- and 1-lane vectors to a branch per lane).
+template <std::size_t Half, class V, class F>
+DIMGRAPH_ALWAYS_INLINE inline V butterfly_fold(V v, F f) {
+  if constexpr (Half == 0) {
+    return v;
+  } else {
+    const V swapped = [&]<std::size_t... I>(std::index_sequence<I...>) DIMGRAPH_ALWAYS_INLINE {
+      return __builtin_shufflevector(v, v, (I ^ Half)...);
+    }(std::make_index_sequence<lanes_v<V>>{});
+    return butterfly_fold<Half / 2>(f(v, swapped), f);
+  }
+}
+template <class V, class F>
+DIMGRAPH_ALWAYS_INLINE inline V fold_lanes_in_place(V v, F f) {
+  return butterfly_fold<lanes_v<V> / 2>(v, f);
+}
+
 // Whether a < b in every lane (false for a NaN lane). The same as all_lanes(a < b); with
 // AVX-512 the compare goes straight into a mask register (GCC would otherwise widen the mask
 // into a vector and compare it again).
@@ -9684,14 +9704,8 @@ DIMGRAPH_ALWAYS_INLINE inline Sum add_in_register(const Kernel& k, const Row& r,
   });
   if constexpr (std::is_same_v<Sum, Acc>) w = Op::combine(simd::splat<Acc, W>(sum), w);
   else w = Op::combine(simd::splat<Acc, W>(sum[0]), w);
-  for_each_index<std::bit_width(W) - 1>(
-      [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
-        constexpr std::size_t half = W >> (B + 1);
-        w = Op::combine(
-            w, with_indices<W>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
-              return __builtin_shufflevector(w, w, (I ^ half)...);
-            }));
-      });
+  w = simd::fold_lanes_in_place(
+      w, [](wide a, wide b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); });
   if constexpr (std::is_same_v<Sum, Acc>) return w[0];
   else return simd::splat<Acc, 1>(w[0]);
 }

@@ -109,14 +109,8 @@ DIMGRAPH_ALWAYS_INLINE inline Sum add_in_register(const Kernel& k, const Row& r,
   });
   if constexpr (std::is_same_v<Sum, Acc>) w = Op::combine(simd::splat<Acc, W>(sum), w);
   else w = Op::combine(simd::splat<Acc, W>(sum[0]), w);
-  for_each_index<std::bit_width(W) - 1>(
-      [&]<std::size_t B>(index_constant<B>) DIMGRAPH_ALWAYS_INLINE {
-        constexpr std::size_t half = W >> (B + 1);
-        w = Op::combine(
-            w, with_indices<W>([&]<std::size_t... I>(index_constant<I>...) DIMGRAPH_ALWAYS_INLINE {
-              return __builtin_shufflevector(w, w, (I ^ half)...);
-            }));
-      });
+  w = simd::fold_lanes_in_place(
+      w, [](wide a, wide b) DIMGRAPH_ALWAYS_INLINE { return Op::combine(a, b); });
   if constexpr (std::is_same_v<Sum, Acc>) return w[0];
   else return simd::splat<Acc, 1>(w[0]);
 }

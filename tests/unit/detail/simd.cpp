@@ -1,6 +1,7 @@
 // SIMD vector helpers: all_lanes on masks from comparisons (a set lane is all ones, a clear one
 // zero), all_lanes_less (a NaN lane compares false) and no_nan_lanes, for every lane type and width
-// the kernels use, with one lane clear (or NaN) at each position; fold_lanes (a sum and a max).
+// the kernels use, with one lane clear (or NaN) at each position; fold_lanes and
+// fold_lanes_in_place (a sum and a max).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -50,7 +51,12 @@ void check_all_lanes() {
       V y = x;
       y[top] = T(100);
       CHECK(simd::fold_lanes(y, [](auto a, auto b) { return a > b ? a : b; })[0] == T(100));
+      // fold_lanes_in_place: the same max, in every lane.
+      const V z = simd::fold_lanes_in_place(y, [](V a, V b) { return a > b ? a : b; });
+      for (std::size_t l = 0; l < L; ++l) CHECK(z[l] == T(100));
     }
+    const V sums = simd::fold_lanes_in_place(x, [](V a, V b) { return a + b; });
+    for (std::size_t l = 0; l < L; ++l) CHECK(sums[l] == T(L * (L + 1) / 2));
   }
 }
 
