@@ -4,11 +4,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -212,6 +214,57 @@ TEST_CASE("argmax and argmin over an outer dim, by columns: first extreme, first
   }
 }
 
+// Rows of 5 x n with a NaN (row 1), a +inf (row 2) and only -inf (row 3) against a double loop:
+// p and lp are the softmax and log_softmax of x, row by row (row-major, n elements a row).
+template <class V>
+void check_softmax_rows(const std::vector<V>& x, const V* p, const V* lp, std::size_t n,
+                        const char* what) {
+  const double tol = std::is_same_v<V, float> ? 2e-6 : 1e-13;
+  const std::size_t rows = x.size() / n;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const V* xr = x.data() + r * n;
+    double m = -std::numeric_limits<double>::infinity(), s = 0;
+    bool nan = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(xr[i]);
+      nan = nan || std::isnan(v) || v == std::numeric_limits<double>::infinity();
+      m = v > m ? v : m;
+    }
+    nan = nan || m == -std::numeric_limits<double>::infinity();  // (PyTorch: all -inf is NaN)
+    for (std::size_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(xr[i]) - m);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = static_cast<double>(xr[i]);
+      const V got = p[r * n + i], log_got = lp[r * n + i];
+      if (nan) {
+        CHECK_MESSAGE(std::isnan(got), what << " n=" << n << " r=" << r << " i=" << i);
+        CHECK_MESSAGE(std::isnan(log_got), what << " n=" << n << " r=" << r << " i=" << i);
+        continue;
+      }
+      const double want = std::exp(v - m) / s, log_want = v - m - std::log(s);
+      CHECK_MESSAGE(std::abs(static_cast<double>(got) - want) <= tol * (want + 1e-30) + 1e-300,
+                    what << " n=" << n << " r=" << r << " i=" << i);
+      CHECK_MESSAGE(
+          std::abs(static_cast<double>(log_got) - log_want) <= tol * (std::abs(log_want) + 1),
+          what << " n=" << n << " r=" << r << " i=" << i);
+    }
+  }
+}
+
+// 5 rows of n: seeded values, then row 1 with a NaN, row 2 with a +inf, row 3 all -inf.
+template <class V>
+std::vector<V> special_rows(std::size_t n) {
+  struct R : dg::dim<"r"> {};
+  struct N : dg::dim<"n"> {};
+  dg::tensor<V, R, N> x(dg::extent<R>(5), dg::extent<N>(n));
+  fill(x, static_cast<unsigned>(n));
+  std::vector<V> v(x.data(), x.data() + x.size());
+  const V inf = std::numeric_limits<V>::infinity();
+  v[n + n / 2] = std::numeric_limits<V>::quiet_NaN();
+  v[2 * n + n - 1] = inf;
+  for (std::size_t i = 0; i < n; ++i) v[3 * n + i] = -inf;
+  return v;
+}
+
 // Contiguous rows of dispatch_row_from (32) elements or more run the row kernel compiled for
 // the widest instruction set this CPU has (with Clang, in a build for a narrower target):
 // every length from 30 to 80 and a long one, softmax and log_softmax, float and double, with a
@@ -221,41 +274,11 @@ TEST_CASE("softmax: long contiguous rows (run-time dispatched) equal a double lo
   struct N : dg::dim<"n"> {};
   const auto check = [](auto zero, std::size_t n) {
     using V = decltype(zero);
-    const std::size_t rows = 5;
-    dg::tensor<V, R, N> x(dg::extent<R>(rows), dg::extent<N>(n));
-    fill(x, static_cast<unsigned>(n));
-    const V inf = std::numeric_limits<V>::infinity();
-    x(std::size_t{1}, n / 2) = std::numeric_limits<V>::quiet_NaN();
-    x(std::size_t{2}, n - 1) = inf;
-    for (std::size_t i = 0; i < n; ++i) x(std::size_t{3}, i) = -inf;
+    const std::vector<V> v = special_rows<V>(n);
+    dg::tensor<V, R, N> x(dg::extent<R>(5), dg::extent<N>(n));
+    std::copy(v.begin(), v.end(), x.data());
     const dg::tensor<V, R, N> p = dg::softmax<N>(x), lp = dg::log_softmax<N>(x);
-    const double tol = std::is_same_v<V, float> ? 2e-6 : 1e-13;
-    for (std::size_t r = 0; r < rows; ++r) {
-      double m = -std::numeric_limits<double>::infinity(), s = 0;
-      bool nan = false;
-      for (std::size_t i = 0; i < n; ++i) {
-        const double v = static_cast<double>(x(r, i));
-        nan = nan || std::isnan(v) || v == std::numeric_limits<double>::infinity();
-        m = v > m ? v : m;
-      }
-      nan = nan || m == -std::numeric_limits<double>::infinity();  // (PyTorch: all -inf is NaN)
-      for (std::size_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(x(r, i)) - m);
-      for (std::size_t i = 0; i < n; ++i) {
-        const double v = static_cast<double>(x(r, i));
-        if (nan) {
-          CHECK_MESSAGE(std::isnan(p(r, i)), "n=" << n << " r=" << r << " i=" << i);
-          CHECK_MESSAGE(std::isnan(lp(r, i)), "n=" << n << " r=" << r << " i=" << i);
-          continue;
-        }
-        const double want = std::exp(v - m) / s, log_want = v - m - std::log(s);
-        CHECK_MESSAGE(
-            std::abs(static_cast<double>(p(r, i)) - want) <= tol * (want + 1e-30) + 1e-300,
-            "n=" << n << " r=" << r << " i=" << i);
-        CHECK_MESSAGE(
-            std::abs(static_cast<double>(lp(r, i)) - log_want) <= tol * (std::abs(log_want) + 1),
-            "n=" << n << " r=" << r << " i=" << i);
-      }
-    }
+    check_softmax_rows(v, p.data(), lp.data(), n, "softmax");
   };
   for (std::size_t n = 30; n <= 80; ++n) {
     check(0.0f, n);
@@ -263,4 +286,35 @@ TEST_CASE("softmax: long contiguous rows (run-time dispatched) equal a double lo
   }
   check(0.0f, 1031);
   check(0.0, 1031);
+}
+
+// The row kernel at every instruction-set level this CPU runs, called directly: the levels
+// below the CPU's own (AVX2 on an AVX-512 machine, the build's target) run only on other
+// machines otherwise.
+TEST_CASE("softmax: the row kernel at each instruction-set level equals a double loop") {
+  using level = dg::detail::isa_level;
+  const level cpu = dg::detail::cpu_isa_level();
+  std::vector<level> levels{level::target};
+  if (DIMGRAPH_DISPATCH_HELPERS_AVX2 && (cpu == level::avx2 || cpu == level::avx512))
+    levels.push_back(level::avx2);
+  if (DIMGRAPH_DISPATCH_HELPERS_AVX512 && cpu == level::avx512) levels.push_back(level::avx512);
+  const auto check = [](auto zero, level at, std::size_t n) {
+    using V = decltype(zero);
+    const std::vector<V> x = special_rows<V>(n);
+    std::vector<V> p(x.size()), lp(x.size());
+    for (std::size_t r = 0; r < 5; ++r) {
+      dg::detail::softmax_row_at<false>(at, p.data() + r * n, x.data() + r * n, n);
+      dg::detail::softmax_row_at<true>(at, lp.data() + r * n, x.data() + r * n, n);
+    }
+    const std::string what = "level " + std::to_string(static_cast<int>(at));
+    check_softmax_rows(x, p.data(), lp.data(), n, what.c_str());
+  };
+  for (const level at : levels) {
+    for (std::size_t n = 1; n <= 80; ++n) {
+      check(0.0f, at, n);
+      check(0.0, at, n);
+    }
+    check(0.0f, at, 1031);
+    check(0.0, at, 1031);
+  }
 }
