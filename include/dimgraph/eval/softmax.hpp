@@ -106,6 +106,14 @@ DIMGRAPH_ALWAYS_INLINE inline void softmax_row_at([[maybe_unused]] isa_level lev
   }
 }
 
+// The level a contiguous row of n elements runs at: the CPU's for a row of dispatch_row_from
+// elements or more, else the build's own.
+DIMGRAPH_ALWAYS_INLINE inline isa_level row_level([[maybe_unused]] std::size_t n) {
+  if constexpr (DIMGRAPH_DISPATCH_HELPERS_AVX512 || DIMGRAPH_DISPATCH_HELPERS_AVX2)
+    return n >= dispatch_row_from ? cpu_isa_level() : isa_level::target;
+  else return isa_level::target;
+}
+
 // Softmax (Log: log-softmax) over D of a block of n rows along D (x steps by xs, o by os) by
 // w columns (the inner dim, contiguous in x and o), in vectors of columns: the max and then
 // the sum of each column kept in m and s (w elements each), in three passes over the rows in
@@ -187,10 +195,7 @@ DIMGRAPH_ALWAYS_INLINE inline auto softmax_rows(const X& x) {
       return out;
     }
   }
-  const isa_level level =
-      DIMGRAPH_DISPATCH_HELPERS_AVX512 || DIMGRAPH_DISPATCH_HELPERS_AVX2
-          ? (xs == 1 && os == 1 && n >= dispatch_row_from ? cpu_isa_level() : isa_level::target)
-          : isa_level::target;
+  const isa_level level = row_level(n);
   for_each_position(x[dimgraph::at<D>(0)], out[dimgraph::at<D>(0)], n,
                     [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
                       if (xs == 1 && os == 1) softmax_row_at<Log>(level, o, xr, n);
@@ -220,7 +225,7 @@ auto softmax_ragged_rows(const X& x) {
     for_each_position(xb[dimgraph::at<D>(0)], ob[dimgraph::at<D>(0)], n,
                       [&](const V* xr, T* o) DIMGRAPH_ALWAYS_INLINE {
                         if (len != 0) {
-                          if (xs == 1 && os == 1) softmax_row<Log, true>(o, 1, xr, 1, len);
+                          if (xs == 1 && os == 1) softmax_row_at<Log>(row_level(len), o, xr, len);
                           else softmax_row<Log, false>(o, os, xr, xs, len);
                         }
                         for (std::size_t j = len; j < n; ++j)

@@ -25,6 +25,7 @@ namespace {
 using namespace ragged_fixture;
 struct F : dg::dim<"f", 3> {};
 constexpr std::size_t nf = 3;
+struct One : dg::dim<"one", 1> {};  // [Batch, Time, One]: Time's rows contiguous
 
 using x_t = dg::tensor<double, Batch, Time, F>;
 
@@ -46,14 +47,14 @@ auto logsumexp_if_double(const X& x) {
 
 // softmax and log_softmax over Time (and logsumexp, over double) of a batch with lengths l
 // against each sequence alone (a batch of one, without padding) and the hand loop.
-template <class T>
+template <class T, class D = F>
 void check_softmax(const lens_t& l, unsigned seed, double tol) {
   CAPTURE(seed);
-  const auto x = padded<T, F>(l, seed, qnan, 3.0);
+  const auto x = padded<T, D>(l, seed, qnan, 3.0);
   const auto s = dg::softmax<Time>(x);
   const auto g = dg::log_softmax<Time>(x);
   const auto e = logsumexp_if_double(x);
-  static_assert(std::is_same_v<decltype(s), const dg::tensor<T, Batch, Time, F>>);
+  static_assert(std::is_same_v<decltype(s), const dg::tensor<T, Batch, Time, D>>);
   CHECK(lengths_vector(s) == l);
   for (std::size_t b = 0; b < l.size(); ++b) {
     CAPTURE(b);
@@ -61,7 +62,7 @@ void check_softmax(const lens_t& l, unsigned seed, double tol) {
     const auto rs = dg::softmax<Time>(r);
     const auto rg = dg::log_softmax<Time>(r);
     const auto re = logsumexp_if_double(r);
-    for (std::size_t f = 0; f < nf; ++f) {
+    for (std::size_t f = 0; f < dg::static_size_v<D>; ++f) {
       const double lse = hand_logsumexp(x, l, b, f);
       if constexpr (std::is_same_v<T, double>) {
         CHECK(close(e(b, f), re(0, f), tol));
@@ -105,6 +106,14 @@ TEST_CASE("ragged softmax: over the ragged dim equals each sequence alone, paddi
   }
   check_softmax<double>({1, 0}, 4, 1e-12);
   check_softmax<float>({1, 0}, 4, 1e-5);
+}
+
+TEST_CASE("ragged softmax: contiguous rows of every length up to 90 (run-time dispatched)") {
+  // (Rows of 32 elements or more run the row kernel of the CPU's widest instruction set.)
+  for (unsigned seed = 1; seed <= 4; ++seed) {
+    check_softmax<float, One>(random_lengths(8, 90, seed + 20), seed, 1e-5);
+    check_softmax<double, One>(random_lengths(8, 90, seed + 30), seed, 1e-12);
+  }
 }
 
 TEST_CASE("ragged softmax: padding values (NaN, +-inf, 1e30) never change a result") {
