@@ -5280,8 +5280,57 @@ auto strided_view(P&& memory, Args... args) {
 // Tensor factories: zeros, ones, full, iota and the seeded, portable uniform.
 
 #include <cmath>
-#include <random>
 
+// ---- begin dimgraph/detail/mt19937_64.hpp
+// mt19937_64: the 64-bit Mersenne twister of the C++ standard ([rand.eng.mers],
+// std::mt19937_64), written out. The standard fixes its parameters and so its output for a
+// seed on every platform; <random>, which holds it, is a large header (every distribution),
+// and the library uses only this engine (dg::uniform).
+
+
+namespace dimgraph::detail {
+
+class mt19937_64 {
+ public:
+  using result_type = std::uint64_t;
+
+  // Seeded as the standard's seed(value): x[0] = seed, x[i] = f (x[i-1] ^ (x[i-1] >> 62)) + i.
+  explicit mt19937_64(std::uint64_t seed = 5489) {
+    x_[0] = seed;
+    for (std::size_t i = 1; i < n; ++i)
+      x_[i] = 6364136223846793005ull * (x_[i - 1] ^ (x_[i - 1] >> 62)) + i;
+  }
+
+  // The next output: the next state word, tempered.
+  std::uint64_t operator()() {
+    if (next_ == n) twist();
+    std::uint64_t z = x_[next_++];
+    z ^= (z >> 29) & 0x5555555555555555ull;
+    z ^= (z << 17) & 0x71d67fffeda60000ull;
+    z ^= (z << 37) & 0xfff7eee000000000ull;
+    return z ^ (z >> 43);
+  }
+
+ private:
+  static constexpr std::size_t n = 312, m = 156;
+
+  // The next n state words, in place: the top 33 bits of x[k] and the low 31 of x[k + 1],
+  // shifted right, with a xored in when odd, xored into x[k + m].
+  void twist() {
+    constexpr std::uint64_t upper = ~std::uint64_t{0} << 31, lower = ~upper;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint64_t y = (x_[k] & upper) | (x_[(k + 1) % n] & lower);
+      x_[k] = x_[(k + m) % n] ^ (y >> 1) ^ ((y & 1) != 0 ? 0xb5026f5aa96619e9ull : 0);
+    }
+    next_ = 0;
+  }
+
+  std::array<std::uint64_t, n> x_;
+  std::size_t next_ = n;
+};
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/detail/mt19937_64.hpp
 
 // The compile-time checks of a factory's shape arguments, one message per mistake.
 #define DIMGRAPH_CHECK_EXTENTS(OP)                                                   \
@@ -5315,7 +5364,7 @@ using uniform_bound_t = std::conditional_t<is_index_v<T>, std::int64_t, T>;
 
 // A uniform integer in [0, count) from the generator, unbiased by rejection, or the raw
 // 64 bits when count is 0 (meaning 2^64). Fully specified: the same on every platform.
-inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t count) {
+inline std::uint64_t uniform_below(mt19937_64& gen, std::uint64_t count) {
   if (count == 0) return gen();
   const std::uint64_t reject_below = (0 - count) % count;  // 2^64 mod count
   std::uint64_t x = gen();
@@ -5327,7 +5376,7 @@ inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t count) {
 // mantissa width (24 or 53), which is exact, then lo + (hi - lo) * u in T with one
 // rounding per step (separate statements: no fused multiply-add), clamped below hi.
 template <class T>
-T uniform_real(std::mt19937_64& gen, T lo, T hi) {
+T uniform_real(mt19937_64& gen, T lo, T hi) {
   constexpr int bits = std::numeric_limits<T>::digits;
   const T u =
       static_cast<T>(gen() >> (64 - bits)) * (T(1) / static_cast<T>(std::uint64_t{1} << bits));
@@ -5384,7 +5433,7 @@ auto iota(const Es&... e) {
 }
 
 // Pseudo-random elements, the same for a seed on every platform and standard library:
-// std::mt19937_64 (fully specified by the standard) seeded with `seed`, one draw per
+// std::mt19937_64's sequence (fully specified by the standard) seeded with `seed`, one draw per
 // element in row-major order of Ds..., mapped by dimgraph itself (not by a std::
 // distribution, whose output is implementation-defined):
 //   float, double: uniform in [lo, hi) from the draw's top 24 or 53 bits;
@@ -5407,7 +5456,7 @@ auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_
       throw error("uniform",
                   "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is empty");
     }
-    std::mt19937_64 gen(seed);
+    detail::mt19937_64 gen(seed);
     T* p = x.data();
     const std::size_t n = x.size();
     if constexpr (std::is_floating_point_v<T>) {
@@ -5869,7 +5918,6 @@ auto lengths_of(const X& x) {
 // ---- begin dimgraph/expr/functors.hpp
 // The element functions of dimgraph's element-wise ops (what one lane of a vector computes).
 
-#include <functional>
 #include <tuple>
 
 // ---- begin dimgraph/detail/simd_math.hpp
@@ -18849,7 +18897,6 @@ auto if_(const Cond& cond, Then then_fn, Else else_fn) {
 // ---- begin dimgraph/graph/print.hpp
 // A traced graph as text: an IR-like listing (operator<<) and Graphviz dot (dg::to_dot).
 
-#include <map>
 
 
 namespace dimgraph {
@@ -18905,7 +18952,17 @@ struct graph_listing {
     std::string type;                 // "float32 [batch[?], feature=512]"
   };
   std::vector<entry> entries;
-  std::map<std::string, std::size_t> ids;  // a value's identity (in its scope) -> its id
+  // A value's identity (in its scope) -> its id, sorted by identity. (A sorted vector, not a
+  // std::map: <map> costs every translation unit that includes the library.)
+  std::vector<std::pair<std::string, std::size_t>> ids;
+  auto id_position(const std::string& key) {
+    return std::lower_bound(ids.begin(), ids.end(), key,
+                            [](const auto& a, const std::string& k) { return a.first < k; });
+  }
+  const std::size_t* find_id(const std::string& key) {
+    const auto at = id_position(key);
+    return at != ids.end() && at->first == key ? &at->second : nullptr;
+  }
   std::size_t next_id = 0;
   std::size_t depth = 0;
   std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
@@ -18920,19 +18977,19 @@ struct graph_listing {
       for (std::size_t close = scope.size() - 1;;) {
         const std::size_t slash = close == 0 ? std::string::npos : scope.rfind('/', close - 1);
         const std::size_t length = slash == std::string::npos ? 0 : slash + 1;
-        if (auto found = ids.find(scope.substr(0, length) + rest); found != ids.end())
-          return found->second;
+        if (const std::size_t* found = find_id(scope.substr(0, length) + rest)) return *found;
         if (length == 0) break;
         close = slash;
       }
     }
-    auto [it, inserted] = ids.emplace(std::move(key), next_id);
-    if (inserted) {
-      e.depth = depth;
-      e.id = next_id++;
-      entries.push_back(std::move(e));
-    }
-    return it->second;
+    const auto at = id_position(key);
+    if (at != ids.end() && at->first == key) return at->second;
+    const std::size_t id = next_id++;
+    ids.emplace(at, std::move(key), id);
+    e.depth = depth;
+    e.id = id;
+    entries.push_back(std::move(e));
+    return id;
   }
   void line(std::string op, std::vector<std::size_t> inputs = {}, std::string attributes = {}) {
     entries.push_back({depth, no_id, std::move(op), std::move(inputs), std::move(attributes), {}});

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <string_view>
 #include <tuple>
 #include <type_traits>

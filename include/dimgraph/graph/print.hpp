@@ -3,11 +3,12 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dimgraph/graph/region.hpp"
@@ -67,7 +68,17 @@ struct graph_listing {
     std::string type;                 // "float32 [batch[?], feature=512]"
   };
   std::vector<entry> entries;
-  std::map<std::string, std::size_t> ids;  // a value's identity (in its scope) -> its id
+  // A value's identity (in its scope) -> its id, sorted by identity. (A sorted vector, not a
+  // std::map: <map> costs every translation unit that includes the library.)
+  std::vector<std::pair<std::string, std::size_t>> ids;
+  auto id_position(const std::string& key) {
+    return std::lower_bound(ids.begin(), ids.end(), key,
+                            [](const auto& a, const std::string& k) { return a.first < k; });
+  }
+  const std::size_t* find_id(const std::string& key) {
+    const auto at = id_position(key);
+    return at != ids.end() && at->first == key ? &at->second : nullptr;
+  }
   std::size_t next_id = 0;
   std::size_t depth = 0;
   std::string scope;  // "" outside sub-graphs, "r5.0/" in the first sub-graph of %5
@@ -82,19 +93,19 @@ struct graph_listing {
       for (std::size_t close = scope.size() - 1;;) {
         const std::size_t slash = close == 0 ? std::string::npos : scope.rfind('/', close - 1);
         const std::size_t length = slash == std::string::npos ? 0 : slash + 1;
-        if (auto found = ids.find(scope.substr(0, length) + rest); found != ids.end())
-          return found->second;
+        if (const std::size_t* found = find_id(scope.substr(0, length) + rest)) return *found;
         if (length == 0) break;
         close = slash;
       }
     }
-    auto [it, inserted] = ids.emplace(std::move(key), next_id);
-    if (inserted) {
-      e.depth = depth;
-      e.id = next_id++;
-      entries.push_back(std::move(e));
-    }
-    return it->second;
+    const auto at = id_position(key);
+    if (at != ids.end() && at->first == key) return at->second;
+    const std::size_t id = next_id++;
+    ids.emplace(at, std::move(key), id);
+    e.depth = depth;
+    e.id = id;
+    entries.push_back(std::move(e));
+    return id;
   }
   void line(std::string op, std::vector<std::size_t> inputs = {}, std::string attributes = {}) {
     entries.push_back({depth, no_id, std::move(op), std::move(inputs), std::move(attributes), {}});

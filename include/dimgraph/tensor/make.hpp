@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <random>
 #include <string>
 #include <type_traits>
 
+#include "dimgraph/detail/mt19937_64.hpp"
 #include "dimgraph/shape/error.hpp"
 #include "dimgraph/tensor/element.hpp"
 #include "dimgraph/tensor/tensor.hpp"
@@ -46,7 +46,7 @@ using uniform_bound_t = std::conditional_t<is_index_v<T>, std::int64_t, T>;
 
 // A uniform integer in [0, count) from the generator, unbiased by rejection, or the raw
 // 64 bits when count is 0 (meaning 2^64). Fully specified: the same on every platform.
-inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t count) {
+inline std::uint64_t uniform_below(mt19937_64& gen, std::uint64_t count) {
   if (count == 0) return gen();
   const std::uint64_t reject_below = (0 - count) % count;  // 2^64 mod count
   std::uint64_t x = gen();
@@ -58,7 +58,7 @@ inline std::uint64_t uniform_below(std::mt19937_64& gen, std::uint64_t count) {
 // mantissa width (24 or 53), which is exact, then lo + (hi - lo) * u in T with one
 // rounding per step (separate statements: no fused multiply-add), clamped below hi.
 template <class T>
-T uniform_real(std::mt19937_64& gen, T lo, T hi) {
+T uniform_real(mt19937_64& gen, T lo, T hi) {
   constexpr int bits = std::numeric_limits<T>::digits;
   const T u =
       static_cast<T>(gen() >> (64 - bits)) * (T(1) / static_cast<T>(std::uint64_t{1} << bits));
@@ -115,7 +115,7 @@ auto iota(const Es&... e) {
 }
 
 // Pseudo-random elements, the same for a seed on every platform and standard library:
-// std::mt19937_64 (fully specified by the standard) seeded with `seed`, one draw per
+// std::mt19937_64's sequence (fully specified by the standard) seeded with `seed`, one draw per
 // element in row-major order of Ds..., mapped by dimgraph itself (not by a std::
 // distribution, whose output is implementation-defined):
 //   float, double: uniform in [lo, hi) from the draw's top 24 or 53 bits;
@@ -138,7 +138,7 @@ auto uniform(std::uint64_t seed, detail::uniform_bound_t<T> lo, detail::uniform_
       throw error("uniform",
                   "the range [" + std::to_string(lo) + ", " + std::to_string(hi) + "] is empty");
     }
-    std::mt19937_64 gen(seed);
+    detail::mt19937_64 gen(seed);
     T* p = x.data();
     const std::size_t n = x.size();
     if constexpr (std::is_floating_point_v<T>) {
