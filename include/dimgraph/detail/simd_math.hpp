@@ -252,13 +252,14 @@ DIMGRAPH_ALWAYS_INLINE inline V cos(V x) {
 }
 
 // The same functions on plain float and double: the L == 1 vectors, so scalar and vector
-// results agree bit for bit.
-#define DIMGRAPH_SIMD_MATH_SCALAR(NAME)                 \
-  DIMGRAPH_ALWAYS_INLINE inline float NAME(float x) {   \
-    return NAME(vec<float, 1>{x})[0];                   \
-  }                                                     \
-  DIMGRAPH_ALWAYS_INLINE inline double NAME(double x) { \
-    return NAME(vec<double, 1>{x})[0];                  \
+// results agree bit for bit. (Templates, so that a translation unit instantiates only the
+// ones it calls: as plain functions, including the library compiled all of them.)
+template <class T>
+concept float_or_double = std::is_same_v<T, float> || std::is_same_v<T, double>;
+#define DIMGRAPH_SIMD_MATH_SCALAR(NAME)       \
+  template <float_or_double T>                \
+  DIMGRAPH_ALWAYS_INLINE inline T NAME(T x) { \
+    return NAME(vec<T, 1>{x})[0];             \
   }
 DIMGRAPH_SIMD_MATH_SCALAR(exp)
 DIMGRAPH_SIMD_MATH_SCALAR(expm1)
@@ -273,11 +274,9 @@ DIMGRAPH_SIMD_MATH_SCALAR(rsqrt)
 DIMGRAPH_SIMD_MATH_SCALAR(sin)
 DIMGRAPH_SIMD_MATH_SCALAR(cos)
 #undef DIMGRAPH_SIMD_MATH_SCALAR
-DIMGRAPH_ALWAYS_INLINE inline float pow(float x, float y) {
-  return pow(vec<float, 1>{x}, vec<float, 1>{y})[0];
-}
-DIMGRAPH_ALWAYS_INLINE inline double pow(double x, double y) {
-  return pow(vec<double, 1>{x}, vec<double, 1>{y})[0];
+template <float_or_double T>
+DIMGRAPH_ALWAYS_INLINE inline T pow(T x, T y) {
+  return pow(vec<T, 1>{x}, vec<T, 1>{y})[0];
 }
 
 }  // namespace dimgraph::detail::simd
