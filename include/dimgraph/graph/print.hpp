@@ -1,9 +1,9 @@
 // A traced graph as text: an IR-like listing (operator<<) and Graphviz dot (dg::to_dot).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <algorithm>
 #include <ostream>
 #include <string>
 #include <tuple>
