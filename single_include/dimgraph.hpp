@@ -48,10 +48,22 @@
 // as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
 // product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
 // set does (with FMA: one rounding per multiply-add). With Clang, so are softmax and
-// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp). 0: the build's
-// target only.
+// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp) and element-wise
+// kernels that compute math functions (exp, tanh, ...; eval/elementwise.hpp); with GCC too
+// under DIMGRAPH_CONFIG_GCC_DISPATCH. 0: the build's target only.
 #ifndef DIMGRAPH_CONFIG_DISPATCH
 #define DIMGRAPH_CONFIG_DISPATCH 1
+#endif
+
+// GCC only: 1 tells the headers that the build passes -Wno-psabi, so that they dispatch, as
+// with Clang, the kernels whose vector helpers take and return vectors by value (softmax
+// rows; element-wise kernels that compute math functions): otherwise GCC notes an ABI change
+// for each such vector wider than the build's target, a note no pragma silences. CMake's
+// dimgraph::dimgraph sets both on x86 (option DIMGRAPH_GCC_DISPATCH). 0: with GCC those
+// kernels run in the build's own instruction set (then build with -march=x86-64-v3 or
+// wider for AVX2).
+#ifndef DIMGRAPH_CONFIG_GCC_DISPATCH
+#define DIMGRAPH_CONFIG_GCC_DISPATCH 0
 #endif
 
 // With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel
@@ -7287,6 +7299,8 @@ struct program_facts<type_list<Is...>> {
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // ---- Running a program -----------------------------------------------------------------
@@ -7512,6 +7526,7 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
 };
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/expr/program_kernel.hpp
 
 // An expression is evaluated against a flat description of its memory operands (its
@@ -8780,6 +8795,8 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_row(const loop_plan<R, N>& p, Body&&
 
 
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // The step of each leaf of a Table along the inner loop whose operands step by `step`.
@@ -8896,6 +8913,7 @@ struct row {
 };
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/eval/table_row.hpp
 
 namespace dimgraph::detail {
@@ -9425,6 +9443,88 @@ DIMGRAPH_WIDE_END
 // and the fused SIMD loop.
 
 
+// ---- begin dimgraph/eval/dispatch.hpp
+// Run-time instruction-set dispatch: which wider instruction sets the kernels that dispatch
+// (the matrix products, the softmax rows) are also compiled for, and which of them this CPU
+// has.
+
+
+// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
+// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
+// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
+#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
+    (defined(__GNUC__) || defined(__clang__))
+#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
+#define DIMGRAPH_DISPATCH_AVX512 1
+#endif
+#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
+    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
+#define DIMGRAPH_DISPATCH_AVX2 1
+#endif
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_AVX512 0
+#endif
+#ifndef DIMGRAPH_DISPATCH_AVX2
+#define DIMGRAPH_DISPATCH_AVX2 0
+#endif
+
+// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, the
+// element-wise kernel), which take and return vectors by value: always inlined into the wide
+// function, those vectors never cross a call. Clang's -Wpsabi warnings about them fall inside
+// the headers' DIMGRAPH_WIDE_BEGIN/END. GCC reports its "vector return without AVX enabled"
+// at the end of the user's file, outside any pragma, and notes "the ABI for passing
+// parameters with 32-byte alignment has changed" through a channel no pragma reaches; so with
+// GCC these kernels are dispatched only where the build says it passes -Wno-psabi
+// (DIMGRAPH_CONFIG_GCC_DISPATCH, config.hpp; CMake's dimgraph::dimgraph sets both). The
+// matrix-product kernels pass wide vectors by reference and are dispatched with both.
+#if defined(__clang__) || DIMGRAPH_CONFIG_GCC_DISPATCH
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 DIMGRAPH_DISPATCH_AVX512
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 DIMGRAPH_DISPATCH_AVX2
+#else
+#define DIMGRAPH_DISPATCH_HELPERS_AVX512 0
+#define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
+#endif
+
+// The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
+// inlined into it and compiled so: the always-inline helpers and the vector math, whose
+// vectors of 32 or 64 bytes then live in registers of that width.)
+#define DIMGRAPH_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define DIMGRAPH_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace dimgraph::detail {
+
+enum class isa_level : unsigned char { target, avx2, avx512 };
+
+// The widest level cpu_isa_level() may give. The tests lower it to run each level the CPU has
+// (an AVX-512 machine otherwise never runs the AVX2 kernels); set it only while no kernel runs.
+inline isa_level isa_level_cap = isa_level::avx512;
+
+// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
+// (and its OS) supports, found once, within isa_level_cap.
+inline isa_level cpu_isa_level() {
+#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
+  static const isa_level level = [] {
+    __builtin_cpu_init();
+    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#if DIMGRAPH_DISPATCH_AVX512
+    if (avx2 && __builtin_cpu_supports("avx512f")) return isa_level::avx512;
+#endif
+#if DIMGRAPH_DISPATCH_AVX2
+    if (avx2) return isa_level::avx2;
+#endif
+    return isa_level::target;
+  }();
+  return level < isa_level_cap ? level : isa_level_cap;
+#else
+  return isa_level::target;
+#endif
+}
+
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/dispatch.hpp
+
+DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph {
 namespace detail {
@@ -9454,6 +9554,23 @@ inline constexpr bool heavy_instruction_v<apply_op<F, Value, Args, Dist...>> =
     std::is_same_v<F, fn::pow>;
 template <class G, class Value, class Args, std::size_t... Dist>
 inline constexpr bool heavy_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = true;
+
+// Whether an instruction computes a math function (heavy, not a user's function), and whether
+// a program has one: such kernels are also compiled for wider instruction sets (run-time
+// dispatch, eval/dispatch.hpp), where their arithmetic takes fewer instructions.
+template <class I>
+inline constexpr bool math_instruction_v = heavy_instruction_v<I>;
+template <class G, class Value, class Args, std::size_t... Dist>
+inline constexpr bool math_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = false;
+template <class Program>
+inline constexpr bool math_program_v = false;
+template <class... Is>
+inline constexpr bool math_program_v<type_list<Is...>> = [] {
+  constexpr bool math[] = {math_instruction_v<Is>..., false};
+  for (bool m : math)
+    if (m) return true;
+  return false;
+}();
 
 // How many registers of lanes the element-wise kernel of a program writing Out computes at a
 // time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
@@ -9501,60 +9618,146 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 // g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)
 inline constexpr std::size_t one_site_above = 512;
 
+// What a row of the element-wise kernel needs: where it writes, the kernel, the leaf table and
+// each operand's step along the inner loop.
+template <class Out, class Kernel, class Table>
+struct kernel_args {
+  using out_type = Out;
+  using kernel_type = Kernel;
+  using table_type = Table;
+  using offsets = std::array<std::ptrdiff_t, Table::slots>;
+  Out* out;
+  const Kernel& k;
+  const Table& t;
+  const typename Table::bases_type& bases;
+  offsets step;
+  std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_step;
+  bool stream;
+};
+
+// The element-wise kernel over the row at off of n elements, in vectors of L lanes. Unit: the
+// output and every view step by 1 along the inner loop. Stream: 1 or 0, streaming stores or
+// not; -1, as a.stream says (decided per row).
+template <std::size_t L, bool Unit, class Inner, bool Pad, int Stream, class Args>
+DIMGRAPH_ALWAYS_INLINE inline void kernel_row(const Args& a, const typename Args::offsets& off,
+                                              std::size_t n) {
+  using Out = typename Args::out_type;
+  using Kernel = typename Args::kernel_type;
+  using E = typename Kernel::value_type;
+  using row_t = row<typename Args::table_type, Inner, Unit>;
+  const row_t r(a.bases, off, a.step);
+  Out* o = a.out + off[0];
+  const std::ptrdiff_t os = Unit ? 1 : a.step[0];
+  bool streaming = Stream == 1;
+  std::size_t head = 0;
+  if constexpr (Unit && can_stream_v<L, Out>) {
+    if constexpr (Stream == -1) streaming = a.stream;
+    if (streaming) head = stream_head<L>(o, n, streaming);
+  }
+  for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
+                 (Kernel::instructions <= pieces_up_to)>(
+      r, n, head, a.leaf_step.data(), a.t.leaf_bytes.data(),
+      [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+          DIMGRAPH_ALWAYS_INLINE {
+            const auto v = fn::as<Out, E>(a.k.template packet<M>(c, at));
+            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+            if constexpr (M < L) {
+              if constexpr (Unit) store_lanes<M>(to, v);
+              else store_lanes<M>(to, os, v);
+            } else if (m != L) [[unlikely]] {
+              store_first<L>(to, os, v, m);
+            } else if constexpr (Unit) {
+              if constexpr (can_stream_v<L, Out> && Stream != 0)
+                if (streaming) {
+                  stream_lanes<L>(to, v);
+                  return;
+                }
+              store_lanes<L>(to, v);
+            } else {
+              store_lanes<L>(to, os, v);
+            }
+          });
+}
+
+// The element-wise kernel over one row (or piece of a row), compiled for a wider instruction set
+// than the build's (run-time dispatch, eval/dispatch.hpp) in vectors of that width: for kernels
+// that compute math functions (math_program_v), whose time is arithmetic (W8's tanh over 2^20
+// floats, g++ -O2: 1.48 ms in x86-64's default SSE2, 0.44 ms with AVX-512). A call per row, and no
+// streaming stores: one compiled row per level, for the compiler's time; the arithmetic outweighs
+// both.
+template <isa_level Level>
+struct wide_kernel;
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+template <>
+struct wide_kernel<isa_level::avx512> {
+  static constexpr std::size_t bytes = 64;
+  template <std::size_t L, bool Unit, class Inner, class Args>
+  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE static void row(const Args& a,
+                                                           const typename Args::offsets& off,
+                                                           std::size_t n) {
+    kernel_row<L, Unit, Inner, true, 0>(a, off, n);
+  }
+};
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+template <>
+struct wide_kernel<isa_level::avx2> {
+  static constexpr std::size_t bytes = 32;
+  template <std::size_t L, bool Unit, class Inner, class Args>
+  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE static void row(const Args& a,
+                                                         const typename Args::offsets& off,
+                                                         std::size_t n) {
+    kernel_row<L, Unit, Inner, true, 0>(a, off, n);
+  }
+};
+#endif
+
+// Every row of plan p at the instruction-set level given (one wider than the build's), for a
+// kernel whose widest lane type has Widest bytes.
+template <isa_level Level, std::size_t Widest, bool Unit, class Inner, class Args, class Plan>
+DIMGRAPH_ALWAYS_INLINE inline void run_wide(const Args& a, const Plan& p) {
+  using wide = wide_kernel<Level>;
+  constexpr std::size_t L = wide::bytes / Widest;
+  for_each_row<L>(p, [&](const typename Args::offsets& off, std::size_t n)
+                         DIMGRAPH_ALWAYS_INLINE { wide::template row<L, Unit, Inner>(a, off, n); });
+}
+
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
-// every view step by 1 along the inner loop.
-template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
-          class Table, class Plan>
+// every view step by 1 along the inner loop. Widest: for a kernel that run-time dispatch
+// compiles for wider instruction sets too, its widest lane type's bytes; else 0.
+template <std::size_t L, bool Unit, class Inner, bool Pad = true, std::size_t Widest = 0, class Out,
+          class Kernel, class Table, class Plan>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
     Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
     const Plan& p, bool stream) {
-  using E = typename Kernel::value_type;
-  using row_t = row<Table, Inner, Unit>;
-  std::array<std::ptrdiff_t, Table::slots> step{};
+  using args_t = kernel_args<Out, Kernel, Table>;
+  args_t a{out, k, t, bases, {}, {}, stream};
   if (p.depth > 0)
-    for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
-  const auto leaf_step = leaf_steps<Table>(step);
+    for (std::size_t op = 0; op < Table::slots; ++op) a.step[op] = p.inner_stride(op);
+  a.leaf_step = leaf_steps<Table>(a.step);
   // The row's pieces, stored plainly or streamed: Stream is a constant (a short kernel, whose
   // loop is compiled once for each) or decided per row (a long one, where the test per vector
   // costs nothing next to the kernel and a second copy would double the compiler's work).
   // (GCC does not unswitch loops at -O2: a test in a short loop costs as much as its work.)
   constexpr bool split_stream = Unit && can_stream_v<L, Out> && Kernel::instructions <= 64;
+  if constexpr (Unit && Widest != 0) {
+    switch (cpu_isa_level()) {
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+      case isa_level::avx512:
+        return run_wide<isa_level::avx512, Widest, Unit, Inner>(a, p);
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+      case isa_level::avx2:
+        return run_wide<isa_level::avx2, Widest, Unit, Inner>(a, p);
+#endif
+      default:
+        break;
+    }
+  }
   const auto rows = [&]<int Stream>(std::integral_constant<int, Stream>) DIMGRAPH_ALWAYS_INLINE {
-    for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
-                           std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-      const row_t r(bases, off, step);
-      Out* o = out + off[0];
-      const std::ptrdiff_t os = Unit ? 1 : step[0];
-      bool streaming = Stream == 1;
-      std::size_t head = 0;
-      if constexpr (Unit && can_stream_v<L, Out>) {
-        if constexpr (Stream == -1) streaming = stream;
-        if (streaming) head = stream_head<L>(o, n, streaming);
-      }
-      for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
-                     (Kernel::instructions <= pieces_up_to)>(
-          r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-          [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-              DIMGRAPH_ALWAYS_INLINE {
-                const auto v = fn::as<Out, E>(k.template packet<M>(c, at));
-                Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                if constexpr (M < L) {
-                  if constexpr (Unit) store_lanes<M>(to, v);
-                  else store_lanes<M>(to, os, v);
-                } else if (m != L) [[unlikely]] {
-                  store_first<L>(to, os, v, m);
-                } else if constexpr (Unit) {
-                  if constexpr (can_stream_v<L, Out> && Stream != 0)
-                    if (streaming) {
-                      stream_lanes<L>(to, v);
-                      return;
-                    }
-                  store_lanes<L>(to, v);
-                } else {
-                  store_lanes<L>(to, os, v);
-                }
-              });
-    });
+    for_each_row<L>(
+        p, [&](const typename args_t::offsets& off, std::size_t n)
+               DIMGRAPH_ALWAYS_INLINE { kernel_row<L, Unit, Inner, Pad, Stream>(a, off, n); });
   };
   if constexpr (!split_stream) rows(std::integral_constant<int, -1>{});
   else if (stream) rows(std::integral_constant<int, 1>{});
@@ -9582,6 +9785,11 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L =
       kernel_lanes_v<ev, out_t> * kernel_registers_v<typename ev::program, out_t>;
+  // A math kernel's widest lane type, in bytes: run-time dispatch compiles it for wider
+  // instruction sets too.
+  constexpr std::size_t widest = math_program_v<typename ev::program>
+                                     ? std::max(ev::lane_bytes, sizeof(simd::lane_t<out_t>))
+                                     : 0;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;
@@ -9613,7 +9821,10 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
     // (A row that is whole vectors needs no padding.)
     constexpr bool pad = plan.depth == 0 ? lanes != 1 : plan.inner_extent() % lanes != 0;
-    run_kernel<lanes, true, inner, pad>(dst.data(), k, table, bases, plan, false);
+    // (Rows shorter than an AVX-512 vector stay in the build's own vectors.)
+    constexpr bool wide = widest != 0 && plan.depth != 0 && plan.inner_extent() >= 64 / widest;
+    run_kernel<lanes, true, inner, pad, wide ? widest : 0>(dst.data(), k, table, bases, plan,
+                                                           false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
     typename table_t::bases_type bases;
@@ -9628,8 +9839,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
         return;
       }
     }
-    run_kernel<L, true, inner>(dst.data(), k, table, bases, plan,
-                               streaming_worthwhile<out_t>(plan));
+    run_kernel<L, true, inner, true, widest>(dst.data(), k, table, bases, plan,
+                                             streaming_worthwhile<out_t>(plan));
   }
 }
 
@@ -9645,6 +9856,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
 
 }  // namespace detail
 }  // namespace dimgraph
+DIMGRAPH_WIDE_END
 // ---- end dimgraph/eval/elementwise.hpp
 // ---- begin dimgraph/eval/reduce.hpp
 // Evaluation of reductions: one pass over the input (fused with its element-wise ops), and the
@@ -11219,79 +11431,6 @@ bool blas_matmul(const matmul_operands<T>& op, std::size_t m, std::size_t n, std
 #include <unistd.h>
 #endif
 
-// ---- begin dimgraph/eval/dispatch.hpp
-// Run-time instruction-set dispatch: which wider instruction sets the kernels that dispatch
-// (the matrix products, the softmax rows) are also compiled for, and which of them this CPU
-// has.
-
-
-// Run-time dispatch (DIMGRAPH_CONFIG_DISPATCH): on x86 with GCC or Clang, the kernels are also
-// compiled for AVX2 with FMA and for AVX-512 when the build targets less, within the cap of
-// DIMGRAPH_CONFIG_SIMD_MAX_BYTES.
-#if DIMGRAPH_CONFIG_DISPATCH && (defined(__x86_64__) || defined(__i386__)) && \
-    (defined(__GNUC__) || defined(__clang__))
-#if !defined(__AVX512F__) && DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 64
-#define DIMGRAPH_DISPATCH_AVX512 1
-#endif
-#if !(defined(__AVX2__) && defined(__FMA__)) && !defined(__AVX512F__) && \
-    DIMGRAPH_CONFIG_SIMD_MAX_BYTES >= 32
-#define DIMGRAPH_DISPATCH_AVX2 1
-#endif
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX512
-#define DIMGRAPH_DISPATCH_AVX512 0
-#endif
-#ifndef DIMGRAPH_DISPATCH_AVX2
-#define DIMGRAPH_DISPATCH_AVX2 0
-#endif
-
-// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, ...), which
-// take and return vectors by value, are dispatched with Clang only. Always inlined into the
-// wide function, those vectors never cross a call, and Clang's -Wpsabi warnings about them
-// fall inside the headers' DIMGRAPH_WIDE_BEGIN/END; GCC reports its "vector return without
-// AVX512F enabled" at the end of the user's file, outside any pragma, which under -Werror
-// would break the user's build. (The matrix-product kernels pass wide vectors by reference
-// and are dispatched with both.)
-#if defined(__clang__)
-#define DIMGRAPH_DISPATCH_HELPERS_AVX512 DIMGRAPH_DISPATCH_AVX512
-#define DIMGRAPH_DISPATCH_HELPERS_AVX2 DIMGRAPH_DISPATCH_AVX2
-#else
-#define DIMGRAPH_DISPATCH_HELPERS_AVX512 0
-#define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
-#endif
-
-// The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
-// inlined into it and compiled so: the always-inline helpers and the vector math, whose
-// vectors of 32 or 64 bytes then live in registers of that width.)
-#define DIMGRAPH_TARGET_AVX512 __attribute__((target("avx512f,avx2,fma")))
-#define DIMGRAPH_TARGET_AVX2 __attribute__((target("avx2,fma")))
-
-namespace dimgraph::detail {
-
-// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
-// (and its OS) supports, found once.
-enum class isa_level : unsigned char { target, avx2, avx512 };
-inline isa_level cpu_isa_level() {
-#if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
-  static const isa_level level = [] {
-    __builtin_cpu_init();
-    const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#if DIMGRAPH_DISPATCH_AVX512
-    if (avx2 && __builtin_cpu_supports("avx512f")) return isa_level::avx512;
-#endif
-#if DIMGRAPH_DISPATCH_AVX2
-    if (avx2) return isa_level::avx2;
-#endif
-    return isa_level::target;
-  }();
-  return level;
-#else
-  return isa_level::target;
-#endif
-}
-
-}  // namespace dimgraph::detail
-// ---- end dimgraph/eval/dispatch.hpp
 // ---- begin dimgraph/eval/gemm_direct.hpp
 // The matrix-product kernels that read the operands where they are (no packing): GEMM over
 // B's contiguous rows (gemm_rows), GEMM as dot products along a contiguous depth (gemm_dots),

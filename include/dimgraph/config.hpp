@@ -39,10 +39,22 @@
 // as -O2 alone gives: SSE2), and the widest this CPU supports runs, chosen once at the first
 // product. The cap DIMGRAPH_CONFIG_SIMD_MAX_BYTES applies. Products then round as the chosen
 // set does (with FMA: one rounding per multiply-add). With Clang, so are softmax and
-// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp). 0: the build's
-// target only.
+// log_softmax over contiguous rows of at least 32 elements (eval/softmax.hpp) and element-wise
+// kernels that compute math functions (exp, tanh, ...; eval/elementwise.hpp); with GCC too
+// under DIMGRAPH_CONFIG_GCC_DISPATCH. 0: the build's target only.
 #ifndef DIMGRAPH_CONFIG_DISPATCH
 #define DIMGRAPH_CONFIG_DISPATCH 1
+#endif
+
+// GCC only: 1 tells the headers that the build passes -Wno-psabi, so that they dispatch, as
+// with Clang, the kernels whose vector helpers take and return vectors by value (softmax
+// rows; element-wise kernels that compute math functions): otherwise GCC notes an ABI change
+// for each such vector wider than the build's target, a note no pragma silences. CMake's
+// dimgraph::dimgraph sets both on x86 (option DIMGRAPH_GCC_DISPATCH). 0: with GCC those
+// kernels run in the build's own instruction set (then build with -march=x86-64-v3 or
+// wider for AVX2).
+#ifndef DIMGRAPH_CONFIG_GCC_DISPATCH
+#define DIMGRAPH_CONFIG_GCC_DISPATCH 0
 #endif
 
 // With OpenMP (-fopenmp; CMake option DIMGRAPH_USE_OPENMP): the fewest elements a kernel

@@ -25,14 +25,16 @@
 #define DIMGRAPH_DISPATCH_AVX2 0
 #endif
 
-// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, ...), which
-// take and return vectors by value, are dispatched with Clang only. Always inlined into the
-// wide function, those vectors never cross a call, and Clang's -Wpsabi warnings about them
-// fall inside the headers' DIMGRAPH_WIDE_BEGIN/END; GCC reports its "vector return without
-// AVX512F enabled" at the end of the user's file, outside any pragma, which under -Werror
-// would break the user's build. (The matrix-product kernels pass wide vectors by reference
-// and are dispatched with both.)
-#if defined(__clang__)
+// Kernels built from the shared vector helpers (detail/simd*.hpp, eval/rows.hpp, the
+// element-wise kernel), which take and return vectors by value: always inlined into the wide
+// function, those vectors never cross a call. Clang's -Wpsabi warnings about them fall inside
+// the headers' DIMGRAPH_WIDE_BEGIN/END. GCC reports its "vector return without AVX enabled"
+// at the end of the user's file, outside any pragma, and notes "the ABI for passing
+// parameters with 32-byte alignment has changed" through a channel no pragma reaches; so with
+// GCC these kernels are dispatched only where the build says it passes -Wno-psabi
+// (DIMGRAPH_CONFIG_GCC_DISPATCH, config.hpp; CMake's dimgraph::dimgraph sets both). The
+// matrix-product kernels pass wide vectors by reference and are dispatched with both.
+#if defined(__clang__) || DIMGRAPH_CONFIG_GCC_DISPATCH
 #define DIMGRAPH_DISPATCH_HELPERS_AVX512 DIMGRAPH_DISPATCH_AVX512
 #define DIMGRAPH_DISPATCH_HELPERS_AVX2 DIMGRAPH_DISPATCH_AVX2
 #else
@@ -48,9 +50,14 @@
 
 namespace dimgraph::detail {
 
-// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
-// (and its OS) supports, found once.
 enum class isa_level : unsigned char { target, avx2, avx512 };
+
+// The widest level cpu_isa_level() may give. The tests lower it to run each level the CPU has
+// (an AVX-512 machine otherwise never runs the AVX2 kernels); set it only while no kernel runs.
+inline isa_level isa_level_cap = isa_level::avx512;
+
+// The widest instruction set the dispatching kernels are compiled for (see above) that this CPU
+// (and its OS) supports, found once, within isa_level_cap.
 inline isa_level cpu_isa_level() {
 #if DIMGRAPH_DISPATCH_AVX2 || DIMGRAPH_DISPATCH_AVX512
   static const isa_level level = [] {
@@ -64,7 +71,7 @@ inline isa_level cpu_isa_level() {
 #endif
     return isa_level::target;
   }();
-  return level;
+  return level < isa_level_cap ? level : isa_level_cap;
 #else
   return isa_level::target;
 #endif

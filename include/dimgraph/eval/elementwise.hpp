@@ -13,11 +13,14 @@
 
 #include "dimgraph/detail/indices.hpp"
 #include "dimgraph/config.hpp"
+#include "dimgraph/eval/dispatch.hpp"
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
 #include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/table.hpp"
 #include "dimgraph/expr/evaluator.hpp"
+
+DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph {
 namespace detail {
@@ -47,6 +50,23 @@ inline constexpr bool heavy_instruction_v<apply_op<F, Value, Args, Dist...>> =
     std::is_same_v<F, fn::pow>;
 template <class G, class Value, class Args, std::size_t... Dist>
 inline constexpr bool heavy_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = true;
+
+// Whether an instruction computes a math function (heavy, not a user's function), and whether
+// a program has one: such kernels are also compiled for wider instruction sets (run-time
+// dispatch, eval/dispatch.hpp), where their arithmetic takes fewer instructions.
+template <class I>
+inline constexpr bool math_instruction_v = heavy_instruction_v<I>;
+template <class G, class Value, class Args, std::size_t... Dist>
+inline constexpr bool math_instruction_v<apply_op<fn::user<G>, Value, Args, Dist...>> = false;
+template <class Program>
+inline constexpr bool math_program_v = false;
+template <class... Is>
+inline constexpr bool math_program_v<type_list<Is...>> = [] {
+  constexpr bool math[] = {math_instruction_v<Is>..., false};
+  for (bool m : math)
+    if (m) return true;
+  return false;
+}();
 
 // How many registers of lanes the element-wise kernel of a program writing Out computes at a
 // time. A long kernel is a long chain of dependent instructions per vector (W7: 100 ops, each
@@ -94,60 +114,146 @@ constexpr std::size_t lanes_for_row(std::size_t lanes, std::size_t n) {
 // g++ -O2 took 46 ms compiled once, 29 ms twice; 1,500 took 66 s to compile once, 76 s twice.)
 inline constexpr std::size_t one_site_above = 512;
 
+// What a row of the element-wise kernel needs: where it writes, the kernel, the leaf table and
+// each operand's step along the inner loop.
+template <class Out, class Kernel, class Table>
+struct kernel_args {
+  using out_type = Out;
+  using kernel_type = Kernel;
+  using table_type = Table;
+  using offsets = std::array<std::ptrdiff_t, Table::slots>;
+  Out* out;
+  const Kernel& k;
+  const Table& t;
+  const typename Table::bases_type& bases;
+  offsets step;
+  std::array<std::ptrdiff_t, Table::leaf_count + 1> leaf_step;
+  bool stream;
+};
+
+// The element-wise kernel over the row at off of n elements, in vectors of L lanes. Unit: the
+// output and every view step by 1 along the inner loop. Stream: 1 or 0, streaming stores or
+// not; -1, as a.stream says (decided per row).
+template <std::size_t L, bool Unit, class Inner, bool Pad, int Stream, class Args>
+DIMGRAPH_ALWAYS_INLINE inline void kernel_row(const Args& a, const typename Args::offsets& off,
+                                              std::size_t n) {
+  using Out = typename Args::out_type;
+  using Kernel = typename Args::kernel_type;
+  using E = typename Kernel::value_type;
+  using row_t = row<typename Args::table_type, Inner, Unit>;
+  const row_t r(a.bases, off, a.step);
+  Out* o = a.out + off[0];
+  const std::ptrdiff_t os = Unit ? 1 : a.step[0];
+  bool streaming = Stream == 1;
+  std::size_t head = 0;
+  if constexpr (Unit && can_stream_v<L, Out>) {
+    if constexpr (Stream == -1) streaming = a.stream;
+    if (streaming) head = stream_head<L>(o, n, streaming);
+  }
+  for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
+                 (Kernel::instructions <= pieces_up_to)>(
+      r, n, head, a.leaf_step.data(), a.t.leaf_bytes.data(),
+      [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
+          DIMGRAPH_ALWAYS_INLINE {
+            const auto v = fn::as<Out, E>(a.k.template packet<M>(c, at));
+            Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
+            if constexpr (M < L) {
+              if constexpr (Unit) store_lanes<M>(to, v);
+              else store_lanes<M>(to, os, v);
+            } else if (m != L) [[unlikely]] {
+              store_first<L>(to, os, v, m);
+            } else if constexpr (Unit) {
+              if constexpr (can_stream_v<L, Out> && Stream != 0)
+                if (streaming) {
+                  stream_lanes<L>(to, v);
+                  return;
+                }
+              store_lanes<L>(to, v);
+            } else {
+              store_lanes<L>(to, os, v);
+            }
+          });
+}
+
+// The element-wise kernel over one row (or piece of a row), compiled for a wider instruction set
+// than the build's (run-time dispatch, eval/dispatch.hpp) in vectors of that width: for kernels
+// that compute math functions (math_program_v), whose time is arithmetic (W8's tanh over 2^20
+// floats, g++ -O2: 1.48 ms in x86-64's default SSE2, 0.44 ms with AVX-512). A call per row, and no
+// streaming stores: one compiled row per level, for the compiler's time; the arithmetic outweighs
+// both.
+template <isa_level Level>
+struct wide_kernel;
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+template <>
+struct wide_kernel<isa_level::avx512> {
+  static constexpr std::size_t bytes = 64;
+  template <std::size_t L, bool Unit, class Inner, class Args>
+  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE static void row(const Args& a,
+                                                           const typename Args::offsets& off,
+                                                           std::size_t n) {
+    kernel_row<L, Unit, Inner, true, 0>(a, off, n);
+  }
+};
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+template <>
+struct wide_kernel<isa_level::avx2> {
+  static constexpr std::size_t bytes = 32;
+  template <std::size_t L, bool Unit, class Inner, class Args>
+  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE static void row(const Args& a,
+                                                         const typename Args::offsets& off,
+                                                         std::size_t n) {
+    kernel_row<L, Unit, Inner, true, 0>(a, off, n);
+  }
+};
+#endif
+
+// Every row of plan p at the instruction-set level given (one wider than the build's), for a
+// kernel whose widest lane type has Widest bytes.
+template <isa_level Level, std::size_t Widest, bool Unit, class Inner, class Args, class Plan>
+DIMGRAPH_ALWAYS_INLINE inline void run_wide(const Args& a, const Plan& p) {
+  using wide = wide_kernel<Level>;
+  constexpr std::size_t L = wide::bytes / Widest;
+  for_each_row<L>(p, [&](const typename Args::offsets& off, std::size_t n)
+                         DIMGRAPH_ALWAYS_INLINE { wide::template row<L, Unit, Inner>(a, off, n); });
+}
+
 // The element-wise kernel k over every row of plan p, writing out. Unit: the output and
-// every view step by 1 along the inner loop.
-template <std::size_t L, bool Unit, class Inner, bool Pad = true, class Out, class Kernel,
-          class Table, class Plan>
+// every view step by 1 along the inner loop. Widest: for a kernel that run-time dispatch
+// compiles for wider instruction sets too, its widest lane type's bytes; else 0.
+template <std::size_t L, bool Unit, class Inner, bool Pad = true, std::size_t Widest = 0, class Out,
+          class Kernel, class Table, class Plan>
 DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
     Out* out, const Kernel& k, const Table& t, const typename Table::bases_type& bases,
     const Plan& p, bool stream) {
-  using E = typename Kernel::value_type;
-  using row_t = row<Table, Inner, Unit>;
-  std::array<std::ptrdiff_t, Table::slots> step{};
+  using args_t = kernel_args<Out, Kernel, Table>;
+  args_t a{out, k, t, bases, {}, {}, stream};
   if (p.depth > 0)
-    for (std::size_t op = 0; op < Table::slots; ++op) step[op] = p.inner_stride(op);
-  const auto leaf_step = leaf_steps<Table>(step);
+    for (std::size_t op = 0; op < Table::slots; ++op) a.step[op] = p.inner_stride(op);
+  a.leaf_step = leaf_steps<Table>(a.step);
   // The row's pieces, stored plainly or streamed: Stream is a constant (a short kernel, whose
   // loop is compiled once for each) or decided per row (a long one, where the test per vector
   // costs nothing next to the kernel and a second copy would double the compiler's work).
   // (GCC does not unswitch loops at -O2: a test in a short loop costs as much as its work.)
   constexpr bool split_stream = Unit && can_stream_v<L, Out> && Kernel::instructions <= 64;
+  if constexpr (Unit && Widest != 0) {
+    switch (cpu_isa_level()) {
+#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+      case isa_level::avx512:
+        return run_wide<isa_level::avx512, Widest, Unit, Inner>(a, p);
+#endif
+#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+      case isa_level::avx2:
+        return run_wide<isa_level::avx2, Widest, Unit, Inner>(a, p);
+#endif
+      default:
+        break;
+    }
+  }
   const auto rows = [&]<int Stream>(std::integral_constant<int, Stream>) DIMGRAPH_ALWAYS_INLINE {
-    for_each_row<L>(p, [&](const std::array<std::ptrdiff_t, Table::slots>& off,
-                           std::size_t n) DIMGRAPH_ALWAYS_INLINE {
-      const row_t r(bases, off, step);
-      Out* o = out + off[0];
-      const std::ptrdiff_t os = Unit ? 1 : step[0];
-      bool streaming = Stream == 1;
-      std::size_t head = 0;
-      if constexpr (Unit && can_stream_v<L, Out>) {
-        if constexpr (Stream == -1) streaming = stream;
-        if (streaming) head = stream_head<L>(o, n, streaming);
-      }
-      for_each_piece<L, Pad, (Kernel::instructions > one_site_above),
-                     (Kernel::instructions <= pieces_up_to)>(
-          r, n, head, leaf_step.data(), t.leaf_bytes.data(),
-          [&]<std::size_t M>(const row_t& c, std::size_t at, std::size_t i, std::size_t m)
-              DIMGRAPH_ALWAYS_INLINE {
-                const auto v = fn::as<Out, E>(k.template packet<M>(c, at));
-                Out* to = o + static_cast<std::ptrdiff_t>(i) * os;
-                if constexpr (M < L) {
-                  if constexpr (Unit) store_lanes<M>(to, v);
-                  else store_lanes<M>(to, os, v);
-                } else if (m != L) [[unlikely]] {
-                  store_first<L>(to, os, v, m);
-                } else if constexpr (Unit) {
-                  if constexpr (can_stream_v<L, Out> && Stream != 0)
-                    if (streaming) {
-                      stream_lanes<L>(to, v);
-                      return;
-                    }
-                  store_lanes<L>(to, v);
-                } else {
-                  store_lanes<L>(to, os, v);
-                }
-              });
-    });
+    for_each_row<L>(
+        p, [&](const typename args_t::offsets& off, std::size_t n)
+               DIMGRAPH_ALWAYS_INLINE { kernel_row<L, Unit, Inner, Pad, Stream>(a, off, n); });
   };
   if constexpr (!split_stream) rows(std::integral_constant<int, -1>{});
   else if (stream) rows(std::integral_constant<int, 1>{});
@@ -175,6 +281,11 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
   constexpr std::size_t R = out_dims::size;
   constexpr std::size_t L =
       kernel_lanes_v<ev, out_t> * kernel_registers_v<typename ev::program, out_t>;
+  // A math kernel's widest lane type, in bytes: run-time dispatch compiles it for wider
+  // instruction sets too.
+  constexpr std::size_t widest = math_program_v<typename ev::program>
+                                     ? std::max(ev::lane_bytes, sizeof(simd::lane_t<out_t>))
+                                     : 0;
   constexpr bool owning = is_tensor_v<std::remove_const_t<Dst>>;
   constexpr bool static_plan = [] {
     if constexpr (owning) return Dst::is_static && ev::static_layout;
@@ -206,7 +317,10 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
     constexpr std::size_t lanes = plan.depth ? lanes_for_row(L, plan.inner_extent()) : 1;
     // (A row that is whole vectors needs no padding.)
     constexpr bool pad = plan.depth == 0 ? lanes != 1 : plan.inner_extent() % lanes != 0;
-    run_kernel<lanes, true, inner, pad>(dst.data(), k, table, bases, plan, false);
+    // (Rows shorter than an AVX-512 vector stay in the build's own vectors.)
+    constexpr bool wide = widest != 0 && plan.depth != 0 && plan.inner_extent() >= 64 / widest;
+    run_kernel<lanes, true, inner, pad, wide ? widest : 0>(dst.data(), k, table, bases, plan,
+                                                           false);
   } else {
     table_t table(dst.shape().extents(), info, CheckOverlap);
     typename table_t::bases_type bases;
@@ -221,8 +335,8 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
         return;
       }
     }
-    run_kernel<L, true, inner>(dst.data(), k, table, bases, plan,
-                               streaming_worthwhile<out_t>(plan));
+    run_kernel<L, true, inner, true, widest>(dst.data(), k, table, bases, plan,
+                                             streaming_worthwhile<out_t>(plan));
   }
 }
 
@@ -238,3 +352,4 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void assign_outlined(Dst& dst, const E& e) {
 
 }  // namespace detail
 }  // namespace dimgraph
+DIMGRAPH_WIDE_END

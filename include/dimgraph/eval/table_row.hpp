@@ -8,6 +8,8 @@
 
 #include "dimgraph/config.hpp"
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // The step of each leaf of a Table along the inner loop whose operands step by `step`.
@@ -124,3 +126,4 @@ struct row {
 };
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END

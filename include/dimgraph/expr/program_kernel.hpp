@@ -15,6 +15,8 @@
 #include "dimgraph/expr/functors.hpp"
 #include "dimgraph/expr/program.hpp"
 
+DIMGRAPH_WIDE_BEGIN
+
 namespace dimgraph::detail {
 
 // ---- Running a program -----------------------------------------------------------------
@@ -240,3 +242,4 @@ struct program_kernel : state_pack<typename program_facts<Program>::state_types>
 };
 
 }  // namespace dimgraph::detail
+DIMGRAPH_WIDE_END
