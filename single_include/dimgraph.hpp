@@ -8808,27 +8808,21 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> 
   return s;
 }
 
-// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
-// an array bound in the caller's scratch, a stride in pad_leaves.
-constexpr std::size_t piece_bytes(std::size_t lanes) {
-  return lanes * 8;
-}
-
 // The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
 // leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
-// is copied to its own piece of scratch, its first element repeated after the n-th (a value
-// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
-// not), and padded[k] points there; a leaf that does not step keeps its pointer.
+// is copied to its own piece of scratch (stride bytes apart), its first element repeated after the
+// n-th (a value the kernel computes anyway, so padding lanes never trap or overflow where the real
+// ones do not), and padded[k] points there; a leaf that does not step keeps its pointer.
 inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
                        std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
-                       unsigned char* scratch, const void** padded) {
+                       std::size_t stride, unsigned char* scratch, const void** padded) {
   for (std::size_t k = 0; k < leaves; ++k) {
     padded[k] = at[k];
     if (step[k] == 0) continue;
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
     const char* src =
         static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
-    unsigned char* dst = scratch + k * piece_bytes(lanes);
+    unsigned char* dst = scratch + k * stride;
     for (std::size_t l = 0; l < lanes; ++l) {
       const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
       switch (b) {  // (fixed sizes: no call to memcpy)
@@ -8871,8 +8865,18 @@ struct row {
     place(bases, off, std::make_index_sequence<Table::leaf_count>{});
   }
 
+  // The widest leaf element in bytes, and the scratch a piece padded to L lanes takes (see pad).
+  static constexpr std::size_t widest_leaf = [] {
+    std::size_t b = 1;
+    for (std::size_t k = 0; k < Table::leaf_count; ++k)
+      b = Table::leaf_bytes[k] > b ? Table::leaf_bytes[k] : b;
+    return b;
+  }();
+  template <std::size_t L>
+  static constexpr std::size_t scratch_bytes = (Table::leaf_count + 1) * L * widest_leaf;
+
   // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
-  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  // (scratch_bytes<L>), read at 0; leaf_step[k] is leaf k's step along r.
   template <std::size_t L>
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
@@ -8881,7 +8885,8 @@ struct row {
     // in registers.)
     std::array<const void*, Table::leaf_count + 1> from{}, p{};
     give(from, r, std::make_index_sequence<Table::leaf_count>{});
-    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, L * widest_leaf,
+               scratch, p.data());
     take(p, std::make_index_sequence<Table::leaf_count>{});
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }
@@ -9403,7 +9408,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece.template operator()<L>(r, i, i, L);
   } else if constexpr (OneSite) {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    unsigned char scratch[Row::template scratch_bytes<L>];
     const std::size_t body_end = head + (n - head) / L * L;
     Row c = r;
     for (std::size_t i = 0; i < n;) {
@@ -9417,7 +9422,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
     const std::size_t body_end = head + (n - head) / L * L;
     for (std::size_t i = head; i < body_end; i += L) piece.template operator()<L>(r, i, i, L);
     // The partial pieces [0, head) and [body_end, n).
-    [[maybe_unused]] unsigned char scratch[Pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+    [[maybe_unused]] unsigned char scratch[Pieces ? 1 : Row::template scratch_bytes<L>];
     for (int s = 0; s < 2; ++s) {
       std::size_t from = s == 0 ? 0 : body_end;
       const std::size_t to = s == 0 ? head : n;
@@ -9587,16 +9592,19 @@ inline constexpr bool math_program_v<type_list<Is...>> = [] {
 // - with a math function or a user's function (heavy_instruction_v): each holds a dozen
 //   values at once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three
 //   math functions: 4.6 times as long);
-// - with more than 64 leaves, whose padded last piece (a copy of each leaf's vector on the
-//   stack) would take more than 16 KiB.
+// and fewer (2 with AVX-512, then 1) when the padded last piece of a row (a copy of every
+// leaf's vector on the stack) would take more than padded_piece_budget bytes. (W7 has 71
+// leaves: 18 KiB at 4 registers of floats. At one register, with AVX-512 and g++ -O3, it took
+// 1.7 times the hand loop's time; 1.0 at four.)
 // (Arrays, not fold expressions: Clang nests a fold 256 deep at most, and W7's programs are
 // longer.)
+inline constexpr std::size_t padded_piece_budget = std::size_t{32} << 10;
 template <class Program, class Out>
 inline constexpr std::size_t kernel_registers_v = 1;
 template <class... Is, class Out>
 inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
   using kernel = program_kernel<type_list<Is...>>;
-  if (kernel::instructions < 16 || kernel::leaves > 64 || simd::target_bytes < 32) return 1;
+  if (kernel::instructions < 16 || simd::target_bytes < 32) return 1;
   constexpr std::size_t bytes[] = {sizeof(simd::lane_t<typename Is::value_type>)...,
                                    sizeof(simd::lane_t<Out>)};
   constexpr bool heavy[] = {heavy_instruction_v<Is>..., false};
@@ -9604,7 +9612,13 @@ inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
   for (std::size_t b : bytes) widest = std::max(widest, b);
   for (std::size_t i = 0; i < std::size(bytes); ++i)
     if (heavy[i] || (simd::target_bytes < 64 && 2 * bytes[i] == widest)) return 1;
-  return 4;
+  // (A padded piece keeps each leaf's lanes at the widest leaf's size: at most widest. Two
+  // registers of AVX2 are a 64-byte vector, which -Wpsabi would warn of as above.)
+  const auto fits = [&](std::size_t registers) {
+    return (kernel::leaves + 1) * simd::lanes_for(widest) * registers * widest <=
+           padded_piece_budget;
+  };
+  return fits(4) ? 4 : simd::target_bytes >= 64 && fits(2) ? 2 : 1;
 }();
 
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one
@@ -10114,7 +10128,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     } else {
       const std::size_t rest = n - i;
       if (rest == 0) return sum;
-      unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+      unsigned char scratch[Row::template scratch_bytes<L>];
       Row c = r;
       c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
       const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
@@ -10270,7 +10284,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
   // pieces_up_to, as one padded vector.
   constexpr bool pieces = Kernel::instructions <= pieces_up_to;
   const std::size_t end = pieces ? n - n % L : n;
-  [[maybe_unused]] unsigned char scratch[pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+  [[maybe_unused]] unsigned char scratch[pieces ? 1 : Row::template scratch_bytes<L>];
   [[maybe_unused]] Row padded = rows[0];
   for (; i < end; i += L) {
     const std::size_t m = std::min(L, n - i);

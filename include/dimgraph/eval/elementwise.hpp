@@ -83,16 +83,19 @@ inline constexpr bool math_program_v<type_list<Is...>> = [] {
 // - with a math function or a user's function (heavy_instruction_v): each holds a dozen
 //   values at once, and 4 registers of them spilled (the LSTM cell's c' = f c + i g, three
 //   math functions: 4.6 times as long);
-// - with more than 64 leaves, whose padded last piece (a copy of each leaf's vector on the
-//   stack) would take more than 16 KiB.
+// and fewer (2 with AVX-512, then 1) when the padded last piece of a row (a copy of every
+// leaf's vector on the stack) would take more than padded_piece_budget bytes. (W7 has 71
+// leaves: 18 KiB at 4 registers of floats. At one register, with AVX-512 and g++ -O3, it took
+// 1.7 times the hand loop's time; 1.0 at four.)
 // (Arrays, not fold expressions: Clang nests a fold 256 deep at most, and W7's programs are
 // longer.)
+inline constexpr std::size_t padded_piece_budget = std::size_t{32} << 10;
 template <class Program, class Out>
 inline constexpr std::size_t kernel_registers_v = 1;
 template <class... Is, class Out>
 inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
   using kernel = program_kernel<type_list<Is...>>;
-  if (kernel::instructions < 16 || kernel::leaves > 64 || simd::target_bytes < 32) return 1;
+  if (kernel::instructions < 16 || simd::target_bytes < 32) return 1;
   constexpr std::size_t bytes[] = {sizeof(simd::lane_t<typename Is::value_type>)...,
                                    sizeof(simd::lane_t<Out>)};
   constexpr bool heavy[] = {heavy_instruction_v<Is>..., false};
@@ -100,7 +103,13 @@ inline constexpr std::size_t kernel_registers_v<type_list<Is...>, Out> = [] {
   for (std::size_t b : bytes) widest = std::max(widest, b);
   for (std::size_t i = 0; i < std::size(bytes); ++i)
     if (heavy[i] || (simd::target_bytes < 64 && 2 * bytes[i] == widest)) return 1;
-  return 4;
+  // (A padded piece keeps each leaf's lanes at the widest leaf's size: at most widest. Two
+  // registers of AVX2 are a 64-byte vector, which -Wpsabi would warn of as above.)
+  const auto fits = [&](std::size_t registers) {
+    return (kernel::leaves + 1) * simd::lanes_for(widest) * registers * widest <=
+           padded_piece_budget;
+  };
+  return fits(4) ? 4 : simd::target_bytes >= 64 && fits(2) ? 2 : 1;
 }();
 
 // A static row of n elements takes vectors no longer than the row (a [2, 4] sum is one

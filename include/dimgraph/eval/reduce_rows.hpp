@@ -260,7 +260,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
     } else {
       const std::size_t rest = n - i;
       if (rest == 0) return sum;
-      unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+      unsigned char scratch[Row::template scratch_bytes<L>];
       Row c = r;
       c.template pad<L>(r, i, rest, leaf_step, leaf_bytes, scratch);
       const fn::lanes_t<E, L> last = k.template packet<L>(c, 0);
@@ -416,7 +416,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
   // pieces_up_to, as one padded vector.
   constexpr bool pieces = Kernel::instructions <= pieces_up_to;
   const std::size_t end = pieces ? n - n % L : n;
-  [[maybe_unused]] unsigned char scratch[pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+  [[maybe_unused]] unsigned char scratch[pieces ? 1 : Row::template scratch_bytes<L>];
   [[maybe_unused]] Row padded = rows[0];
   for (; i < end; i += L) {
     const std::size_t m = std::min(L, n - i);

@@ -187,7 +187,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
   if constexpr (!Pad) {
     for (std::size_t i = 0; i < n; i += L) piece.template operator()<L>(r, i, i, L);
   } else if constexpr (OneSite) {
-    unsigned char scratch[(Row::leaves + 1) * piece_bytes(L)];
+    unsigned char scratch[Row::template scratch_bytes<L>];
     const std::size_t body_end = head + (n - head) / L * L;
     Row c = r;
     for (std::size_t i = 0; i < n;) {
@@ -201,7 +201,7 @@ DIMGRAPH_ALWAYS_INLINE inline void for_each_piece(const Row& r, std::size_t n, s
     const std::size_t body_end = head + (n - head) / L * L;
     for (std::size_t i = head; i < body_end; i += L) piece.template operator()<L>(r, i, i, L);
     // The partial pieces [0, head) and [body_end, n).
-    [[maybe_unused]] unsigned char scratch[Pieces ? 1 : (Row::leaves + 1) * piece_bytes(L)];
+    [[maybe_unused]] unsigned char scratch[Pieces ? 1 : Row::template scratch_bytes<L>];
     for (int s = 0; s < 2; ++s) {
       std::size_t from = s == 0 ? 0 : body_end;
       const std::size_t to = s == 0 ? head : n;

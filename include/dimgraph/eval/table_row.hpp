@@ -21,27 +21,21 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<std::ptrdiff_t, Table::leaf_count + 1> 
   return s;
 }
 
-// The bytes a row keeps per leaf for a piece of fewer than `lanes` lanes (of up to 8 bytes each):
-// an array bound in the caller's scratch, a stride in pad_leaves.
-constexpr std::size_t piece_bytes(std::size_t lanes) {
-  return lanes * 8;
-}
-
 // The n (< lanes) elements of a row from element i on, as a full vector of lanes reads them:
 // leaf k (elements of bytes[k], step[k] elements apart along the row; 0: it does not step)
-// is copied to its own piece of scratch, its first element repeated after the n-th (a value
-// the kernel computes anyway, so padding lanes never trap or overflow where the real ones do
-// not), and padded[k] points there; a leaf that does not step keeps its pointer.
+// is copied to its own piece of scratch (stride bytes apart), its first element repeated after the
+// n-th (a value the kernel computes anyway, so padding lanes never trap or overflow where the real
+// ones do not), and padded[k] points there; a leaf that does not step keeps its pointer.
 inline void pad_leaves(const void* const* at, const std::ptrdiff_t* step, const std::size_t* bytes,
                        std::size_t leaves, std::size_t i, std::size_t n, std::size_t lanes,
-                       unsigned char* scratch, const void** padded) {
+                       std::size_t stride, unsigned char* scratch, const void** padded) {
   for (std::size_t k = 0; k < leaves; ++k) {
     padded[k] = at[k];
     if (step[k] == 0) continue;
     const std::ptrdiff_t b = static_cast<std::ptrdiff_t>(bytes[k]);
     const char* src =
         static_cast<const char*>(at[k]) + static_cast<std::ptrdiff_t>(i) * step[k] * b;
-    unsigned char* dst = scratch + k * piece_bytes(lanes);
+    unsigned char* dst = scratch + k * stride;
     for (std::size_t l = 0; l < lanes; ++l) {
       const char* from = src + (l < n ? static_cast<std::ptrdiff_t>(l) * step[k] * b : 0);
       switch (b) {  // (fixed sizes: no call to memcpy)
@@ -84,8 +78,18 @@ struct row {
     place(bases, off, std::make_index_sequence<Table::leaf_count>{});
   }
 
+  // The widest leaf element in bytes, and the scratch a piece padded to L lanes takes (see pad).
+  static constexpr std::size_t widest_leaf = [] {
+    std::size_t b = 1;
+    for (std::size_t k = 0; k < Table::leaf_count; ++k)
+      b = Table::leaf_bytes[k] > b ? Table::leaf_bytes[k] : b;
+    return b;
+  }();
+  template <std::size_t L>
+  static constexpr std::size_t scratch_bytes = (Table::leaf_count + 1) * L * widest_leaf;
+
   // This row becomes r's n (< L) elements from element i on, padded to L lanes in scratch
-  // (piece_bytes(L) per leaf), read at 0; leaf_step[k] is leaf k's step along r.
+  // (scratch_bytes<L>), read at 0; leaf_step[k] is leaf k's step along r.
   template <std::size_t L>
   DIMGRAPH_ALWAYS_INLINE void pad(const row& r, std::size_t i, std::size_t n,
                                   const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes,
@@ -94,7 +98,8 @@ struct row {
     // in registers.)
     std::array<const void*, Table::leaf_count + 1> from{}, p{};
     give(from, r, std::make_index_sequence<Table::leaf_count>{});
-    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, scratch, p.data());
+    pad_leaves(from.data(), leaf_step, leaf_bytes, Table::leaf_count, i, n, L, L * widest_leaf,
+               scratch, p.data());
     take(p, std::make_index_sequence<Table::leaf_count>{});
     for (std::size_t s = 0; s < Table::slots; ++s) step[s] = r.step[s] != 0;
   }

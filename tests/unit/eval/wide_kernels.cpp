@@ -149,3 +149,92 @@ TEST_CASE("wide kernels: floats beside doubles in a long chain") {
     CHECK(bad == 0);
   }
 }
+
+namespace {
+
+// W7's chain: 100 ops over five operands, each op's operand a leaf of its own (71 leaves),
+// assigned to out. (Assigned in the innermost call: an expression holds the subexpressions
+// written as lvalues by reference, so the chain lives only while every call is running.)
+template <std::size_t I, class E, class T>
+void w7_chain(T& out, const E& e, const T& a, const T& b, const T& c, const T& d, const T& f) {
+  if constexpr (I == 100) {
+    // Several registers where registers are 32 bytes or more: the padded piece fits its budget.
+    using program = typename dg::detail::evaluator_of<E>::program;
+    static_assert(dg::detail::program_kernel<program>::leaves > 64);
+    constexpr std::size_t registers = dg::detail::kernel_registers_v<program, float>;
+    static_assert(dg::detail::simd::target_bytes >= 32 ? registers > 1 : registers == 1);
+    out = e;
+  } else {
+    const auto step = [&] {
+      if constexpr (I % 10 == 0) return e + a;
+      else if constexpr (I % 10 == 1) return e * b;
+      else if constexpr (I % 10 == 2) return e - c;
+      else if constexpr (I % 10 == 3) return e * 0.5f;
+      else if constexpr (I % 10 == 4) return e + d;
+      else if constexpr (I % 10 == 5) return e * f;
+      else if constexpr (I % 10 == 6) return e - b;
+      else if constexpr (I % 10 == 7) return e * 0.5f;
+      else if constexpr (I % 10 == 8) return e + f;
+      else return e * 0.75f;
+    };
+    w7_chain<I + 1>(out, step(), a, b, c, d, f);
+  }
+}
+double w7_chain_ref(double e, double a, double b, double c, double d, double f) {
+  for (std::size_t i = 0; i < 100; ++i) {
+    switch (i % 10) {
+      case 0:
+        e += a;
+        break;
+      case 1:
+        e *= b;
+        break;
+      case 2:
+        e -= c;
+        break;
+      case 3:
+        e *= 0.5;
+        break;
+      case 4:
+        e += d;
+        break;
+      case 5:
+        e *= f;
+        break;
+      case 6:
+        e -= b;
+        break;
+      case 7:
+        e *= 0.5;
+        break;
+      case 8:
+        e += f;
+        break;
+      default:
+        e *= 0.75;
+        break;
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("wide kernels: a chain of more than 64 leaves at every row length") {
+  for (std::size_t n = 1; n <= 140; n += (n < 70 ? 1 : 3)) {
+    const mat a = make(2, n, 21), b = make(2, n, 22), c = make(2, n, 23), d = make(2, n, 24),
+              f = make(2, n, 25);
+    mat out(dg::extent<R>(2), dg::extent<N>(n));
+    w7_chain<0>(out, a, a, b, c, d, f);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const double want = w7_chain_ref(a.data()[i], a.data()[i], b.data()[i], c.data()[i],
+                                       d.data()[i], f.data()[i]);
+      // (Products by b and f, in [-1, 1], keep the values small: 100 roundings of values
+      // below 8.)
+      bad += !(std::fabs(out.data()[i] - want) <= 100 * 8 * 0x1p-24);
+    }
+    INFO("row length " << n);
+    CHECK(bad == 0);
+  }
+}
