@@ -9491,6 +9491,20 @@ DIMGRAPH_WIDE_END
 #define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
 #endif
 
+// The element-wise kernels' wide copies (eval/elementwise.hpp) in optimised builds only: they
+// reach helpers that are not all forced inline, and at -O0 a call to one would pass a wide
+// vector to a function compiled for the build's target, which takes it in other registers
+// (wrong results, seen with Clang at -O0). An optimised build inlines them all into the wide
+// functions, which are also flattened (no call in them: checked in the disassembly of the W8
+// benchmarks at g++ -O2 and clang++-16 -O2).
+#if defined(__OPTIMIZE__)
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512 DIMGRAPH_DISPATCH_HELPERS_AVX512
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2 DIMGRAPH_DISPATCH_HELPERS_AVX2
+#else
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512 0
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2 0
+#endif
+
 // The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
 // inlined into it and compiled so: the always-inline helpers and the vector math, whose
 // vectors of 32 or 64 bytes then live in registers of that width.)
@@ -9701,26 +9715,24 @@ DIMGRAPH_ALWAYS_INLINE inline void kernel_row(const Args& a, const typename Args
 // both.
 template <isa_level Level>
 struct wide_kernel;
-#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512
 template <>
 struct wide_kernel<isa_level::avx512> {
   static constexpr std::size_t bytes = 64;
   template <std::size_t L, bool Unit, class Inner, class Args>
-  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE static void row(const Args& a,
-                                                           const typename Args::offsets& off,
-                                                           std::size_t n) {
+  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN static void row(
+      const Args& a, const typename Args::offsets& off, std::size_t n) {
     kernel_row<L, Unit, Inner, true, 0>(a, off, n);
   }
 };
 #endif
-#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2
 template <>
 struct wide_kernel<isa_level::avx2> {
   static constexpr std::size_t bytes = 32;
   template <std::size_t L, bool Unit, class Inner, class Args>
-  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE static void row(const Args& a,
-                                                         const typename Args::offsets& off,
-                                                         std::size_t n) {
+  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN static void row(
+      const Args& a, const typename Args::offsets& off, std::size_t n) {
     kernel_row<L, Unit, Inner, true, 0>(a, off, n);
   }
 };
@@ -9756,11 +9768,11 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
   constexpr bool split_stream = Unit && can_stream_v<L, Out> && Kernel::instructions <= 64;
   if constexpr (Unit && Widest != 0) {
     switch (cpu_isa_level()) {
-#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512
       case isa_level::avx512:
         return run_wide<isa_level::avx512, Widest, Unit, Inner>(a, p);
 #endif
-#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2
       case isa_level::avx2:
         return run_wide<isa_level::avx2, Widest, Unit, Inner>(a, p);
 #endif

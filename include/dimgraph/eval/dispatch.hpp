@@ -42,6 +42,20 @@
 #define DIMGRAPH_DISPATCH_HELPERS_AVX2 0
 #endif
 
+// The element-wise kernels' wide copies (eval/elementwise.hpp) in optimised builds only: they
+// reach helpers that are not all forced inline, and at -O0 a call to one would pass a wide
+// vector to a function compiled for the build's target, which takes it in other registers
+// (wrong results, seen with Clang at -O0). An optimised build inlines them all into the wide
+// functions, which are also flattened (no call in them: checked in the disassembly of the W8
+// benchmarks at g++ -O2 and clang++-16 -O2).
+#if defined(__OPTIMIZE__)
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512 DIMGRAPH_DISPATCH_HELPERS_AVX512
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2 DIMGRAPH_DISPATCH_HELPERS_AVX2
+#else
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512 0
+#define DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2 0
+#endif
+
 // The attributes of a function compiled for AVX-512 or for AVX2 with FMA. (What it calls is
 // inlined into it and compiled so: the always-inline helpers and the vector math, whose
 // vectors of 32 or 64 bytes then live in registers of that width.)

@@ -192,26 +192,24 @@ DIMGRAPH_ALWAYS_INLINE inline void kernel_row(const Args& a, const typename Args
 // both.
 template <isa_level Level>
 struct wide_kernel;
-#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512
 template <>
 struct wide_kernel<isa_level::avx512> {
   static constexpr std::size_t bytes = 64;
   template <std::size_t L, bool Unit, class Inner, class Args>
-  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE static void row(const Args& a,
-                                                           const typename Args::offsets& off,
-                                                           std::size_t n) {
+  DIMGRAPH_TARGET_AVX512 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN static void row(
+      const Args& a, const typename Args::offsets& off, std::size_t n) {
     kernel_row<L, Unit, Inner, true, 0>(a, off, n);
   }
 };
 #endif
-#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2
 template <>
 struct wide_kernel<isa_level::avx2> {
   static constexpr std::size_t bytes = 32;
   template <std::size_t L, bool Unit, class Inner, class Args>
-  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE static void row(const Args& a,
-                                                         const typename Args::offsets& off,
-                                                         std::size_t n) {
+  DIMGRAPH_TARGET_AVX2 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN static void row(
+      const Args& a, const typename Args::offsets& off, std::size_t n) {
     kernel_row<L, Unit, Inner, true, 0>(a, off, n);
   }
 };
@@ -247,11 +245,11 @@ DIMGRAPH_ALWAYS_INLINE DIMGRAPH_FLATTEN inline void run_kernel(
   constexpr bool split_stream = Unit && can_stream_v<L, Out> && Kernel::instructions <= 64;
   if constexpr (Unit && Widest != 0) {
     switch (cpu_isa_level()) {
-#if DIMGRAPH_DISPATCH_HELPERS_AVX512
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512
       case isa_level::avx512:
         return run_wide<isa_level::avx512, Widest, Unit, Inner>(a, p);
 #endif
-#if DIMGRAPH_DISPATCH_HELPERS_AVX2
+#if DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2
       case isa_level::avx2:
         return run_wide<isa_level::avx2, Widest, Unit, Inner>(a, p);
 #endif

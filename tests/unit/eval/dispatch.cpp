@@ -24,13 +24,14 @@ struct N : dg::dim<"n"> {};
 
 using level = dg::detail::isa_level;
 
-// The levels this build dispatches to and this CPU runs, and the build's own.
+// The levels this build dispatches element-wise kernels to and this CPU runs (none at -O0),
+// and the build's own.
 std::vector<level> levels() {
   const level cpu = dg::detail::cpu_isa_level();
   std::vector<level> l{level::target};
-  if (DIMGRAPH_DISPATCH_HELPERS_AVX2 && (cpu == level::avx2 || cpu == level::avx512))
+  if (DIMGRAPH_DISPATCH_ELEMENTWISE_AVX2 && (cpu == level::avx2 || cpu == level::avx512))
     l.push_back(level::avx2);
-  if (DIMGRAPH_DISPATCH_HELPERS_AVX512 && cpu == level::avx512) l.push_back(level::avx512);
+  if (DIMGRAPH_DISPATCH_ELEMENTWISE_AVX512 && cpu == level::avx512) l.push_back(level::avx512);
   return l;
 }
 
