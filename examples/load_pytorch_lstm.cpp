@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
   // The struct the weights loaded into is what lstm_cell takes: its tensors in declaration
   // order are W, R and PyTorch's two biases.
   const auto h0 = dg::zeros<float, Batch, Hidden>(dg::extent<Batch>(ref.x.extent<Batch>()));
-  // (dg::hoist: x_t . W + b_ih for every step is one product before the loop.)
+  // (dg::hoist: x_t . W for every step is one product before the loop.)
   auto [ys, h_last, c_last] =
       dg::scan<Time, dg::hoist>([&](const auto& xt, const auto& h, const auto& c) {
         auto next = dg::nn::lstm_cell(xt, h, c, w);

@@ -15793,6 +15793,18 @@ template <class Op, class Eager, class... Xs>
 auto staged_apply(Eager eager, Xs&&... xs);
 template <class X>
 auto staged_held_value(const X& x);
+template <class S, class X>
+auto staged_constant(const S& s, const X& x);
+
+// A tensor x that a traced function captured, as a symbol of the constant node an op would
+// make of it (x's address names it), in the run of s: a symbol while tracing, a staged value
+// reading x in a scan that hoists. Ops on it are nodes over the constant, as on a symbol (a
+// view made of x itself while tracing would be a temporary, listed by its own address).
+template <class S, class X>
+auto constant_symbol(const S& s, const X& x) {
+  if constexpr (is_staged_v<S>) return staged_constant(s, x);
+  else return symbol<node_of_t<X>>{node_of(x)};
+}
 
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>
@@ -17863,6 +17875,15 @@ auto staged_apply(Eager eager, Xs&&... xs) {
   }
 }
 
+// A captured tensor as a staged value that reads it (see constant_symbol): ready in every pass.
+template <class S, class X>
+auto staged_constant(const S& s, const X& x) {
+  using ctx_t = typename S::node_type::context;
+  if constexpr (is_view_v<X>)
+    return make_staged<node_of_t<X>, ctx_t, stage_hold::ready>(s.node.ctx, x);
+  else return make_staged<node_of_t<X>, ctx_t, stage_hold::ready>(s.node.ctx, x.view());
+}
+
 // dg::eval of a staged value: in the loop, a carried value is materialised (it is read more
 // than once) and a thunk stays one that materialises when forced; before the loop, a value
 // over all iterations is materialised now.
@@ -19447,13 +19468,28 @@ auto gate_sum_of(const Tuple& sources) {
   return std::apply([](const auto&... s) { return gate_sum<K, Hidden, I>(s...); }, sources);
 }
 
+// acc plus gate I of every source, added onto acc one after the other. (With acc or the
+// first source the one that depends on the recurrent state, a scan that hoists the other
+// sources reads them in the loop's pass: no partial sum of them is a node of its own.)
+// (acc is taken by value and moved into the sum, which holds it: it is a lazy temporary.)
+template <std::size_t K, class Hidden, std::size_t I, class Acc, class Tuple>
+auto gate_sum_onto(Acc acc, const Tuple& sources) {
+  return std::apply(
+      [&](const auto&... s) { return (std::move(acc) + ... + gate<K, Hidden, I>(s)); }, sources);
+}
+
 // The gate sources of a product and its bias: the two, split separately and summed in the
-// fused pass (a bias that is a lazy expression is evaluated first: views are made of it);
-// or, while tracing, their sum as one node (a view of a captured bias made while tracing
-// would be a temporary, and a graph lists a captured tensor by its address).
+// fused pass (a bias that is a lazy expression is evaluated first: views are made of it).
+// While tracing, a captured bias is the symbol of its constant (a view made of the tensor
+// itself would be a temporary, and a graph lists a captured tensor by its address), so that a
+// scan that hoists the product reads the bias in the loop's pass, with no sum stored for every
+// step; a lazy one is added to the product as one node.
 template <class P, class B>
 auto with_bias(const P& product, const B& bias) {
-  if constexpr (symbolic<P> || symbolic<B>) return std::tuple{dimgraph::eval(product + bias)};
+  if constexpr (symbolic<P> && symbolic<B>) return std::tuple<const P&, const B&>{product, bias};
+  else if constexpr (symbolic<P> && dimgraph::detail::memory_operand<B>)
+    return std::tuple{product, dimgraph::detail::constant_symbol(product, bias)};
+  else if constexpr (symbolic<P> || symbolic<B>) return std::tuple{dimgraph::eval(product + bias)};
   else if constexpr (requires { bias.data(); })
     return std::tuple<const P&, const B&>{product, bias};
   else return std::tuple<const P&, decltype(dimgraph::eval(bias))>{product, dimgraph::eval(bias)};
@@ -19796,7 +19832,8 @@ auto lstm_update(const C& c, const Sources& sources) {
 }
 
 // The step with separate weights: x . W and h . R, each evaluated once, and the biases (b_ih;
-// PyTorch's second bias b_hh when given) as the sources of the update.
+// PyTorch's second bias b_hh when given) as the sources of the update, h's first (see
+// gate_sum_onto).
 template <class X, class H, class C, class W, class R, class BI, class... BH>
 auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
                    const BH&... b_hh) {
@@ -19805,10 +19842,10 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
   const auto from_h = dimgraph::eval(dimgraph::dot<typename d::hidden>(h, r));
   if constexpr (sizeof...(BH) == 0)
     return lstm_update<typename d::hidden>(
-        c, std::tuple_cat(with_bias(from_x, b_ih), std::forward_as_tuple(from_h)));
+        c, std::tuple_cat(std::forward_as_tuple(from_h), with_bias(from_x, b_ih)));
   else
     return lstm_update<typename d::hidden>(
-        c, std::tuple_cat(with_bias(from_x, b_ih), with_bias(from_h, b_hh...)));
+        c, std::tuple_cat(with_bias(from_h, b_hh...), with_bias(from_x, b_ih)));
 }
 
 // The step with fused weights W [4H, I + H] (see the lstm_cell that takes them): W's input and
@@ -19991,11 +20028,11 @@ auto gru_step(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
   const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
   const auto xs = with_bias(from_x, b_ih);
   const auto hs = with_bias(from_h, b_hh);
-  const auto all = std::tuple_cat(xs, hs);
+  const auto all = std::tuple_cat(hs, xs);  // (h's first: see gate_sum_onto)
   const auto reset = dimgraph::sigmoid(gate_sum_of<3, hidden, 0>(all));
   const auto update = dimgraph::sigmoid(gate_sum_of<3, hidden, 1>(all));
   const auto candidate =
-      dimgraph::tanh(gate_sum_of<3, hidden, 2>(xs) + reset * gate_sum_of<3, hidden, 2>(hs));
+      dimgraph::tanh(gate_sum_onto<3, hidden, 2>(reset * gate_sum_of<3, hidden, 2>(hs), xs));
   return dimgraph::eval(h + (1.0f - update) * (candidate - h));
 }
 

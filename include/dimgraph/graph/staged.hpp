@@ -340,6 +340,15 @@ auto staged_apply(Eager eager, Xs&&... xs) {
   }
 }
 
+// A captured tensor as a staged value that reads it (see constant_symbol): ready in every pass.
+template <class S, class X>
+auto staged_constant(const S& s, const X& x) {
+  using ctx_t = typename S::node_type::context;
+  if constexpr (is_view_v<X>)
+    return make_staged<node_of_t<X>, ctx_t, stage_hold::ready>(s.node.ctx, x);
+  else return make_staged<node_of_t<X>, ctx_t, stage_hold::ready>(s.node.ctx, x.view());
+}
+
 // dg::eval of a staged value: in the loop, a carried value is materialised (it is read more
 // than once) and a thunk stays one that materialises when forced; before the loop, a value
 // over all iterations is materialised now.

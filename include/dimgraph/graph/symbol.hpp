@@ -151,6 +151,18 @@ template <class Op, class Eager, class... Xs>
 auto staged_apply(Eager eager, Xs&&... xs);
 template <class X>
 auto staged_held_value(const X& x);
+template <class S, class X>
+auto staged_constant(const S& s, const X& x);
+
+// A tensor x that a traced function captured, as a symbol of the constant node an op would
+// make of it (x's address names it), in the run of s: a symbol while tracing, a staged value
+// reading x in a scan that hoists. Ops on it are nodes over the constant, as on a symbol (a
+// view made of x itself while tracing would be a temporary, listed by its own address).
+template <class S, class X>
+auto constant_symbol(const S& s, const X& x) {
+  if constexpr (is_staged_v<S>) return staged_constant(s, x);
+  else return symbol<node_of_t<X>>{node_of(x)};
+}
 
 // The symbol of a node of Op over xs whose eager result has type R.
 template <class Op, class R, class... Xs>

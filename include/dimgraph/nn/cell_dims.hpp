@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "dimgraph/dim/list.hpp"
 #include "dimgraph/dim/operators.hpp"
@@ -101,13 +102,28 @@ auto gate_sum_of(const Tuple& sources) {
   return std::apply([](const auto&... s) { return gate_sum<K, Hidden, I>(s...); }, sources);
 }
 
+// acc plus gate I of every source, added onto acc one after the other. (With acc or the
+// first source the one that depends on the recurrent state, a scan that hoists the other
+// sources reads them in the loop's pass: no partial sum of them is a node of its own.)
+// (acc is taken by value and moved into the sum, which holds it: it is a lazy temporary.)
+template <std::size_t K, class Hidden, std::size_t I, class Acc, class Tuple>
+auto gate_sum_onto(Acc acc, const Tuple& sources) {
+  return std::apply(
+      [&](const auto&... s) { return (std::move(acc) + ... + gate<K, Hidden, I>(s)); }, sources);
+}
+
 // The gate sources of a product and its bias: the two, split separately and summed in the
-// fused pass (a bias that is a lazy expression is evaluated first: views are made of it);
-// or, while tracing, their sum as one node (a view of a captured bias made while tracing
-// would be a temporary, and a graph lists a captured tensor by its address).
+// fused pass (a bias that is a lazy expression is evaluated first: views are made of it).
+// While tracing, a captured bias is the symbol of its constant (a view made of the tensor
+// itself would be a temporary, and a graph lists a captured tensor by its address), so that a
+// scan that hoists the product reads the bias in the loop's pass, with no sum stored for every
+// step; a lazy one is added to the product as one node.
 template <class P, class B>
 auto with_bias(const P& product, const B& bias) {
-  if constexpr (symbolic<P> || symbolic<B>) return std::tuple{dimgraph::eval(product + bias)};
+  if constexpr (symbolic<P> && symbolic<B>) return std::tuple<const P&, const B&>{product, bias};
+  else if constexpr (symbolic<P> && dimgraph::detail::memory_operand<B>)
+    return std::tuple{product, dimgraph::detail::constant_symbol(product, bias)};
+  else if constexpr (symbolic<P> || symbolic<B>) return std::tuple{dimgraph::eval(product + bias)};
   else if constexpr (requires { bias.data(); })
     return std::tuple<const P&, const B&>{product, bias};
   else return std::tuple<const P&, decltype(dimgraph::eval(bias))>{product, dimgraph::eval(bias)};

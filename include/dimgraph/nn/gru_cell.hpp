@@ -71,11 +71,11 @@ auto gru_step(const X& x, const H& h, const W& w, const R& r, const BI& b_ih, co
   const auto from_h = dimgraph::eval(dimgraph::dot<hidden>(h, r));
   const auto xs = with_bias(from_x, b_ih);
   const auto hs = with_bias(from_h, b_hh);
-  const auto all = std::tuple_cat(xs, hs);
+  const auto all = std::tuple_cat(hs, xs);  // (h's first: see gate_sum_onto)
   const auto reset = dimgraph::sigmoid(gate_sum_of<3, hidden, 0>(all));
   const auto update = dimgraph::sigmoid(gate_sum_of<3, hidden, 1>(all));
   const auto candidate =
-      dimgraph::tanh(gate_sum_of<3, hidden, 2>(xs) + reset * gate_sum_of<3, hidden, 2>(hs));
+      dimgraph::tanh(gate_sum_onto<3, hidden, 2>(reset * gate_sum_of<3, hidden, 2>(hs), xs));
   return dimgraph::eval(h + (1.0f - update) * (candidate - h));
 }
 

@@ -129,7 +129,8 @@ auto lstm_update(const C& c, const Sources& sources) {
 }
 
 // The step with separate weights: x . W and h . R, each evaluated once, and the biases (b_ih;
-// PyTorch's second bias b_hh when given) as the sources of the update.
+// PyTorch's second bias b_hh when given) as the sources of the update, h's first (see
+// gate_sum_onto).
 template <class X, class H, class C, class W, class R, class BI, class... BH>
 auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, const BI& b_ih,
                    const BH&... b_hh) {
@@ -138,10 +139,10 @@ auto lstm_separate(const X& x, const H& h, const C& c, const W& w, const R& r, c
   const auto from_h = dimgraph::eval(dimgraph::dot<typename d::hidden>(h, r));
   if constexpr (sizeof...(BH) == 0)
     return lstm_update<typename d::hidden>(
-        c, std::tuple_cat(with_bias(from_x, b_ih), std::forward_as_tuple(from_h)));
+        c, std::tuple_cat(std::forward_as_tuple(from_h), with_bias(from_x, b_ih)));
   else
     return lstm_update<typename d::hidden>(
-        c, std::tuple_cat(with_bias(from_x, b_ih), with_bias(from_h, b_hh...)));
+        c, std::tuple_cat(with_bias(from_h, b_hh...), with_bias(from_x, b_ih)));
 }
 
 // The step with fused weights W [4H, I + H] (see the lstm_cell that takes them): W's input and

@@ -79,14 +79,17 @@ TEST_CASE("example lstm_sequence: the graph has the opset's shapes and one scan 
                   "part_size=1], carried 1, 2} : (float32 [batch=1, time=25, hidden=256], "
                   "float32 [batch=1, hidden=256], float32 [batch=1, hidden=256])\n") !=
         std::string::npos);
-  // dg::hoist: x_t . W_x + b (W's input columns, a view) before the loop, h . W_h in it.
+  // dg::hoist: x_t . W_x (W's input columns, a view) before the loop; h . W_h and the bias,
+  // split into its gates, in it.
   const auto before = text.find("before the loop:\n"), every = text.find("every iteration:\n");
   REQUIRE(before != std::string::npos);
   REQUIRE(every != std::string::npos);
   const auto x_product = text.find("dot<input>(%4, %7) : float32 [batch=1, 4*hidden=1024]");
-  const auto h_product = text.find("dot<hidden>(%5, %16) : float32 [batch=1, 4*hidden=1024]");
+  const auto h_product = text.find("dot<hidden>(%5, %14) : float32 [batch=1, 4*hidden=1024]");
   CHECK(text.find("%7 = constant : float32 [4*hidden=1024, input=512]") != std::string::npos);
   CHECK((before < x_product && x_product < every));
   CHECK((every < h_product && h_product != std::string::npos));
-  CHECK(text.find("yield %35, %30, %35 {carry 2, emit 1}") != std::string::npos);
+  const auto bias = text.find("%19 = constant : float32 [4*hidden=1024]");
+  CHECK((every < bias && bias != std::string::npos));
+  CHECK(text.find("yield %43, %36, %43 {carry 2, emit 1}") != std::string::npos);
 }

@@ -209,7 +209,7 @@ TEST_CASE("if_: a layer in a scan body in a branch gives the calls in order, the
   auto keep = [](const auto&, const auto& h) { return dg::eval(h); };
   CHECK_THROWS_WITH_AS(dg::if_(false, keep, lstm)(x, h0),
                        "dimgraph: if_: else branch: scan: at iteration 2: nn::lstm_cell: add: dim "
-                       "'batch' has extent 2 in operand 1 and 3 in operand 2",
+                       "'batch' has extent 3 in operand 1 and 2 in operand 2",
                        dg::shape_error);
   CHECK(calls == 3);
 }

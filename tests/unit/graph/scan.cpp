@@ -365,7 +365,7 @@ TEST_CASE("scan: an error in a layer in the body reads scan, the iteration, the 
   };
   CHECK_THROWS_WITH_AS(dg::scan<Time>(body)(dg::sliced<Time>(x), h0),
                        "dimgraph: scan: at iteration 2: nn::gru_cell: add: dim 'batch' has extent "
-                       "2 in operand 1 and 3 in operand 2",
+                       "3 in operand 1 and 2 in operand 2",
                        dg::shape_error);
   CHECK(calls == 3);
 }

@@ -210,7 +210,7 @@ TEST_CASE("gru_cell: extents that disagree at run time throw shape_error naming 
   // the layer's name. h3 takes the result, and keeps its values when the step throws.
   CHECK_THROWS_WITH_AS(
       h3 = dg::nn::gru_cell(x, h3, w, r, b, b),
-      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2",
+      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 3 in operand 1 and 2 in operand 2",
       dg::shape_error);
   CHECK(elements(h3) == h3_before);
   // A bias of 15 gate rows against the products' 12: the gates are views of 3 parts along the
@@ -224,7 +224,7 @@ TEST_CASE("gru_cell: extents that disagree at run time throw shape_error naming 
   const gru_weights p{};
   CHECK_THROWS_WITH_AS(
       (void)dg::nn::gru_cell(x, hs, p),
-      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2",
+      "dimgraph: nn::gru_cell: add: dim 'batch' has extent 3 in operand 1 and 2 in operand 2",
       dg::shape_error);
 }
 

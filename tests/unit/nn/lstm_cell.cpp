@@ -287,7 +287,7 @@ TEST_CASE("lstm_cell: extents that disagree at run time throw shape_error naming
   // x has 2 batch entries, h 3: the first op that meets both (the gates' sum) throws, after
   // the layer's name. h takes the new state, and keeps its values when the step throws.
   const char* batch_mismatch =
-      "dimgraph: nn::lstm_cell: add: dim 'batch' has extent 2 in operand 1 and 3 in operand 2";
+      "dimgraph: nn::lstm_cell: add: dim 'batch' has extent 3 in operand 1 and 2 in operand 2";
   CHECK_THROWS_WITH_AS(h = dg::nn::lstm_cell(x, h, c, w, r, b).h, batch_mismatch, dg::shape_error);
   CHECK(elements(h) == h_before);
   CHECK_THROWS_WITH_AS((void)dg::nn::lstm_cell(x, h, c, w, r, b, b), batch_mismatch,
