@@ -12,6 +12,8 @@
 
 #include <dimgraph.hpp>
 
+#include "ulp.hpp"
+
 namespace {
 
 namespace simd = dimgraph::detail::simd;
@@ -74,19 +76,7 @@ std::vector<T> uniform(T lo, T hi, std::uint64_t seed, std::size_t count = sampl
   return v;
 }
 
-// |r - y| in units of the last place of y rounded to T (subnormal spacing below the normals).
-// A result that is infinite or NaN must match y exactly.
-template <class T>
-double ulp_error(T r, wide y) {
-  const T yr = static_cast<T>(y);
-  if (std::isnan(y) || std::isnan(r)) return std::isnan(y) && std::isnan(r) ? 0 : 1e30;
-  if (std::isinf(r) || std::isinf(yr)) return r == yr ? 0 : 1e30;
-  int e;
-  std::frexp(y, &e);
-  const int digits = limits<T>::digits, lowest = limits<T>::min_exponent - digits;
-  const wide ulp = std::ldexp(wide(1), e - digits > lowest ? e - digits : lowest);
-  return double(std::fabs(wide(r) - y) / ulp);
-}
+using support::ulp_error;
 
 template <class T>
 constexpr std::size_t widest = simd::lanes_for(sizeof(T));

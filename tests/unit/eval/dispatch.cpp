@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include "ulp.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -48,20 +50,7 @@ void at_level(level at, F f) {
   dg::detail::isa_level_cap = level::avx512;
 }
 
-// |got - want| in units of the last place of want in T (subnormal spacing below the normals);
-// NaN and infinities must match exactly.
-template <class T>
-double ulp_error(T got, long double want) {
-  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : 1e30;
-  const T rounded = static_cast<T>(want);
-  if (std::isinf(got) || std::isinf(rounded)) return got == rounded ? 0 : 1e30;
-  int e;
-  std::frexp(want, &e);
-  using limits = std::numeric_limits<T>;
-  const int lowest = limits::min_exponent - limits::digits;
-  const long double ulp = std::ldexp(1.0L, std::max(e - limits::digits, lowest));
-  return static_cast<double>(std::fabs(static_cast<long double>(got) - want) / ulp);
-}
+using support::ulp_error;
 
 // n values spread over [-12, 12] with the special ones first (as many as fit).
 template <class T>
