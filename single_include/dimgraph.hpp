@@ -11145,6 +11145,16 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_micro_tile(std::size_t kc, const T* __re
   }
 }
 
+// The micro-kernel out of line, for the build's own instruction set: inlined into gemm_blocked,
+// GCC (-O3 -march=native) kept one of B's vectors on the stack in its loop (a store and 8
+// reloads per step of kc; a product took a third longer). A wider set's kernels are all
+// inlined into one function of that target (eval/matmul.hpp), and so is this one there.
+template <class T, class Isa, std::size_t MR, std::size_t NR>
+DIMGRAPH_NOINLINE void gemm_micro_tile_apart(std::size_t kc, const T* __restrict ap,
+                                             const T* __restrict bp, T (&tile)[MR][NR]) {
+  gemm_micro_tile<T, Isa, MR, NR>(kc, ap, bp, tile);
+}
+
 // Whether gemm_pack copies W-row slivers of T by 16-byte block transposes (float, double).
 template <class T, std::size_t W>
 inline constexpr bool transposes_in_blocks =
@@ -11344,7 +11354,9 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
         gemm_pack<MR>(apack, op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
-            gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
+            if constexpr (std::is_same_v<Isa, gemm_target_isa>)
+              gemm_micro_tile_apart<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
+            else gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
             gemm_store<T, Isa>(op, tile, ic + ir, std::min(MR, mc - ir), jc + jr,
                                std::min(NR, nc - jr), pc == 0);
           }
