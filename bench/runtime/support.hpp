@@ -19,8 +19,11 @@
 #include <utility>
 
 // Out of line, so that every side is timed through the same call structure: one call per
-// iteration, arguments in memory, the result observed afterwards.
-#define DIMGRAPH_BENCH_NOINLINE __attribute__((noinline))
+// iteration, arguments in memory, the result observed afterwards. (`used`: the function's
+// address escapes, so no side's signature is rewritten across the call; clang otherwise
+// promotes a static function's by-reference tensors to vector registers loaded by the caller
+// for some sides and not others.)
+#define DIMGRAPH_BENCH_NOINLINE __attribute__((noinline, used))
 
 namespace bench {
 
