@@ -17,6 +17,9 @@ Prints one markdown table of the median times per workload and the ratios
   dimgraph / min(eigen, hand)    the bar: the faster of Eigen and the hand loop
   dimgraph / torch
   dimgraph / best peer           best peer: the faster of Eigen and LibTorch
+  cv dg, hand                    the spread of dimgraph's and the hand loop's repetitions
+                                 (coefficient of variation): a ratio within a few of these
+                                 percent of 1.0 is parity, not a difference
 ("-" where a side is missing), then a table of the extra references: their median, their
 time over the hand loop's, and dimgraph's time over theirs (with every Eigen formulation of
 a workload that has several; for a side on 2 threads, "<name>_2t", dimgraph_2t's time when
@@ -59,19 +62,26 @@ def run_benchmarks(binary, repetitions, interleave, extra):
     return json.loads(run.stdout)
 
 
-def medians(report, time_key):
-    """{workload: {side: nanoseconds}} from the median aggregates of `report`."""
+def aggregates(report, time_key, name):
+    """{workload: {side: value}} from the `name` aggregates of `report` (for "median" in
+    nanoseconds; for "cv" the fraction Google Benchmark gives)."""
     found = {}
     for bench in report["benchmarks"]:
-        if bench.get("run_type") != "aggregate" or bench.get("aggregate_name") != "median":
+        if bench.get("run_type") != "aggregate" or bench.get("aggregate_name") != name:
             continue
         # run_name is "<workload>/<side>" plus suffixes such as "/repeats:5".
         parts = bench["run_name"].split("/")
         if len(parts) < 2:
             continue
-        ns = bench[time_key] * NANOSECONDS[bench["time_unit"]]
-        found.setdefault(parts[0], {})[parts[1]] = ns
+        value = bench[time_key]
+        if name != "cv":
+            value *= NANOSECONDS[bench["time_unit"]]
+        found.setdefault(parts[0], {})[parts[1]] = value
     return found
+
+
+def show_spread(cv):
+    return "-" if cv is None else f"{100 * cv:.1f}%"
 
 
 def show_time(ns):
@@ -137,11 +147,14 @@ def main():
     args.extra = argv[cut + 1:]
 
     times = {}
+    spreads = {}
     context = {}
     for binary in args.binaries:
         report = run_benchmarks(binary, args.repetitions, not args.no_interleave, args.extra)
-        for workload, sides in medians(report, args.time).items():
+        for workload, sides in aggregates(report, args.time, "median").items():
             times.setdefault(workload, {}).update(sides)
+        for workload, sides in aggregates(report, args.time, "cv").items():
+            spreads.setdefault(workload, {}).update(sides)
         context = context or report.get("context", {})
 
     if not times:
@@ -149,7 +162,7 @@ def main():
         return 1
 
     main_rows = [("workload", "dimgraph", "hand", "eigen", "torch", "dg/hand",
-                  "dg/min(eigen,hand)", "dg/torch", "dg/best peer")]
+                  "dg/min(eigen,hand)", "dg/torch", "dg/best peer", "cv dg, hand")]
     extra_rows = [("workload", "side", "median", "side/hand", "dimgraph/side")]
     incomplete = []
     for workload in sorted(times, key=workload_key):
@@ -160,7 +173,9 @@ def main():
             incomplete.append(workload)
         main_rows.append((workload, show_time(mine), show_time(hand), show_time(eigen),
                           show_time(torch), ratio(mine, hand), ratio(mine, fastest(eigen, hand)),
-                          ratio(mine, torch), ratio(mine, fastest(eigen, torch))))
+                          ratio(mine, torch), ratio(mine, fastest(eigen, torch)),
+                          show_spread(spreads.get(workload, {}).get("dimgraph")) + ", " +
+                          show_spread(spreads.get(workload, {}).get("hand"))))
         # Every Eigen formulation where there are several, the other extra references.
         extras = [s for s in sides if s not in MAIN_SIDES]
         if "eigen" in sides and any(s.startswith("eigen_") for s in extras):
