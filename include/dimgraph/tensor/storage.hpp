@@ -82,8 +82,10 @@ class heap_storage {
     return *this;
   }
 
-  T* data() { return data_; }
-  const T* data() const { return data_; }
+  // (Aligned as allocated: kernels may fold loads into arithmetic where only an aligned
+  // operand can be folded, as SSE's.)
+  T* data() { return std::assume_aligned<storage_alignment>(data_); }
+  const T* data() const { return std::assume_aligned<storage_alignment>(data_); }
   std::size_t size() const { return size_; }
 
  private:
@@ -106,8 +108,8 @@ class inline_storage {
   constexpr inline_storage() : data_{} {}
   // (n is N: the signature is heap_storage's.)
   constexpr inline_storage(for_overwrite_t, std::size_t) {}  // NOLINT: left uninitialised
-  constexpr T* data() { return data_; }
-  constexpr const T* data() const { return data_; }
+  constexpr T* data() { return std::assume_aligned<inline_alignment<T, N>>(data_); }
+  constexpr const T* data() const { return std::assume_aligned<inline_alignment<T, N>>(data_); }
   static constexpr std::size_t size() { return N; }
 
  private:
