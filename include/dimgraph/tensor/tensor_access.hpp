@@ -191,7 +191,11 @@ class tensor_access {
     (to_length(std::type_identity<Ds>{}), ...);
     auto vs = view::shape_type::from_extents(ext, "at");
     if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
-    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
+    // (An empty tensor's view keeps its base: the offset would point past the storage, which
+    // is undefined even unread.)
+    const std::ptrdiff_t offset =
+        self().size() == 0 ? 0 : static_cast<std::ptrdiff_t>(a.value) * self().strides()[k];
+    return view(data + offset, vs, str);
   }
 };
 
