@@ -336,14 +336,28 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     const auto plan = make_loop_plan<R>(table.extents, table.strides);
+    // A static output of fewer elements than a vector (its leaves are views) takes vectors no
+    // longer than itself, as a static plan does: then no path of the kernel, taken or not,
+    // stores past it (g++ -O2 -Warray-bounds saw a 4-lane store into a 2-element tensor).
+    constexpr std::size_t out_size = [] {
+      if constexpr (owning) {
+        if constexpr (Dst::is_static) return typename Dst::shape_type{}.size();
+        else return std::size_t{0};
+      } else {
+        return std::size_t{0};
+      }
+    }();
+    constexpr bool small = out_size != 0 && out_size < L;
+    constexpr std::size_t lanes = small ? lanes_for_row(L, out_size) : L;
+    constexpr std::size_t wide = small && widest != 0 && out_size < 64 / widest ? 0 : widest;
     if constexpr (!owning || kernel::views > 0) {
       if (!table.unit_inner(plan)) {
-        run_kernel<L, false, inner>(dst.data(), k, table, bases, plan, false);
+        run_kernel<lanes, false, inner>(dst.data(), k, table, bases, plan, false);
         return;
       }
     }
-    run_kernel<L, true, inner, true, widest>(dst.data(), k, table, bases, plan,
-                                             streaming_worthwhile<out_t>(plan));
+    run_kernel<lanes, true, inner, true, wide>(dst.data(), k, table, bases, plan,
+                                               streaming_worthwhile<out_t>(plan));
   }
 }
 

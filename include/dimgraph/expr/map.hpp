@@ -237,18 +237,30 @@ std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic> merge_extents(
       return false;
     }();
     if constexpr (shared) check_operand_extents<K, R>(op, ext, has, {&describe<Ds>...});
+    // Dim d's extent comes from operand source[d] (K: none has it) and goes to r[place[d]]:
+    // constants, so every index into r is one (a counter through a run-time loop made g++ -O2
+    // warn of r[1] in a one-element r, -Warray-bounds).
+    constexpr std::array<std::size_t, R> source = [&] {
+      std::array<std::size_t, R> s{};
+      for (std::size_t d = 0; d < R; ++d) {
+        s[d] = K;
+        for (std::size_t k = K; k-- > 0;)
+          if (has[k][d]) s[d] = k;
+      }
+      return s;
+    }();
+    constexpr std::array<std::size_t, R> place = [&] {
+      std::array<std::size_t, R> p{};
+      for (std::size_t d = 0, at = 0; d < R; ++d) {
+        p[d] = at;
+        at += source[d] < K;
+      }
+      return p;
+    }();
     result r{};
-    std::size_t at = 0;
-    for (std::size_t d = 0; d < R; ++d) {
-      bool dynamic = false;
-      for (std::size_t k = 0; k < K; ++k)
-        if (has[k][d]) {
-          r[at] = ext[k][d];
-          dynamic = true;
-          break;
-        }
-      at += dynamic;
-    }
+    for_each_index<R>([&]<std::size_t D>(index_constant<D>) {
+      if constexpr (source[D] < K) r[place[D]] = ext[source[D]][D];
+    });
     return r;
   }
 }
