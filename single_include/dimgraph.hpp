@@ -4398,7 +4398,11 @@ class tensor_access {
     (to_length(std::type_identity<Ds>{}), ...);
     auto vs = view::shape_type::from_extents(ext, "at");
     if constexpr (view::shape_type::ragged_count > 0) vs.take_lengths(self().shape());
-    return view(data + static_cast<std::ptrdiff_t>(a.value) * self().strides()[k], vs, str);
+    // (An empty tensor's view keeps its base: the offset would point past the storage, which
+    // is undefined even unread.)
+    const std::ptrdiff_t offset =
+        self().size() == 0 ? 0 : static_cast<std::ptrdiff_t>(a.value) * self().strides()[k];
+    return view(data + offset, vs, str);
   }
 };
 
@@ -4721,8 +4725,10 @@ class heap_storage {
     return *this;
   }
 
-  T* data() { return data_; }
-  const T* data() const { return data_; }
+  // (Aligned as allocated: kernels may fold loads into arithmetic where only an aligned
+  // operand can be folded, as SSE's.)
+  T* data() { return std::assume_aligned<storage_alignment>(data_); }
+  const T* data() const { return std::assume_aligned<storage_alignment>(data_); }
   std::size_t size() const { return size_; }
 
  private:
@@ -4745,8 +4751,8 @@ class inline_storage {
   constexpr inline_storage() : data_{} {}
   // (n is N: the signature is heap_storage's.)
   constexpr inline_storage(for_overwrite_t, std::size_t) {}  // NOLINT: left uninitialised
-  constexpr T* data() { return data_; }
-  constexpr const T* data() const { return data_; }
+  constexpr T* data() { return std::assume_aligned<inline_alignment<T, N>>(data_); }
+  constexpr const T* data() const { return std::assume_aligned<inline_alignment<T, N>>(data_); }
   static constexpr std::size_t size() { return N; }
 
  private:
@@ -7902,18 +7908,30 @@ std::array<std::size_t, node_extents<dim_list<Ds...>>::dynamic> merge_extents(
       return false;
     }();
     if constexpr (shared) check_operand_extents<K, R>(op, ext, has, {&describe<Ds>...});
+    // Dim d's extent comes from operand source[d] (K: none has it) and goes to r[place[d]]:
+    // constants, so every index into r is one (a counter through a run-time loop made g++ -O2
+    // warn of r[1] in a one-element r, -Warray-bounds).
+    constexpr std::array<std::size_t, R> source = [&] {
+      std::array<std::size_t, R> s{};
+      for (std::size_t d = 0; d < R; ++d) {
+        s[d] = K;
+        for (std::size_t k = K; k-- > 0;)
+          if (has[k][d]) s[d] = k;
+      }
+      return s;
+    }();
+    constexpr std::array<std::size_t, R> place = [&] {
+      std::array<std::size_t, R> p{};
+      for (std::size_t d = 0, at = 0; d < R; ++d) {
+        p[d] = at;
+        at += source[d] < K;
+      }
+      return p;
+    }();
     result r{};
-    std::size_t at = 0;
-    for (std::size_t d = 0; d < R; ++d) {
-      bool dynamic = false;
-      for (std::size_t k = 0; k < K; ++k)
-        if (has[k][d]) {
-          r[at] = ext[k][d];
-          dynamic = true;
-          break;
-        }
-      at += dynamic;
-    }
+    for_each_index<R>([&]<std::size_t D>(index_constant<D>) {
+      if constexpr (source[D] < K) r[place[D]] = ext[source[D]][D];
+    });
     return r;
   }
 }
@@ -9874,14 +9892,28 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
       if (opaque(table.bad_leaf != 0)) [[unlikely]]
         throw_partial_overlap(table.bad_leaf);
     const auto plan = make_loop_plan<R>(table.extents, table.strides);
+    // A static output of fewer elements than a vector (its leaves are views) takes vectors no
+    // longer than itself, as a static plan does: then no path of the kernel, taken or not,
+    // stores past it (g++ -O2 -Warray-bounds saw a 4-lane store into a 2-element tensor).
+    constexpr std::size_t out_size = [] {
+      if constexpr (owning) {
+        if constexpr (Dst::is_static) return typename Dst::shape_type{}.size();
+        else return std::size_t{0};
+      } else {
+        return std::size_t{0};
+      }
+    }();
+    constexpr bool small = out_size != 0 && out_size < L;
+    constexpr std::size_t lanes = small ? lanes_for_row(L, out_size) : L;
+    constexpr std::size_t wide = small && widest != 0 && out_size < 64 / widest ? 0 : widest;
     if constexpr (!owning || kernel::views > 0) {
       if (!table.unit_inner(plan)) {
-        run_kernel<L, false, inner>(dst.data(), k, table, bases, plan, false);
+        run_kernel<lanes, false, inner>(dst.data(), k, table, bases, plan, false);
         return;
       }
     }
-    run_kernel<L, true, inner, true, widest>(dst.data(), k, table, bases, plan,
-                                             streaming_worthwhile<out_t>(plan));
+    run_kernel<lanes, true, inner, true, wide>(dst.data(), k, table, bases, plan,
+                                               streaming_worthwhile<out_t>(plan));
   }
 }
 
