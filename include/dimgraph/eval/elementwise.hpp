@@ -349,7 +349,7 @@ DIMGRAPH_ALWAYS_INLINE inline void assign_elementwise(Dst& dst, const E& e) {
     }();
     constexpr bool small = out_size != 0 && out_size < L;
     constexpr std::size_t lanes = small ? lanes_for_row(L, out_size) : L;
-    constexpr std::size_t wide = small && widest != 0 && out_size < 64 / widest ? 0 : widest;
+    constexpr std::size_t wide = small && out_size * widest < 64 ? 0 : widest;
     if constexpr (!owning || kernel::views > 0) {
       if (!table.unit_inner(plan)) {
         run_kernel<lanes, false, inner>(dst.data(), k, table, bases, plan, false);
