@@ -331,10 +331,11 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline bool all_lanes_less(V a, V b) {
 #if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (sizeof(V) == 64 && std::is_same_v<std::remove_cvref_t<decltype(a[0])>, float>) {
-    return __builtin_ia32_cmpps512_mask(a, b, 0x11 /* less, ordered */, 0xffff, 4) == 0xffff;
+    // (No lane "not less, or unordered": a test of the mask against zero, one kortest.)
+    return __builtin_ia32_cmpps512_mask(a, b, 0x15 /* not less, unordered */, 0xffff, 4) == 0;
   } else if constexpr (sizeof(V) == 64 &&
                        std::is_same_v<std::remove_cvref_t<decltype(a[0])>, double>) {
-    return __builtin_ia32_cmppd512_mask(a, b, 0x11, 0xff, 4) == 0xff;
+    return __builtin_ia32_cmppd512_mask(a, b, 0x15, 0xff, 4) == 0;
   }
 #endif
   return all_lanes(a < b);

@@ -155,6 +155,22 @@ DIMGRAPH_ALWAYS_INLINE inline V pow2i(int_t<V> k) {
   return bits<V>((k + L::bias) << L::mantissa);
 }
 
+// x * 2^k for integer lanes k, given as float lanes kf and integer lanes ki of the same
+// values, with x * 2^k a normal number: one instruction with AVX-512 (scalef), else k added to
+// x's exponent field. (Exact either way, so the bits are the same.)
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> ki) {
+#if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
+  if constexpr (sizeof(V) == 64) {
+    if constexpr (std::is_same_v<value_t<V>, float>)
+      return __builtin_ia32_scalefps512_mask(x, kf, V{}, -1, 4);
+    else return __builtin_ia32_scalefpd512_mask(x, kf, V{}, 0xff, 4);
+  }
+#endif
+  using L = layout<value_t<V>>;
+  return bits<V>(bits<int_t<V>>(x) + (ki << L::mantissa));
+}
+
 // a + b as a rounded sum and its exact rounding error (Knuth's two-sum: additions only).
 template <class V>
 struct pair {

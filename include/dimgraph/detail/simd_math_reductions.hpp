@@ -13,11 +13,15 @@ DIMGRAPH_WIDE_BEGIN
 
 namespace dimgraph::detail::simd::math {
 
-// (expm1(r) - r) / r^2 for |r| <= ln2 / 2. (One chain: evaluated in pairs, float exp's
-// largest error over all floats grows from 0.96 to 1.002 ulp.)
-template <class V>
+// (expm1(r) - r) / r^2 for |r| <= ln2 / 2. (One chain for exp: evaluated in pairs, float exp's
+// largest error over all floats grows from 0.96 to 1.002 ulp. Paired: in pairs, a shorter
+// chain of latencies, for callers whose bound has room.)
+template <bool Paired = false, class V>
 DIMGRAPH_ALWAYS_INLINE inline V expm1_poly(V r) {
-  if constexpr (layout<value_t<V>>::is_float)
+  if constexpr (layout<value_t<V>>::is_float && Paired)
+    return horner_pairs(r, r * r, 0x1p-1f, 0x1.555556p-3f, 0x1.5554e4p-5f, 0x1.1110ep-7f,
+                        0x1.6d492p-10f, 0x1.a12a42p-13f);
+  else if constexpr (layout<value_t<V>>::is_float)
     return horner_serial(r, 0x1p-1f, 0x1.555556p-3f, 0x1.5554e4p-5f, 0x1.1110ep-7f, 0x1.6d492p-10f,
                          0x1.a12a42p-13f);
   else
@@ -35,12 +39,11 @@ inline constexpr T normal_exp_limit = layout<T>::is_float ? T(86) : T(700);
 template <bool Lo, class V>
 DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
   using T = value_t<V>;
-  using L = layout<T>;
   const auto k = round_to_int(hi * log2e<T>);
   V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
   if constexpr (Lo) r = r + lo;
   const V e = T(1) + (r + r * r * expm1_poly(r));
-  return bits<V>(bits<int_t<V>>(e) + (k.integer << L::mantissa));
+  return times_pow2(e, k.value, k.integer);
 }
 
 // exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
@@ -68,6 +71,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
 template <class V>
 struct expm1_split {
   V p;
+  V kf;  // k as float lanes
   int_t<V> k;
 };
 template <class V>
@@ -75,7 +79,17 @@ DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V x) {
   using T = value_t<V>;
   const auto k = round_to_int(x * log2e<T>);
   const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly(r), k.integer};
+  return {r + r * r * expm1_poly(r), k.value, k.integer};
+}
+// The same for x = 2a, with k rounded from a (the same product, exactly: the doubling is off
+// the chain of latencies) and the polynomial in pairs.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce_twice(V a) {
+  using T = value_t<V>;
+  const auto k = round_to_int(a * (T(2) * log2e<T>));
+  const V x = a + a;
+  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
+  return {r + r * r * expm1_poly<true>(r), k.value, k.integer};
 }
 
 // expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
