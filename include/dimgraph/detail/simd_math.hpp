@@ -112,7 +112,8 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
 // (relative error 7e-9) on |x| <= 9.03, from where tanh rounds to 1 (and so does the fit).
 // Max error over all floats: 5.3 ulp with fused multiply-adds, 6.3 without, most of it the
 // rounding of P and Q near saturation (Eigen's fast tanh, the same form: 4.9 and 6.7). Sixteen
-// instructions and a division, about 3/4 of tanh_expm1's time.
+// instructions and a division, about 3/4 of tanh_expm1's time. (P, Q: tools/fit_rational.py
+// tanh 6 3 81.5, rounded to float.)
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V tanh_rational(V x) {
   static_assert(layout<value_t<V>>::is_float);
@@ -175,7 +176,7 @@ DIMGRAPH_ALWAYS_INLINE inline V erf_erfc(V x) {
 // on |x| <= 3.94, from where erf rounds to +-1. Beyond, x^2 is capped at 4.3^2 (the fit rises
 // monotonically from 3.93 on and is 185 ulp above 1 there) and the result at +-1. Max error
 // over all floats: 6.1 ulp with fused multiply-adds, 7.4 without (Eigen's fast erf, the same
-// form: 5.5 with).
+// form: 5.5 with). (P, Q: tools/fit_rational.py erf 6 4 15.5, rounded to float.)
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V erf_rational(V x) {
   static_assert(layout<value_t<V>>::is_float);
