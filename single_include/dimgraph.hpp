@@ -6643,7 +6643,10 @@ DIMGRAPH_ALWAYS_INLINE inline V sigmoid(V x) {
       return T(1) / (T(1) + math::exp_sum_normal<false>(-x, V{}));
     const V capped = math::at_most(math::at_least(x, -limit), limit);
     const V near = T(1) / (T(1) + math::exp_sum_normal<false>(-capped, V{}));
-    return x < -limit ? exp(x) : near;
+    // (A NaN lane is given back as it is: exp_sum_normal's exponent arithmetic may turn it
+    // into a number.)
+    const V y = x < -limit ? exp(x) : near;
+    return x == x ? y : x;
   }
 }
 

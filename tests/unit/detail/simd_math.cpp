@@ -8,6 +8,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <dimgraph.hpp>
@@ -393,6 +394,48 @@ TEST_CASE("simd_math: float gelu's rational form: 3.5 ulp for x >= 0, 2^-22 |x| 
   }
   CHECK(worst <= 1);
   check_gelu_specials<T>(FORM(gelu_rational));
+}
+
+// NaNs with other payloads than the default one, and with the sign bit: the result is a NaN
+// (functions that do arithmetic on exponent bits must not turn one into a number).
+template <class T, class F>
+void check_nan_payloads(F f, const char* name) {
+  using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  constexpr bits_t exponent = sizeof(T) == 4 ? bits_t(0x7f800000u) : bits_t(0x7ff0000000000000u);
+  constexpr bits_t sign = bits_t(1) << (8 * sizeof(T) - 1);
+  constexpr int mantissa = sizeof(T) == 4 ? 23 : 52;
+  for (const bits_t payload : {bits_t(1), bits_t(0x1234), bits_t(1) << (mantissa - 1),
+                               (bits_t(1) << mantissa) - 1, bits_t(0x5a5a5) << 3}) {
+    for (const bits_t s : {bits_t(0), sign}) {
+      const bits_t b = s | exponent | payload;
+      T x;
+      std::memcpy(&x, &b, sizeof(T));
+      INFO(name, " of the NaN with bits ", static_cast<unsigned long long>(b));
+      CHECK(std::isnan(f(simd::vec<T, 1>{x}, simd::vec<T, 1>{x})[0]));
+      CHECK(std::isnan(f(lanes_of<T, widest<T>>(x), lanes_of<T, widest<T>>(x))[0]));
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("simd_math: every function gives NaN for NaNs of any payload and sign", T, float,
+                   double) {
+  check_nan_payloads<T>(UNARY(exp), "exp");
+  check_nan_payloads<T>(UNARY(expm1), "expm1");
+  check_nan_payloads<T>(UNARY(log), "log");
+  check_nan_payloads<T>(UNARY(log1p), "log1p");
+  check_nan_payloads<T>(FORM(tanh_expm1), "tanh_expm1");
+  check_nan_payloads<T>(UNARY(sigmoid), "sigmoid");
+  check_nan_payloads<T>(FORM(erf_erfc), "erf_erfc");
+  check_nan_payloads<T>(FORM(gelu_erfc), "gelu_erfc");
+  check_nan_payloads<T>(UNARY(sqrt), "sqrt");
+  check_nan_payloads<T>(UNARY(rsqrt), "rsqrt");
+  check_nan_payloads<T>(UNARY(sin), "sin");
+  check_nan_payloads<T>(UNARY(cos), "cos");
+  if constexpr (is_float<T>) {
+    check_nan_payloads<T>(FORM(tanh_rational), "tanh_rational");
+    check_nan_payloads<T>(FORM(erf_rational), "erf_rational");
+    check_nan_payloads<T>(FORM(gelu_rational), "gelu_rational");
+  }
 }
 
 TEST_CASE_TEMPLATE("simd_math: sqrt correctly rounded, rsqrt within 1.5 ulp", T, float, double) {
