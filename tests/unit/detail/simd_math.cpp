@@ -336,9 +336,11 @@ void check_erf(F f, double bound) {
                         {-big<T>, 0, -1}});
 }
 
-TEST_CASE_TEMPLATE("simd_math: erf's erfc form within 2 ulp, exactly +-1 in the tails", T, float,
+// (Over all floats: 2.5 ulp without fused multiply-adds, 2.0 with, just above 0.75.)
+TEST_CASE_TEMPLATE("simd_math: erf's erfc form within 2.5 ulp, exactly +-1 in the tails", T, float,
                    double) {
-  check_erf<T>(FORM(erf_erfc), 2);
+  check_erf<T>(FORM(erf_erfc), 2.5);
+  check_error<T>(FORM(erf_erfc), REF(std::erf(x), std::erf(x)), spread<T>(T(0.75), T(0.8)), 2.5);
 }
 
 // (Over all floats: 6.1 ulp with fused multiply-adds, 7.4 without.)
