@@ -72,7 +72,7 @@
 
 // 1: float tanh, erf and gelu are rational functions, Eigen's forms (whose EIGEN_FAST_MATH is
 // also on by default): tanh 5.3 ulp with FMA, 6.3 without; erf 6.1 and 7.4; gelu's negative
-// tail has absolute error, as PyTorch's. 0: tighter bounds (tanh 2.5 ulp, erf 2.5, gelu 8 with
+// tail has absolute error, as PyTorch's. 0: tighter bounds (tanh 2.5 ulp, erf 2.5, gelu 7.1 with
 // relative accuracy in the tail) at 1.2-1.4x (tanh) and 2-3x (erf, gelu) the time. Every
 // bound is stated in detail/simd_math.hpp and tested for both settings.
 #ifndef DIMGRAPH_CONFIG_FAST_MATH
