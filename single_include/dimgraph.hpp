@@ -6592,7 +6592,6 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
   // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
   const expm1_split<V> em = expm1_reduce_twice(a);
   const V s = times_pow2(fill<V>(T(1)), em.kf, em.k);
-  // e + 2 formed from the parts too, rounded once and off the chain of latencies.
   const V e = s * em.p + (s - T(1));
   return with_sign_of(e / (e + T(2)), x);
 }
@@ -6600,9 +6599,9 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
 // tanh(x) for float lanes as x P(x^2) / Q(x^2), |x| capped: a rational minimax fit
 // (relative error 7e-9) on |x| <= 9.03, from where tanh rounds to 1 (and so does the fit).
 // Max error over all floats: 5.3 ulp with fused multiply-adds, 6.3 without, most of it the
-// rounding of P and Q near saturation (Eigen's fast tanh, the same form: 4.9 and 6.7). Sixteen
-// instructions and a division, about 3/4 of tanh_expm1's time. (P, Q: tools/fit_rational.py
-// tanh 6 3 81.5, rounded to float.)
+// rounding of P and Q near saturation (Eigen's fast tanh, the same form: 4.9 and 6.7).
+// Thirteen vector instructions and a division, about 3/4 of tanh_expm1's time. (P, Q:
+// tools/fit_rational.py tanh 6 3 81.5, rounded to float.)
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V tanh_rational(V x) {
   static_assert(layout<value_t<V>>::is_float);
