@@ -163,7 +163,7 @@ DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> 
 #if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (sizeof(V) == 64) {
     if constexpr (std::is_same_v<value_t<V>, float>)
-      return __builtin_ia32_scalefps512_mask(x, kf, V{}, -1, 4);
+      return __builtin_ia32_scalefps512_mask(x, kf, V{}, 0xffff, 4);
     else return __builtin_ia32_scalefpd512_mask(x, kf, V{}, 0xff, 4);
   }
 #endif
