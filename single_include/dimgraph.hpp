@@ -6112,8 +6112,14 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> ki) {
 #if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (sizeof(V) == 64) {
+    // (The mask is unsigned in Clang's builtin, signed in GCC's: all lanes either way.)
+#if defined(__clang__)
+    constexpr unsigned short all = 0xffff;
+#else
+    constexpr short all = -1;
+#endif
     if constexpr (std::is_same_v<value_t<V>, float>)
-      return __builtin_ia32_scalefps512_mask(x, kf, V{}, 0xffff, 4);
+      return __builtin_ia32_scalefps512_mask(x, kf, V{}, all, 4);
     else return __builtin_ia32_scalefpd512_mask(x, kf, V{}, 0xff, 4);
   }
 #endif
