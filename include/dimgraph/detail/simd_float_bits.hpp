@@ -94,6 +94,11 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V at_least(V x, value_t<V> c) {
   return bound<true>(x, c);
 }
+// x within [lo, hi]; NaN stays NaN.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V clamped(V x, value_t<V> lo, value_t<V> hi) {
+  return at_most(at_least(x, lo), hi);
+}
 
 // |magnitude| with the sign of `sign` (magnitude has its sign bit clear).
 template <class V>

@@ -101,7 +101,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
   constexpr T saturated = layout<T>::is_float ? T(10) : T(20);
   const V a = at_most(abs(x), saturated);
   // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
-  const expm1_split<V> em = expm1_reduce_twice(a);
+  const expm1_split<V> em = expm1_reduce<2, true>(a);
   const V s = times_pow2(fill<V>(T(1)), em.kf, em.k);
   const V e = s * em.p + (s - T(1));
   return with_sign_of(e / (e + T(2)), x);
@@ -116,7 +116,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V tanh_rational(V x) {
   static_assert(layout<value_t<V>>::is_float);
-  const V a = at_most(at_least(x, -9.03f), 9.03f);  // (x's sign carries through: P, Q are even)
+  const V a = clamped(x, -9.03f, 9.03f);  // (x's sign carries through: P, Q are even)
   const V s = a * a;
   const V p = horner_serial(s, 1.0f, 0x1.0bf95ap-3f, 0x1.96eec2p-9f, 0x1.767afap-17f,
                             -0x1.5bc4aep-26f, 0x1.d0a912p-35f, -0x1.7e6776p-44f);
@@ -151,7 +151,7 @@ DIMGRAPH_ALWAYS_INLINE inline V sigmoid(V x) {
     constexpr T limit = math::normal_exp_limit<T>;
     if (all_lanes_less(math::abs(x), math::fill<V>(limit))) [[likely]]
       return T(1) / (T(1) + math::exp_sum_normal<false>(-x, V{}));
-    const V capped = math::at_most(math::at_least(x, -limit), limit);
+    const V capped = math::clamped(x, -limit, limit);
     const V near = T(1) / (T(1) + math::exp_sum_normal<false>(-capped, V{}));
     // (A NaN lane is given back as it is: exp_sum_normal's exponent arithmetic may turn it
     // into a number.)
@@ -188,7 +188,7 @@ DIMGRAPH_ALWAYS_INLINE inline V erf_rational(V x) {
                             0x1.28208ep-13f, -0x1.0502fep-19f, 0x1.5316d4p-26f);
   const V q =
       horner_serial(s, 1.0f, 0x1.056076p-1f, 0x1.d6ff52p-4f, 0x1.d621eep-7f, 0x1.f38cccp-11f);
-  return at_most(at_least(x * p / q, -1.0f), 1.0f);
+  return clamped(x * p / q, -1.0f, 1.0f);
 }
 
 // gelu(x) = x / 2 (1 + erf(x / sqrt2)) (PyTorch's exact GELU). For x / sqrt2 <= -0.75 it is

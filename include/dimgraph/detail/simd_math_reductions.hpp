@@ -57,9 +57,9 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
     return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
-  const int_t<V> clamped = (hi < lowest) | (hi > highest);
-  hi = at_most(at_least(hi, lowest), highest);  // NaN stays NaN
-  lo = clamped ? V{} : lo;
+  const int_t<V> outside = (hi < lowest) | (hi > highest);
+  hi = clamped(hi, lowest, highest);  // NaN stays NaN
+  lo = outside ? V{} : lo;
   const auto k = round_to_int(hi * log2e<T>);
   const V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T> + lo;
   const V e = T(1) + (r + r * r * expm1_poly(r));
@@ -67,29 +67,24 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
   return e * pow2i<V>(k1) * pow2i<V>(k.integer - k1);
 }
 
-// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range.
+// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range, where
+// x = Scale a (1 or 2). For 2, k is rounded from a (the same product, exactly: the doubling is
+// off the chain of latencies). Paired: the polynomial in pairs (a shorter chain, other bits).
 template <class V>
 struct expm1_split {
   V p;
   V kf;  // k as float lanes
   int_t<V> k;
 };
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V x) {
+template <int Scale = 1, bool Paired = false, class V>
+DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V a) {
+  static_assert(Scale == 1 || Scale == 2, "dimgraph: expm1_reduce: the scale is 1 or 2");
   using T = value_t<V>;
-  const auto k = round_to_int(x * log2e<T>);
+  const auto k = round_to_int(a * (T(Scale) * log2e<T>));
+  V x = a;
+  if constexpr (Scale == 2) x = a + a;
   const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly(r), k.value, k.integer};
-}
-// The same for x = 2a, with k rounded from a (the same product, exactly: the doubling is off
-// the chain of latencies) and the polynomial in pairs.
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce_twice(V a) {
-  using T = value_t<V>;
-  const auto k = round_to_int(a * (T(2) * log2e<T>));
-  const V x = a + a;
-  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly<true>(r), k.value, k.integer};
+  return {r + r * r * expm1_poly<Paired>(r), k.value, k.integer};
 }
 
 // expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
@@ -100,7 +95,7 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
   using L = layout<T>;
   constexpr T lowest = L::is_float ? T(-17.5) : T(-38);  // expm1 rounds to -1 below
   constexpr T highest = L::is_float ? T(89) : T(710);
-  x = at_most(at_least(x, lowest), highest);
+  x = clamped(x, lowest, highest);
   const expm1_split<V> e = expm1_reduce(x);
   const int_t<V> max_exponent = int_t<V>{} + L::bias;
   const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
