@@ -242,6 +242,18 @@ T* gemm_scratch(std::size_t slot, std::size_t count) {
   return kept[slot].data();
 }
 
+// Asks for the part of C a tile writes, or adds to, while the micro-kernel runs: in a product
+// whose C is larger than the L2 cache, each depth block after the first reads C again from
+// further out, one tile's rows apart.
+template <class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch_tile(const matmul_operands<T>& op, std::size_t m0,
+                                                      std::size_t mr, std::size_t n0,
+                                                      std::size_t nr) {
+  if (!op.cn->unit()) return;
+  for (std::size_t i = 0; i < mr; ++i)
+    gemm_prefetch(op.c + op.cm->at(m0 + i) + op.cn->at(n0), nr * sizeof(T));
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
 // by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
 // (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
@@ -269,6 +281,7 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
         gemm_pack<MR>(apack, op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
+            gemm_prefetch_tile(op, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr));
             if constexpr (std::is_same_v<Isa, gemm_target_isa>)
               gemm_micro_tile_apart<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
             else gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
