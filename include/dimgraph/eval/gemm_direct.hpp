@@ -101,18 +101,29 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_dots_tile(const matmul_operands<T>& op,
       for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
     }
   }
-  // The partial sums copied out at indices known at compile time: acc itself is never
-  // indexed at run time (as the loop below, bounded by n, does), which keeps it in registers
-  // rather than in a zeroed copy in memory (a memset and 16 stores per tile).
-  V sums[MR][NR];
-  DIMGRAPH_UNROLL
-  for (std::size_t i = 0; i < MR; ++i) {
+  // The lane sums of every partial sum at once, the accumulators padded with zeros to a
+  // multiple of L (the compiler folds the additions of zeros away). acc itself is read at
+  // indices known at compile time only, which keeps it in registers (indexed by the loop
+  // below, bounded by n, it became a zeroed copy in memory: a memset and 16 stores per tile).
+  alignas(64) T totals[(MR * NR + L - 1) / L * L];
+  if constexpr (L > 1) {
+    std::array<V, (MR * NR + L - 1) / L * L> flat{};
     DIMGRAPH_UNROLL
-    for (std::size_t j = 0; j < NR; ++j) sums[i][j] = acc[i][j];
+    for (std::size_t i = 0; i < MR; ++i) {
+      DIMGRAPH_UNROLL
+      for (std::size_t j = 0; j < NR; ++j) flat[i * NR + j] = acc[i][j];
+    }
+    gemm_lane_sums(flat, totals);
+  } else {
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < MR; ++i) {
+      DIMGRAPH_UNROLL
+      for (std::size_t j = 0; j < NR; ++j) totals[i * NR + j] = gemm_lane_sum<T>(acc[i][j]);
+    }
   }
   for (std::size_t i = 0; i < MR; ++i)
     for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-      T sum = gemm_lane_sum<T>(sums[i][j]);
+      T sum = totals[i * NR + j];
       for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
       op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
     }
