@@ -53,18 +53,12 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
 }
 
 // A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
-// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
-// t = Op(t, v):
-template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
-          std::size_t N>
+// L / H parts of H lanes of Acc, from acc. t = Op(t, v):
+template <class Op, class Acc, class E, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
-  if constexpr (Staged) {
-    t[0] += v;
-  } else {
-    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
-    });
-  }
+  for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+  });
 }
 
 // sum (a number of type Acc, or one lane of it) combined with Op (NaN-propagating) with the
@@ -185,7 +179,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
                            lanes[Chain][0] = Op::combine_numbers(lanes[Chain][0], v);
                            screen[Chain] += v;
                          } else {
-                           combine_into<Op, Acc, E, false, L, H>(lanes[Chain], v);
+                           combine_into<Op, Acc, E, L, H>(lanes[Chain], v);
                          }
                        };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
@@ -290,16 +284,10 @@ template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Ke
   reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
-// and t written to the L elements of acc at o (contiguous).
-template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
+// t, L / H parts of H lanes, written to the L elements of acc at o (contiguous).
+template <class Acc, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
-  if constexpr (Staged) {
-    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      store_lanes<H>(o + P * H, load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0]));
-    });
-  } else {
-    for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
-  }
+  for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
 }
 
 // o[j] = Op(o[j], element j + q n of the row r of total elements) for j < n and every q: a
@@ -332,13 +320,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
           t[Chain] += k.template packet<L>(r, i + Chain * L);
         });
       for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-        combine_into<Op, Acc, E, false, L, H>(lanes[Chain], t[Chain]);
+        combine_into<Op, Acc, E, L, H>(lanes[Chain], t[Chain]);
       });
     }
   } else {
     for (; i < chunks_end; i += C * L)
       for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-        combine_into<Op, Acc, E, false, L, H>(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+        combine_into<Op, Acc, E, L, H>(lanes[Chain], k.template packet<L>(r, i + Chain * L));
       });
   }
   // from[0, count), elements start, start + 1, ... of the row, into o.
@@ -371,19 +359,17 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
 // o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
 // reduction given by their offsets, in row order, for i < n: one vector of L elements at a
 // time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
-// Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
-// into o in double. The last piece of m < L elements is read in parts of fewer lanes
-// (for_pieces), or, for a long kernel, from padded copies.
-template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
-          class Bases, std::size_t B, std::size_t S>
+// The last piece of m < L elements is read in parts of fewer lanes (for_pieces), or, for a
+// long kernel, from padded copies.
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel, class Bases,
+          std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
     std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
     std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
-  using part = std::conditional_t<Staged, fn::lanes_t<E, L>, fn::lanes_t<Acc, H>>;
-  constexpr std::size_t parts = Staged ? 1 : L / H;
-  constexpr std::size_t width = Staged ? L : H;
+  using part = fn::lanes_t<Acc, H>;
+  constexpr std::size_t parts = L / H;
   // (Unused entries repeat the first row.)
   const auto rows =
       with_indices<B>([&]<std::size_t... J>(index_constant<J>...) DIMGRAPH_ALWAYS_INLINE {
@@ -399,16 +385,12 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       for (; i + C * L <= n; i += C * L) {
         std::array<std::array<part, parts>, C> t;
         for (std::size_t c = 0; c < C; ++c)
-          for (std::size_t p = 0; p < parts; ++p) {
-            if constexpr (Staged) t[c][p] = simd::splat<simd::lane_t<E>, L>(0.0f);
-            else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
-          }
+          for (std::size_t p = 0; p < parts; ++p) t[c][p] = load_lanes<H>(o + i + c * L + p * H);
         for (std::size_t j = 0; j < count; ++j)
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            combine_into<Op, Acc, E, Staged, L, H>(t[Chain],
-                                                   k.template packet<L>(rows[j], i + Chain * L));
+            combine_into<Op, Acc, E, L, H>(t[Chain], k.template packet<L>(rows[j], i + Chain * L));
           });
-        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
+        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, L, H>(o + i + c * L, t[c]);
       }
   }
   // The rest, a vector at a time, acc strided or not; then the last piece of m < L elements
@@ -422,16 +404,12 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const std::size_t m = std::min(L, n - i);
     const bool whole = m == L && s == 1;
     std::array<part, parts> t;
-    if constexpr (Staged) {
-      t[0] = simd::splat<simd::lane_t<E>, L>(0.0f);
+    t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
+    if (whole) {
+      for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
     } else {
-      t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
-      if (whole) {
-        for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
-      } else {
-        for (std::size_t l = 0; l < m; ++l)
-          t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
-      }
+      for (std::size_t l = 0; l < m; ++l)
+        t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
     }
     for (std::size_t j = 0; j < count; ++j) {
       const Row* r = &rows[j];
@@ -444,16 +422,14 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
           at = 0;
         }
       }
-      combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
+      combine_into<Op, Acc, E, L, H>(t, k.template packet<L>(*r, at));
     }
     if (whole) {
-      finish_vector<Acc, Staged, L, H>(o + i, t);
+      finish_vector<Acc, L, H>(o + i, t);
     } else {
-      for (std::size_t l = 0; l < m; ++l) {
-        Acc* q = o + static_cast<std::ptrdiff_t>(i + l) * s;
-        if constexpr (Staged) *q += static_cast<double>(t[0][l]);
-        else store_lanes<1>(q, simd::splat<simd::lane_t<Acc>, 1>(t[l / width][l % width]));
-      }
+      for (std::size_t l = 0; l < m; ++l)
+        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s,
+                       simd::splat<simd::lane_t<Acc>, 1>(t[l / H][l % H]));
     }
   }
   // The last piece in parts: each part's M elements at o + i s combined with the rows' M
@@ -468,16 +444,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
         if (s == 1) store_lanes<M>(q, v);
         else store_lanes<M>(q, s, v);
       };
-      if constexpr (Staged) {
-        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
-        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], at);
-        store(load() + fn::as<Acc, E>(t));
-      } else {
-        auto t = load();
-        for (std::size_t j = 0; j < count; ++j)
-          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], at)));
-        store(t);
-      }
+      auto t = load();
+      for (std::size_t j = 0; j < count; ++j)
+        t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], at)));
+      store(t);
     });
 }
 
