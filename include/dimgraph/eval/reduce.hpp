@@ -53,8 +53,8 @@ template <class... Rs, class X>
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
-// so there a block is summed in float and then added into acc in double: each element of acc
-// is a double sum of float sums of at most block_rows terms.
+// so there the blocks are summed in float into a row of partial sums, which is added into acc
+// in double every partial_blocks blocks (below).
 //
 // Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
 // along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
