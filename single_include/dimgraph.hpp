@@ -6044,6 +6044,11 @@ template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V at_least(V x, value_t<V> c) {
   return bound<true>(x, c);
 }
+// x within [lo, hi]; NaN stays NaN.
+template <class V>
+DIMGRAPH_ALWAYS_INLINE inline V clamped(V x, value_t<V> lo, value_t<V> hi) {
+  return at_most(at_least(x, lo), hi);
+}
 
 // |magnitude| with the sign of `sign` (magnitude has its sign bit clear).
 template <class V>
@@ -6240,9 +6245,9 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
     return exp_sum_normal<Lo>(hi, lo);
   constexpr T lowest = layout<T>::is_float ? T(-104) : T(-746);
   constexpr T highest = layout<T>::is_float ? T(89) : T(710);
-  const int_t<V> clamped = (hi < lowest) | (hi > highest);
-  hi = at_most(at_least(hi, lowest), highest);  // NaN stays NaN
-  lo = clamped ? V{} : lo;
+  const int_t<V> outside = (hi < lowest) | (hi > highest);
+  hi = clamped(hi, lowest, highest);  // NaN stays NaN
+  lo = outside ? V{} : lo;
   const auto k = round_to_int(hi * log2e<T>);
   const V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T> + lo;
   const V e = T(1) + (r + r * r * expm1_poly(r));
@@ -6250,29 +6255,24 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum(V hi, V lo, std::bool_constant<Lo> = {})
   return e * pow2i<V>(k1) * pow2i<V>(k.integer - k1);
 }
 
-// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range.
+// x = k ln2 + r with |r| <= ln2 / 2, and expm1(r), for |x| within the exponent range, where
+// x = Scale a (1 or 2). For 2, k is rounded from a (the same product, exactly: the doubling is
+// off the chain of latencies). Paired: the polynomial in pairs (a shorter chain, other bits).
 template <class V>
 struct expm1_split {
   V p;
   V kf;  // k as float lanes
   int_t<V> k;
 };
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V x) {
+template <int Scale = 1, bool Paired = false, class V>
+DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V a) {
+  static_assert(Scale == 1 || Scale == 2, "dimgraph: expm1_reduce: the scale is 1 or 2");
   using T = value_t<V>;
-  const auto k = round_to_int(x * log2e<T>);
+  const auto k = round_to_int(a * (T(Scale) * log2e<T>));
+  V x = a;
+  if constexpr (Scale == 2) x = a + a;
   const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly(r), k.value, k.integer};
-}
-// The same for x = 2a, with k rounded from a (the same product, exactly: the doubling is off
-// the chain of latencies) and the polynomial in pairs.
-template <class V>
-DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce_twice(V a) {
-  using T = value_t<V>;
-  const auto k = round_to_int(a * (T(2) * log2e<T>));
-  const V x = a + a;
-  const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly<true>(r), k.value, k.integer};
+  return {r + r * r * expm1_poly<Paired>(r), k.value, k.integer};
 }
 
 // expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
@@ -6283,7 +6283,7 @@ DIMGRAPH_ALWAYS_INLINE inline V expm1_unsigned_zero(V x) {
   using L = layout<T>;
   constexpr T lowest = L::is_float ? T(-17.5) : T(-38);  // expm1 rounds to -1 below
   constexpr T highest = L::is_float ? T(89) : T(710);
-  x = at_most(at_least(x, lowest), highest);
+  x = clamped(x, lowest, highest);
   const expm1_split<V> e = expm1_reduce(x);
   const int_t<V> max_exponent = int_t<V>{} + L::bias;
   const int_t<V> kc = e.k > max_exponent ? max_exponent : e.k;
@@ -6596,7 +6596,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
   constexpr T saturated = layout<T>::is_float ? T(10) : T(20);
   const V a = at_most(abs(x), saturated);
   // expm1(2a) = 2^k expm1(r) + (2^k - 1), 2^k within range as 2a <= 2 saturated.
-  const expm1_split<V> em = expm1_reduce_twice(a);
+  const expm1_split<V> em = expm1_reduce<2, true>(a);
   const V s = times_pow2(fill<V>(T(1)), em.kf, em.k);
   const V e = s * em.p + (s - T(1));
   return with_sign_of(e / (e + T(2)), x);
@@ -6611,7 +6611,7 @@ DIMGRAPH_ALWAYS_INLINE inline V tanh_expm1(V x) {
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V tanh_rational(V x) {
   static_assert(layout<value_t<V>>::is_float);
-  const V a = at_most(at_least(x, -9.03f), 9.03f);  // (x's sign carries through: P, Q are even)
+  const V a = clamped(x, -9.03f, 9.03f);  // (x's sign carries through: P, Q are even)
   const V s = a * a;
   const V p = horner_serial(s, 1.0f, 0x1.0bf95ap-3f, 0x1.96eec2p-9f, 0x1.767afap-17f,
                             -0x1.5bc4aep-26f, 0x1.d0a912p-35f, -0x1.7e6776p-44f);
@@ -6646,7 +6646,7 @@ DIMGRAPH_ALWAYS_INLINE inline V sigmoid(V x) {
     constexpr T limit = math::normal_exp_limit<T>;
     if (all_lanes_less(math::abs(x), math::fill<V>(limit))) [[likely]]
       return T(1) / (T(1) + math::exp_sum_normal<false>(-x, V{}));
-    const V capped = math::at_most(math::at_least(x, -limit), limit);
+    const V capped = math::clamped(x, -limit, limit);
     const V near = T(1) / (T(1) + math::exp_sum_normal<false>(-capped, V{}));
     // (A NaN lane is given back as it is: exp_sum_normal's exponent arithmetic may turn it
     // into a number.)
@@ -6683,7 +6683,7 @@ DIMGRAPH_ALWAYS_INLINE inline V erf_rational(V x) {
                             0x1.28208ep-13f, -0x1.0502fep-19f, 0x1.5316d4p-26f);
   const V q =
       horner_serial(s, 1.0f, 0x1.056076p-1f, 0x1.d6ff52p-4f, 0x1.d621eep-7f, 0x1.f38cccp-11f);
-  return at_most(at_least(x * p / q, -1.0f), 1.0f);
+  return clamped(x * p / q, -1.0f, 1.0f);
 }
 
 // gelu(x) = x / 2 (1 + erf(x / sqrt2)) (PyTorch's exact GELU). For x / sqrt2 <= -0.75 it is
@@ -10110,18 +10110,12 @@ DIMGRAPH_ALWAYS_INLINE inline std::array<T, N> combine_parts(std::array<T, N> a,
 }
 
 // A vertical reduction's registers for one vector of L elements (of type E) of an acc row:
-// Staged, one vector of E, the sum from 0; otherwise L / H parts of H lanes of Acc, from acc.
-// t = Op(t, v):
-template <class Op, class Acc, class E, bool Staged, std::size_t L, std::size_t H, class T,
-          std::size_t N>
+// L / H parts of H lanes of Acc, from acc. t = Op(t, v):
+template <class Op, class Acc, class E, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void combine_into(std::array<T, N>& t, fn::lanes_t<E, L> v) {
-  if constexpr (Staged) {
-    t[0] += v;
-  } else {
-    for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
-    });
-  }
+  for_each_index<N>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
+    t[P] = Op::combine(t[P], widened_part<Acc, E, H, P>(v));
+  });
 }
 
 // sum (a number of type Acc, or one lane of it) combined with Op (NaN-propagating) with the
@@ -10242,7 +10236,7 @@ DIMGRAPH_ALWAYS_INLINE inline void reduce_across(const Kernel& k, const Row& r, 
                            lanes[Chain][0] = Op::combine_numbers(lanes[Chain][0], v);
                            screen[Chain] += v;
                          } else {
-                           combine_into<Op, Acc, E, false, L, H>(lanes[Chain], v);
+                           combine_into<Op, Acc, E, L, H>(lanes[Chain], v);
                          }
                        };
   constexpr bool float_sum = std::is_same_v<Acc, double> && std::is_same_v<E, float> &&
@@ -10347,16 +10341,10 @@ template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Ke
   reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
-// and t written to the L elements of acc at o (contiguous).
-template <class Acc, bool Staged, std::size_t L, std::size_t H, class T, std::size_t N>
+// t, L / H parts of H lanes, written to the L elements of acc at o (contiguous).
+template <class Acc, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
-  if constexpr (Staged) {
-    for_each_index<L / H>([&]<std::size_t P>(index_constant<P>) DIMGRAPH_ALWAYS_INLINE {
-      store_lanes<H>(o + P * H, load_lanes<H>(o + P * H) + widened_part<double, float, H, P>(t[0]));
-    });
-  } else {
-    for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
-  }
+  for (std::size_t p = 0; p < N; ++p) store_lanes<H>(o + p * H, t[p]);
 }
 
 // o[j] = Op(o[j], element j + q n of the row r of total elements) for j < n and every q: a
@@ -10389,13 +10377,13 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
           t[Chain] += k.template packet<L>(r, i + Chain * L);
         });
       for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-        combine_into<Op, Acc, E, false, L, H>(lanes[Chain], t[Chain]);
+        combine_into<Op, Acc, E, L, H>(lanes[Chain], t[Chain]);
       });
     }
   } else {
     for (; i < chunks_end; i += C * L)
       for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-        combine_into<Op, Acc, E, false, L, H>(lanes[Chain], k.template packet<L>(r, i + Chain * L));
+        combine_into<Op, Acc, E, L, H>(lanes[Chain], k.template packet<L>(r, i + Chain * L));
       });
   }
   // from[0, count), elements start, start + 1, ... of the row, into o.
@@ -10428,19 +10416,17 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
 // o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
 // reduction given by their offsets, in row order, for i < n: one vector of L elements at a
 // time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
-// Staged (float sums into double): the vector's sum over the rows in float, from 0, then added
-// into o in double. The last piece of m < L elements is read in parts of fewer lanes
-// (for_pieces), or, for a long kernel, from padded copies.
-template <class Op, class Acc, bool Staged, std::size_t L, std::size_t H, class Row, class Kernel,
-          class Bases, std::size_t B, std::size_t S>
+// The last piece of m < L elements is read in parts of fewer lanes (for_pieces), or, for a
+// long kernel, from padded copies.
+template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel, class Bases,
+          std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const Kernel& k, const Bases& bases, const std::array<std::array<std::ptrdiff_t, S>, B>& off,
     std::size_t count, const std::array<std::ptrdiff_t, S>& step, std::size_t n, Acc* o,
     std::ptrdiff_t s, const std::ptrdiff_t* leaf_step, const std::size_t* leaf_bytes) {
   using E = typename Kernel::value_type;
-  using part = std::conditional_t<Staged, fn::lanes_t<E, L>, fn::lanes_t<Acc, H>>;
-  constexpr std::size_t parts = Staged ? 1 : L / H;
-  constexpr std::size_t width = Staged ? L : H;
+  using part = fn::lanes_t<Acc, H>;
+  constexpr std::size_t parts = L / H;
   // (Unused entries repeat the first row.)
   const auto rows =
       with_indices<B>([&]<std::size_t... J>(index_constant<J>...) DIMGRAPH_ALWAYS_INLINE {
@@ -10456,16 +10442,12 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
       for (; i + C * L <= n; i += C * L) {
         std::array<std::array<part, parts>, C> t;
         for (std::size_t c = 0; c < C; ++c)
-          for (std::size_t p = 0; p < parts; ++p) {
-            if constexpr (Staged) t[c][p] = simd::splat<simd::lane_t<E>, L>(0.0f);
-            else t[c][p] = load_lanes<H>(o + i + c * L + p * H);
-          }
+          for (std::size_t p = 0; p < parts; ++p) t[c][p] = load_lanes<H>(o + i + c * L + p * H);
         for (std::size_t j = 0; j < count; ++j)
           for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            combine_into<Op, Acc, E, Staged, L, H>(t[Chain],
-                                                   k.template packet<L>(rows[j], i + Chain * L));
+            combine_into<Op, Acc, E, L, H>(t[Chain], k.template packet<L>(rows[j], i + Chain * L));
           });
-        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, Staged, L, H>(o + i + c * L, t[c]);
+        for (std::size_t c = 0; c < C; ++c) finish_vector<Acc, L, H>(o + i + c * L, t[c]);
       }
   }
   // The rest, a vector at a time, acc strided or not; then the last piece of m < L elements
@@ -10479,16 +10461,12 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
     const std::size_t m = std::min(L, n - i);
     const bool whole = m == L && s == 1;
     std::array<part, parts> t;
-    if constexpr (Staged) {
-      t[0] = simd::splat<simd::lane_t<E>, L>(0.0f);
+    t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
+    if (whole) {
+      for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
     } else {
-      t.fill(simd::splat<simd::lane_t<Acc>, H>(fn::lane_of(Op::template identity<Acc>())));
-      if (whole) {
-        for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + p * H);
-      } else {
-        for (std::size_t l = 0; l < m; ++l)
-          t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
-      }
+      for (std::size_t l = 0; l < m; ++l)
+        t[l / H][l % H] = load_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s)[0];
     }
     for (std::size_t j = 0; j < count; ++j) {
       const Row* r = &rows[j];
@@ -10501,16 +10479,14 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
           at = 0;
         }
       }
-      combine_into<Op, Acc, E, Staged, L, H>(t, k.template packet<L>(*r, at));
+      combine_into<Op, Acc, E, L, H>(t, k.template packet<L>(*r, at));
     }
     if (whole) {
-      finish_vector<Acc, Staged, L, H>(o + i, t);
+      finish_vector<Acc, L, H>(o + i, t);
     } else {
-      for (std::size_t l = 0; l < m; ++l) {
-        Acc* q = o + static_cast<std::ptrdiff_t>(i + l) * s;
-        if constexpr (Staged) *q += static_cast<double>(t[0][l]);
-        else store_lanes<1>(q, simd::splat<simd::lane_t<Acc>, 1>(t[l / width][l % width]));
-      }
+      for (std::size_t l = 0; l < m; ++l)
+        store_lanes<1>(o + static_cast<std::ptrdiff_t>(i + l) * s,
+                       simd::splat<simd::lane_t<Acc>, 1>(t[l / H][l % H]));
     }
   }
   // The last piece in parts: each part's M elements at o + i s combined with the rows' M
@@ -10525,16 +10501,10 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
         if (s == 1) store_lanes<M>(q, v);
         else store_lanes<M>(q, s, v);
       };
-      if constexpr (Staged) {
-        auto t = simd::splat<simd::lane_t<E>, M>(0.0f);
-        for (std::size_t j = 0; j < count; ++j) t += k.template packet<M>(rows[j], at);
-        store(load() + fn::as<Acc, E>(t));
-      } else {
-        auto t = load();
-        for (std::size_t j = 0; j < count; ++j)
-          t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], at)));
-        store(t);
-      }
+      auto t = load();
+      for (std::size_t j = 0; j < count; ++j)
+        t = Op::combine(t, fn::as<Acc, E>(k.template packet<M>(rows[j], at)));
+      store(t);
     });
 }
 
@@ -10568,8 +10538,8 @@ template <class... Rs, class X>
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
-// so there a block is summed in float and then added into acc in double: each element of acc
-// is a double sum of float sums of at most block_rows terms.
+// so there the blocks are summed in float into a row of partial sums, which is added into acc
+// in double every partial_blocks blocks (below).
 //
 // Out of line, and compiled once per op and input type: acc enters as a pointer and its strides
 // along x's dims (0 along the reduced ones), so every reduction of the same x with the same op
@@ -10599,6 +10569,29 @@ bool rows_follow_each_other(const Plan& group, const std::array<std::ptrdiff_t, 
     }
   }
   return true;
+}
+
+// A float sum's vertical blocks go into a float row of partial sums, which is added into the
+// double accumulators every partial_blocks blocks (each element of acc is then a double sum
+// of float sums of at most partial_blocks float sums of at most block_rows terms). Adding
+// each block's float sums into double instead (a conversion, a load, an add and a store per
+// vector) took 1.14 of a float loop's time in W4a on a Zen 4.
+inline constexpr std::size_t partial_blocks = 16;
+
+// The float row of partial sums for n elements, kept per thread and reused.
+inline float* partial_row(std::size_t n) {
+  static thread_local heap_storage<float> kept;
+  if (kept.size() < n) kept = heap_storage<float>(for_overwrite_t{}, n);
+  return kept.data();
+}
+
+// o[j s] += partial[j] in double, and partial[j] = 0, for j < n.
+DIMGRAPH_NOINLINE inline void add_partial_row(double* o, std::ptrdiff_t s, float* partial,
+                                              std::size_t n) {
+  for (std::size_t j = 0; j < n; ++j) {
+    o[static_cast<std::ptrdiff_t>(j) * s] += static_cast<double>(partial[j]);
+    partial[j] = 0.0f;
+  }
 }
 
 template <class Op, class Acc, class X>
@@ -10696,12 +10689,28 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
               return;
             }
           // Vertical: the group's rows in blocks of up to block_rows, each block reduced
-          // into o one vector at a time (a register tile over the block's rows).
+          // into o one vector at a time (a register tile over the block's rows). A float sum
+          // reduces its blocks into a float row first, added into o (double) every
+          // partial_blocks blocks and at the end.
           std::array<offsets, block_rows> block;
-          std::size_t count = 0;
+          std::size_t count = 0, blocks = 0;
+          float* partial = nullptr;
+          if constexpr (staged) {
+            partial = partial_row(n);
+            std::fill_n(partial, n, 0.0f);
+          }
           const auto run_block = [&]() DIMGRAPH_ALWAYS_INLINE {
-            reduce_block<Op, Acc, staged, L, H, row_t>(k, bases, block, count, step, n, o, step[0],
-                                                       leaf_step.data(), table.leaf_bytes.data());
+            if constexpr (staged) {
+              reduce_block<Op, float, L, L, row_t>(k, bases, block, count, step, n, partial, 1,
+                                                   leaf_step.data(), table.leaf_bytes.data());
+              if (++blocks == partial_blocks) {
+                add_partial_row(o, step[0], partial, n);
+                blocks = 0;
+              }
+            } else {
+              reduce_block<Op, Acc, L, H, row_t>(k, bases, block, count, step, n, o, step[0],
+                                                 leaf_step.data(), table.leaf_bytes.data());
+            }
             count = 0;
           };
           for_each_row<1, false>(group, [&](const offsets& at, std::size_t) DIMGRAPH_ALWAYS_INLINE {
@@ -10709,6 +10718,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
             if (++count == block_rows) run_block();
           });
           if (count != 0) run_block();
+          if constexpr (staged)
+            if (blocks != 0) add_partial_row(o, step[0], partial, n);
         },
         per_group, !across);
   };
@@ -11233,6 +11244,13 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_multiply_add(V& acc, const X& x, const V
   else acc += x * y;
 }
 
+// The lanes of a vector type (1 for a scalar).
+template <class V>
+inline constexpr std::size_t gemm_lanes_of = [] {
+  if constexpr (std::is_arithmetic_v<V>) return std::size_t{1};
+  else return sizeof(V) / sizeof(std::remove_cvref_t<decltype(std::declval<V>()[0])>);
+}();
+
 // The sum of a vector's lanes as a tree: its two halves added lane by lane, then the halves of
 // that, down to one lane (log2 L adds on the vector unit, where a sum in lane order is L
 // dependent scalar adds, each after a lane extract: in a product of depth 256 that was as much
@@ -11255,6 +11273,51 @@ DIMGRAPH_ALWAYS_INLINE inline T gemm_lane_sum(const V& v) {
     std::memcpy(&lo, &v, sizeof(half));
     std::memcpy(&hi, reinterpret_cast<const unsigned char*>(&v) + sizeof(half), sizeof(half));
     return gemm_lane_sum<T>(lo + hi);
+  }
+}
+
+// out = the lanes of x and y in blocks of B, the even blocks of each half of the pair (x's
+// first, then y's) plus the odd ones: a level of gemm_lane_sums. (Vectors by reference: see
+// gemm_multiply_add.)
+template <std::size_t B, class V, std::size_t... I>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_pair_sum(V& out, const V& x, const V& y,
+                                                 std::index_sequence<I...>) {
+  constexpr std::size_t L = sizeof...(I), H = L / 2;
+  out = __builtin_shufflevector(x, y,
+                                static_cast<int>(I / H * L + 2 * (I % H / B) * B + I % H % B)...) +
+        __builtin_shufflevector(
+            x, y, static_cast<int>(I / H * L + (2 * (I % H / B) + 1) * B + I % H % B)...);
+}
+template <std::size_t B, class V, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_sum_levels(V& out, const std::array<V, N>& v) {
+  if constexpr (N == 1) {
+    out = v[0];
+  } else {
+    std::array<V, N / 2> w;
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < N / 2; ++i)
+      gemm_pair_sum<B>(w[i], v[2 * i], v[2 * i + 1], std::make_index_sequence<gemm_lanes_of<V>>{});
+    gemm_sum_levels<B / 2>(out, w);
+  }
+}
+
+// The lane sums of N vectors of L lanes (N a multiple of L), L at a time: sums[i] =
+// gemm_lane_sum(v[i]), added in the same order, so the same bits. Each level adds the two
+// halves of every vector's partial sums for two vectors at once (two shuffles and one add per
+// pair), so L sums take L - 1 adds where one at a time took L log2 L adds and extracts (a
+// sixth of gemm_dots' time at m = 25, k = 512 with 16 lanes).
+template <class T, class V, std::size_t N>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_lane_sums(const std::array<V, N>& v, T* sums) {
+  constexpr std::size_t L = gemm_lanes_of<V>;
+  static_assert(N % L == 0);
+  DIMGRAPH_UNROLL
+  for (std::size_t g = 0; g < N / L; ++g) {
+    std::array<V, L> part;
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < L; ++i) part[i] = v[g * L + i];
+    V total;
+    gemm_sum_levels<L / 2>(total, part);
+    std::memcpy(sums + g * L, &total, sizeof(V));
   }
 }
 
@@ -11504,6 +11567,18 @@ T* gemm_scratch(std::size_t slot, std::size_t count) {
   return kept[slot].data();
 }
 
+// Asks for the part of C a tile writes, or adds to, while the micro-kernel runs: in a product
+// whose C is larger than the L2 cache, each depth block after the first reads C again from
+// further out, one tile's rows apart.
+template <class T>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_prefetch_tile(const matmul_operands<T>& op, std::size_t m0,
+                                                      std::size_t mr, std::size_t n0,
+                                                      std::size_t nr) {
+  if (!op.cn->unit()) return;
+  for (std::size_t i = 0; i < mr; ++i)
+    gemm_prefetch(op.c + op.cm->at(m0 + i) + op.cn->at(n0), nr * sizeof(T));
+}
+
 // The blocked product (Goto's loop order): a KC x NC panel of B is packed once and reused
 // by every MC x KC block of A; the micro-kernel runs over their MR x NR tiles. With packed_b
 // (B packed whole by gemm_pack_b, for the same n, k and Isa), the panels are read from there.
@@ -11531,6 +11606,7 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
         gemm_pack<MR>(apack, op.a, *op.am, *op.ak, ic, mc, pc, kc);
         for (std::size_t jr = 0; jr < nc; jr += NR) {
           for (std::size_t ir = 0; ir < mc; ir += MR) {
+            gemm_prefetch_tile(op, ic + ir, std::min(MR, mc - ir), jc + jr, std::min(NR, nc - jr));
             if constexpr (std::is_same_v<Isa, gemm_target_isa>)
               gemm_micro_tile_apart<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
             else gemm_micro_tile<T, Isa, MR, NR>(kc, apack + ir * kc, bp + jr * kc, tile);
@@ -11719,54 +11795,88 @@ DIMGRAPH_GEMM_KERNEL void gemm_rows(const matmul_operands<T>& op, std::size_t m,
   }
 }
 
+// One MR x NR tile of gemm_dots at rows i0.. and columns j0..: MR * NR dot products, each
+// summed in a vector of partial sums, straight from the operands' rows. Columns past n repeat
+// the last one and are not stored.
+template <class T, class Isa, std::size_t MR, std::size_t NR>
+DIMGRAPH_ALWAYS_INLINE inline void gemm_dots_tile(const matmul_operands<T>& op,
+                                                  const std::array<const T*, NR>& b, std::size_t i0,
+                                                  std::size_t j0, std::size_t n, std::size_t k) {
+  using V = typename gemm_blocking<T, Isa>::vector;
+  constexpr std::size_t L = gemm_blocking<T, Isa>::lanes;
+  std::array<const T*, MR> a{};
+  for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(i0 + i);
+  V acc[MR][NR] = {};
+  std::size_t p = 0;
+  for (; p + L <= k; p += L) {
+    V bv[NR];
+    DIMGRAPH_UNROLL
+    for (std::size_t j = 0; j < NR; ++j) gemm_load_kept(bv[j], b[j] + p);
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < MR; ++i) {
+      V av;
+      gemm_load_kept(av, a[i] + p);
+      DIMGRAPH_UNROLL
+      for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
+    }
+  }
+  // The lane sums of every partial sum at once, the accumulators padded with zeros to a
+  // multiple of L (the compiler folds the additions of zeros away). acc itself is read at
+  // indices known at compile time only, which keeps it in registers (indexed by the loop
+  // below, bounded by n, it became a zeroed copy in memory: a memset and 16 stores per tile).
+  alignas(64) T totals[(MR * NR + L - 1) / L * L];
+  if constexpr (L > 1) {
+    std::array<V, (MR * NR + L - 1) / L * L> flat{};
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < MR; ++i) {
+      DIMGRAPH_UNROLL
+      for (std::size_t j = 0; j < NR; ++j) flat[i * NR + j] = acc[i][j];
+    }
+    gemm_lane_sums(flat, totals);
+  } else {
+    DIMGRAPH_UNROLL
+    for (std::size_t i = 0; i < MR; ++i) {
+      DIMGRAPH_UNROLL
+      for (std::size_t j = 0; j < NR; ++j) totals[i * NR + j] = gemm_lane_sum<T>(acc[i][j]);
+    }
+  }
+  for (std::size_t i = 0; i < MR; ++i)
+    for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
+      T sum = totals[i * NR + j];
+      for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
+      op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
+    }
+}
+
 // The product when both operands are contiguous along the depth and B's columns are not
-// (x . W with W[out, in]): each MR x NR tile of C is MR * NR dot products, each summed in a
-// vector of partial sums, straight from the operands' rows. No packing: for B that would be
-// a transpose, which costs more than the product itself when m is small. Edge tiles repeat
-// the last row or column and store only the valid part.
+// (x . W with W[out, in]): MR x NR tiles of C (gemm_dots_tile). No packing: for B that would be
+// a transpose, which costs more than the product itself when m is small. The last rows that
+// do not fill a tile run in a tile of their own height (repeating a row instead took 1.12 of
+// the time at m = 25).
 template <class T, class Isa = gemm_target_isa>
 DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n,
                                     std::size_t k) {
-  using V = typename gemm_blocking<T, Isa>::vector;
   // The tile's MR * NR partial sums, NR vectors of B and one of A (and a product, without
   // fused multiply-add) stay in registers: 3 x 3 with 16 vector registers, 4 x 4 with 32.
-  constexpr std::size_t MR = Isa::vector_registers >= 32 ? 4 : 3, NR = MR,
-                        L = gemm_blocking<T, Isa>::lanes;
-  std::array<const T*, MR> a{};
+  constexpr std::size_t MR = Isa::vector_registers >= 32 ? 4 : 3, NR = MR;
+  const std::size_t full = m / MR * MR;
   std::array<const T*, NR> b{};
   for (std::size_t j0 = 0; j0 < n; j0 += NR) {
     for (std::size_t j = 0; j < NR; ++j) b[j] = op.b + op.bn->at(std::min(j0 + j, n - 1));
-    for (std::size_t i0 = 0; i0 < m; i0 += MR) {
-      for (std::size_t i = 0; i < MR; ++i) a[i] = op.a + op.am->at(std::min(i0 + i, m - 1));
-      V acc[MR][NR] = {};
-      std::size_t p = 0;
-      for (; p + L <= k; p += L) {
-        V bv[NR];
-        DIMGRAPH_UNROLL
-        for (std::size_t j = 0; j < NR; ++j) gemm_load_kept(bv[j], b[j] + p);
-        DIMGRAPH_UNROLL
-        for (std::size_t i = 0; i < MR; ++i) {
-          V av;
-          gemm_load_kept(av, a[i] + p);
-          DIMGRAPH_UNROLL
-          for (std::size_t j = 0; j < NR; ++j) gemm_multiply_add(acc[i][j], av, bv[j]);
-        }
-      }
-      // The partial sums copied out at indices known at compile time: acc itself is never
-      // indexed at run time (as the loop below, bounded by m and n, does), which keeps it in
-      // registers rather than in a zeroed copy in memory (a memset and 16 stores per tile).
-      V sums[MR][NR];
-      DIMGRAPH_UNROLL
-      for (std::size_t i = 0; i < MR; ++i) {
-        DIMGRAPH_UNROLL
-        for (std::size_t j = 0; j < NR; ++j) sums[i][j] = acc[i][j];
-      }
-      for (std::size_t i = 0; i < MR && i0 + i < m; ++i)
-        for (std::size_t j = 0; j < NR && j0 + j < n; ++j) {
-          T sum = gemm_lane_sum<T>(sums[i][j]);
-          for (std::size_t q = p; q < k; ++q) sum = multiply_add<Isa::fma>(sum, a[i][q], b[j][q]);
-          op.c[op.cm->at(i0 + i) + op.cn->at(j0 + j)] = sum;
-        }
+    for (std::size_t i0 = 0; i0 < full; i0 += MR)
+      gemm_dots_tile<T, Isa, MR, NR>(op, b, i0, j0, n, k);
+    switch (m - full) {
+      case 1:
+        gemm_dots_tile<T, Isa, 1, NR>(op, b, full, j0, n, k);
+        break;
+      case 2:
+        gemm_dots_tile<T, Isa, 2, NR>(op, b, full, j0, n, k);
+        break;
+      case 3:
+        if constexpr (MR > 3) gemm_dots_tile<T, Isa, 3, NR>(op, b, full, j0, n, k);
+        break;
+      default:
+        break;
     }
   }
 }
