@@ -132,7 +132,7 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_dots_tile(const matmul_operands<T>& op,
 // The product when both operands are contiguous along the depth and B's columns are not
 // (x . W with W[out, in]): MR x NR tiles of C (gemm_dots_tile). No packing: for B that would be
 // a transpose, which costs more than the product itself when m is small. The last rows that
-// do not fill a tile run in a tile of their own height (repeating a row instead took 1.12 of
+// do not fill a tile run in a tile of their own height (repeating a row instead took 1.1 of
 // the time at m = 25).
 template <class T, class Isa = gemm_target_isa>
 DIMGRAPH_GEMM_KERNEL void gemm_dots(const matmul_operands<T>& op, std::size_t m, std::size_t n,

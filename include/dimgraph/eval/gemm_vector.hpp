@@ -242,8 +242,8 @@ DIMGRAPH_ALWAYS_INLINE inline void gemm_sum_levels(V& out, const std::array<V, N
 // The lane sums of N vectors of L lanes (N a multiple of L), L at a time: sums[i] =
 // gemm_lane_sum(v[i]), added in the same order, so the same bits. Each level adds the two
 // halves of every vector's partial sums for two vectors at once (two shuffles and one add per
-// pair), so L sums take L - 1 adds where one at a time took L log2 L adds and extracts (a
-// sixth of gemm_dots' time at m = 25, k = 512 with 16 lanes).
+// pair), so L sums take L - 1 adds where one at a time took L log2 L adds and extracts
+// (gemm_dots took 0.95 of its time at m = 25 to 48, n = 1024, k = 512, with 16 lanes).
 template <class T, class V, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void gemm_lane_sums(const std::array<V, N>& v, T* sums) {
   constexpr std::size_t L = gemm_lanes_of<V>;
