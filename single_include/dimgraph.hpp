@@ -10066,16 +10066,22 @@ DIMGRAPH_WIDE_END
 // write-back of the result.
 
 
+// ---- begin dimgraph/eval/reduce_down.hpp
+// The row kernels of a reduction that reduce down: a block of rows reduced into an acc row
+// (reduce_block), and rows that follow each other into a narrow acc row (reduce_periodic), in
+// registers.
+
+
 // ---- begin dimgraph/eval/reduce_rows.hpp
-// The row kernels of a reduction: a row reduced across into one element (reduce_across), and
-// a block of rows reduced down into an acc row (reduce_block), in registers.
+// The row kernels of a reduction that reduce across a row into one element (reduce_across),
+// and the lane helpers they share with the kernels that reduce down (eval/reduce_down.hpp).
 
 
 
 namespace dimgraph::detail {
 
 // A vertical reduction's rows are reduced in blocks of this many (see accumulate); a float
-// sum adds a block in float before adding it into the double accumulators.
+// sum reduces a block in float (then into a float row of partial sums, eval/reduce.hpp).
 inline constexpr std::size_t block_rows = 16;
 
 // Lanes [P * H, P * H + H) of v (lanes of elements E), converted to To. (To may be wider
@@ -10341,6 +10347,11 @@ template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Ke
   reduce_across<Op, Acc, L, H, Row, Kernel, true>(k, r, n, o, leaf_step, leaf_bytes);
 }
 
+}  // namespace dimgraph::detail
+// ---- end dimgraph/eval/reduce_rows.hpp
+
+namespace dimgraph::detail {
+
 // t, L / H parts of H lanes, written to the L elements of acc at o (contiguous).
 template <class Acc, std::size_t L, std::size_t H, class T, std::size_t N>
 DIMGRAPH_ALWAYS_INLINE inline void finish_vector(Acc* o, const std::array<T, N>& t) {
@@ -10509,7 +10520,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
 }
 
 }  // namespace dimgraph::detail
-// ---- end dimgraph/eval/reduce_rows.hpp
+// ---- end dimgraph/eval/reduce_down.hpp
 
 namespace dimgraph::detail {
 

@@ -19,6 +19,7 @@
 #include "dimgraph/eval/elementwise.hpp"
 #include "dimgraph/eval/loop.hpp"
 #include "dimgraph/eval/plan.hpp"
+#include "dimgraph/eval/reduce_down.hpp"
 #include "dimgraph/eval/reduce_rows.hpp"
 #include "dimgraph/eval/store.hpp"
 #include "dimgraph/eval/table.hpp"
