@@ -4769,6 +4769,16 @@ class inline_storage {
   alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N];
 };
 
+// At least count elements of T, not initialised, kept per thread and per Tag and reused: scratch
+// for a kernel that needs the same buffer call after call (a fresh allocation per call is
+// fresh pages, whose faults and zeroing cost a tenth of an LSTM's time). 64-byte aligned.
+template <class T, class Tag>
+T* thread_scratch(std::size_t count) {
+  static thread_local heap_storage<T> kept;
+  if (kept.size() < count) kept = heap_storage<T>(for_overwrite_t{}, count);
+  return kept.data();
+}
+
 }  // namespace dimgraph::detail
 // ---- end dimgraph/tensor/storage.hpp
 
@@ -10589,12 +10599,8 @@ bool rows_follow_each_other(const Plan& group, const std::array<std::ptrdiff_t, 
 // vector) took 1.14 of a float loop's time in W4a on a Zen 4.
 inline constexpr std::size_t partial_blocks = 16;
 
-// The float row of partial sums for n elements, kept per thread and reused.
-inline float* partial_row(std::size_t n) {
-  static thread_local heap_storage<float> kept;
-  if (kept.size() < n) kept = heap_storage<float>(for_overwrite_t{}, n);
-  return kept.data();
-}
+// The float row of partial sums (thread_scratch).
+struct partial_row_scratch {};
 
 // o[j s] += partial[j] in double, and partial[j] = 0, for j < n.
 DIMGRAPH_NOINLINE inline void add_partial_row(double* o, std::ptrdiff_t s, float* partial,
@@ -10707,7 +10713,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           std::size_t count = 0, blocks = 0;
           float* partial = nullptr;
           if constexpr (staged) {
-            partial = partial_row(n);
+            partial = thread_scratch<float, partial_row_scratch>(n);
             std::fill_n(partial, n, 0.0f);
           }
           const auto run_block = [&]() DIMGRAPH_ALWAYS_INLINE {
@@ -11567,16 +11573,9 @@ void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_
                          std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
 }
 
-// Scratch for the blocked kernel's packed blocks (slot 0: B's panel, up to KC x NC; slot 1:
-// A's block), kept per thread and reused: a panel is up to a few MiB, and a fresh allocation
-// per product is fresh pages (the page faults and zeroing took a tenth of an LSTM's time).
-// 64-byte aligned, as a tensor's elements.
-template <class T>
-T* gemm_scratch(std::size_t slot, std::size_t count) {
-  static thread_local heap_storage<T> kept[2];
-  if (kept[slot].size() < count) kept[slot] = heap_storage<T>(for_overwrite_t{}, count);
-  return kept[slot].data();
-}
+// The blocked kernel's scratch (thread_scratch): B's panel, up to KC x NC, and A's block.
+struct gemm_b_panel_scratch {};
+struct gemm_a_block_scratch {};
 
 // Asks for the part of C a tile writes, or adds to, while the micro-kernel runs: in a product
 // whose C is larger than the L2 cache, each depth block after the first reads C again from
@@ -11603,8 +11602,8 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
   const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  T* const bpack = packed_b ? nullptr : gemm_scratch<T>(0, kc_max * nc_max);
-  T* const apack = gemm_scratch<T>(1, kc_max * mc_max);
+  T* const bpack = packed_b ? nullptr : thread_scratch<T, gemm_b_panel_scratch>(kc_max * nc_max);
+  T* const apack = thread_scratch<T, gemm_a_block_scratch>(kc_max * mc_max);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);

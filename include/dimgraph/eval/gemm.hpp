@@ -231,16 +231,9 @@ void gemm_pack_b(T* out, const matmul_operands<T>& op, std::size_t n, std::size_
                          std::min(blk::nc, n - jc), pc, std::min(blk::kc, k - pc));
 }
 
-// Scratch for the blocked kernel's packed blocks (slot 0: B's panel, up to KC x NC; slot 1:
-// A's block), kept per thread and reused: a panel is up to a few MiB, and a fresh allocation
-// per product is fresh pages (the page faults and zeroing took a tenth of an LSTM's time).
-// 64-byte aligned, as a tensor's elements.
-template <class T>
-T* gemm_scratch(std::size_t slot, std::size_t count) {
-  static thread_local heap_storage<T> kept[2];
-  if (kept[slot].size() < count) kept[slot] = heap_storage<T>(for_overwrite_t{}, count);
-  return kept[slot].data();
-}
+// The blocked kernel's scratch (thread_scratch): B's panel, up to KC x NC, and A's block.
+struct gemm_b_panel_scratch {};
+struct gemm_a_block_scratch {};
 
 // Asks for the part of C a tile writes, or adds to, while the micro-kernel runs: in a product
 // whose C is larger than the L2 cache, each depth block after the first reads C again from
@@ -267,8 +260,8 @@ DIMGRAPH_GEMM_KERNEL void gemm_blocked(const matmul_operands<T>& op, std::size_t
   const std::size_t mc_max = std::min(blk::mc, (m + MR - 1) / MR * MR);
   const gemm_b_layout<T, Isa> layout(n, k);
   // (Not zero-filled: gemm_pack writes every element the micro-kernel reads.)
-  T* const bpack = packed_b ? nullptr : gemm_scratch<T>(0, kc_max * nc_max);
-  T* const apack = gemm_scratch<T>(1, kc_max * mc_max);
+  T* const bpack = packed_b ? nullptr : thread_scratch<T, gemm_b_panel_scratch>(kc_max * nc_max);
+  T* const apack = thread_scratch<T, gemm_a_block_scratch>(kc_max * mc_max);
   alignas(64) T tile[MR][NR];
   for (std::size_t jc = 0; jc < n; jc += blk::nc) {
     const std::size_t nc = std::min(blk::nc, n - jc);

@@ -94,12 +94,8 @@ bool rows_follow_each_other(const Plan& group, const std::array<std::ptrdiff_t, 
 // vector) took 1.14 of a float loop's time in W4a on a Zen 4.
 inline constexpr std::size_t partial_blocks = 16;
 
-// The float row of partial sums for n elements, kept per thread and reused.
-inline float* partial_row(std::size_t n) {
-  static thread_local heap_storage<float> kept;
-  if (kept.size() < n) kept = heap_storage<float>(for_overwrite_t{}, n);
-  return kept.data();
-}
+// The float row of partial sums (thread_scratch).
+struct partial_row_scratch {};
 
 // o[j s] += partial[j] in double, and partial[j] = 0, for j < n.
 DIMGRAPH_NOINLINE inline void add_partial_row(double* o, std::ptrdiff_t s, float* partial,
@@ -212,7 +208,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           std::size_t count = 0, blocks = 0;
           float* partial = nullptr;
           if constexpr (staged) {
-            partial = partial_row(n);
+            partial = thread_scratch<float, partial_row_scratch>(n);
             std::fill_n(partial, n, 0.0f);
           }
           const auto run_block = [&]() DIMGRAPH_ALWAYS_INLINE {

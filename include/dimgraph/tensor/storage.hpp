@@ -116,4 +116,14 @@ class inline_storage {
   alignas(inline_alignment<T, N>) T data_[N == 0 ? 1 : N];
 };
 
+// At least count elements of T, not initialised, kept per thread and per Tag and reused: scratch
+// for a kernel that needs the same buffer call after call (a fresh allocation per call is
+// fresh pages, whose faults and zeroing cost a tenth of an LSTM's time). 64-byte aligned.
+template <class T, class Tag>
+T* thread_scratch(std::size_t count) {
+  static thread_local heap_storage<T> kept;
+  if (kept.size() < count) kept = heap_storage<T>(for_overwrite_t{}, count);
+  return kept.data();
+}
+
 }  // namespace dimgraph::detail

@@ -287,7 +287,7 @@ TEST_CASE(
     }
   for (std::size_t count :
        {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{100003}}) {
-    CHECK(aligned(d::gemm_scratch<float>(0, count)));
-    CHECK(aligned(d::gemm_scratch<double>(1, count)));
+    CHECK(aligned(d::thread_scratch<float, d::gemm_b_panel_scratch>(count)));
+    CHECK(aligned(d::thread_scratch<double, d::gemm_a_block_scratch>(count)));
   }
 }
