@@ -200,6 +200,28 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
                                                      o);
               return;
             }
+          // Vertical into a long row (see row_major_bytes), the rows one after another in
+          // every operand: row by row, as one stream (reduce_stream). A float sum goes through
+          // the float row of partial sums, added into o every partial_blocks * block_rows rows.
+          if constexpr (Unit && kernel::instructions <= pieces_up_to)
+            if (n * sizeof(std::conditional_t<staged, float, Acc>) >= row_major_bytes &&
+                step[0] == 1 &&
+                rows_follow_each_other<table_t::slots>(group, step, n)) {
+              const row_t r(bases, first, step);
+              if constexpr (staged) {
+                float* partial = thread_scratch<float, partial_row_scratch>(n);
+                std::fill_n(partial, n, 0.0f);
+                constexpr std::size_t chunk = partial_blocks * block_rows;
+                for (std::size_t j = 0; j < per_group; j += chunk) {
+                  reduce_stream<Op, float, L, L>(k, r, j, std::min(chunk, per_group - j), n,
+                                                 partial);
+                  add_partial_row(o, 1, partial, n);
+                }
+              } else {
+                reduce_stream<Op, Acc, L, H>(k, r, 0, per_group, n, o);
+              }
+              return;
+            }
           // Vertical: the group's rows in blocks of up to block_rows, each block reduced
           // into o one vector at a time (a register tile over the block's rows). A float sum
           // reduces its blocks into a float row first, added into o (double) every
