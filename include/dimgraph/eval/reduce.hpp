@@ -50,7 +50,9 @@ template <class... Rs, class X>
 // acc does not step (the inner dim is reduced) folds into L lane accumulators and then into
 // one element (reduce_across); otherwise the rows that combine into the same acc row are
 // taken in blocks of up to block_rows, and each vector of the acc row is reduced over a block
-// in registers (reduce_block: the input is read once, acc once per block).
+// in registers (reduce_block: the input is read once, acc once per block); an acc row of
+// row_major_bytes or more is instead reduced row by row, as one stream when the rows follow
+// each other (reduce_stream).
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
@@ -205,8 +207,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // the float row of partial sums, added into o every partial_blocks * block_rows rows.
           if constexpr (Unit && kernel::instructions <= pieces_up_to)
             if (n * sizeof(std::conditional_t<staged, float, Acc>) >= row_major_bytes &&
-                step[0] == 1 &&
-                rows_follow_each_other<table_t::slots>(group, step, n)) {
+                step[0] == 1 && rows_follow_each_other<table_t::slots>(group, step, n)) {
               const row_t r(bases, first, step);
               if constexpr (staged) {
                 float* partial = thread_scratch<float, partial_row_scratch>(n);

@@ -127,8 +127,8 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_stream(const Kernel& k, const Row
                             DIMGRAPH_ALWAYS_INLINE { vector(at, i + Chain * L); });
     for (; i < vectors_end; i += L) vector(at, i);
     for_pieces<L>(i, n - i, [&]<std::size_t M>(std::size_t p) DIMGRAPH_ALWAYS_INLINE {
-      store_lanes<M>(o + p,
-                     Op::combine(load_lanes<M>(o + p), fn::as<Acc, E>(k.template packet<M>(r, at + p))));
+      store_lanes<M>(o + p, Op::combine(load_lanes<M>(o + p),
+                                        fn::as<Acc, E>(k.template packet<M>(r, at + p))));
     });
   }
 }

@@ -57,8 +57,8 @@ TEST_CASE("long rows: float sum, mean, max and min down the middle dim equal the
             l = std::min(l, x(b, t, i));
           }
           bad += std::size_t{!close(s(b, i), want, nt)} +
-                 std::size_t{!close(m(b, i) * double(nt), want, nt)} +
-                 std::size_t{hi(b, i) != h} + std::size_t{lo(b, i) != l};
+                 std::size_t{!close(m(b, i) * double(nt), want, nt)} + std::size_t{hi(b, i) != h} +
+                 std::size_t{lo(b, i) != l};
         }
       INFO("rows " << nt << ", length " << n);
       CHECK(bad == 0);
