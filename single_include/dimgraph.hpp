@@ -121,10 +121,14 @@
 // Unrolls the loop that follows completely (its count is a small constant): the loops over a
 // register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
 // accumulators in memory (a load and a store per multiply-add).
+// DIMGRAPH_UNROLL_4: unrolls the loop that follows four times (independent vector steps, a
+// run-time count): Clang leaves such a loop rolled, one vector per iteration.
 #if defined(__GNUC__) || defined(__clang__)
 #define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
+#define DIMGRAPH_UNROLL_4 _Pragma("GCC unroll 4")
 #else
 #define DIMGRAPH_UNROLL
+#define DIMGRAPH_UNROLL_4
 #endif
 
 // The matrix-product kernels' attribute (eval/gemm.hpp, gemm_direct.hpp). eval/matmul.hpp
@@ -10434,23 +10438,20 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_periodic(const Kernel& k, const R
   });
 }
 
-// o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
-// reduction given by their offsets, in row order, for i < n: one vector of L elements at a
-// time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
-// The last piece of m < L elements is read in parts of fewer lanes (for_pieces), or, for a
-// long kernel, from padded copies.
-// Acc rows of at least row_major_bytes are reduced row by row, not a vector over a block of
-// rows at a time: the input is then read as one stream, and the acc row stays in L1. A sum
-// over the middle dim of [32, 128, 512] floats on a Zen 4: 128 -> 115 us row by row in
-// blocks, 92 us as one stream (reduce_stream); rows of 64-256 floats were as fast or faster
-// in registers over a block.
+// Acc rows of at least row_major_bytes whose input rows follow each other are reduced row by
+// row, as one stream (reduce_stream), not a vector over a block of rows at a time
+// (reduce_block, which reads the block's rows at once); the acc row stays in L1. A sum over
+// the middle dim of [32, 128, 512] floats on a Zen 4, g++ -O3 -march=native: 124 -> 104 us
+// (the hand loop, row by row: 110 us); rows of 64-256 floats were as fast or faster in
+// registers over a block.
 inline constexpr std::size_t row_major_bytes = 2048;
 
 // o[i] = Op(o[i], element i of rows first, first + 1, ..., first + count - 1) for i < n, the
 // rows of n elements one after another in every operand (so row j starts at element j n of
-// the one long row r), row by row: C vectors at a time, then one, then the last piece in
-// parts of L / 2, L / 4, ..., 1 lanes. Each element combines its rows in order, as
-// reduce_block does.
+// the one long row r), row by row: a vector at a time (unrolled four times), then the last
+// piece in parts of L / 2, L / 4, ..., 1 lanes. Each element combines its rows in order, as
+// reduce_block does. (Four vectors per step written as four calls took 5% more compile time
+// for the reduction tests than the unrolled loop, and ran no faster.)
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_stream(const Kernel& k, const Row& row,
                                                       std::size_t first, std::size_t count,
@@ -10460,19 +10461,16 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_stream(const Kernel& k, const Row
   const Row r = row;
   using E = typename Kernel::value_type;
   using part = fn::lanes_t<Acc, H>;
-  constexpr std::size_t C = 4;
   const auto vector = [&](std::size_t at, std::size_t i) DIMGRAPH_ALWAYS_INLINE {
     std::array<part, L / H> t;
     for (std::size_t p = 0; p < L / H; ++p) t[p] = load_lanes<H>(o + i + p * H);
     combine_into<Op, Acc, E, L, H>(t, k.template packet<L>(r, at + i));
     finish_vector<Acc, L, H>(o + i, t);
   };
-  const std::size_t chunks_end = n / (C * L) * (C * L), vectors_end = n / L * L;
+  const std::size_t vectors_end = n / L * L;
   for (std::size_t at = first * n, end = (first + count) * n; at != end; at += n) {
     std::size_t i = 0;
-    for (; i < chunks_end; i += C * L)
-      for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>)
-                            DIMGRAPH_ALWAYS_INLINE { vector(at, i + Chain * L); });
+    DIMGRAPH_UNROLL_4
     for (; i < vectors_end; i += L) vector(at, i);
     for_pieces<L>(i, n - i, [&]<std::size_t M>(std::size_t p) DIMGRAPH_ALWAYS_INLINE {
       store_lanes<M>(o + p, Op::combine(load_lanes<M>(o + p),
@@ -10481,6 +10479,11 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_stream(const Kernel& k, const Row
   }
 }
 
+// o[i * s] = Op(o[i * s], element i of each row) for the count (<= B) rows of a vertical
+// reduction given by their offsets, in row order, for i < n: one vector of L elements at a
+// time, reduced over the rows in registers (Acc in parts of H lanes) and written to o once.
+// The last piece of m < L elements is read in parts of fewer lanes (for_pieces), or, for a
+// long kernel, from padded copies.
 template <class Op, class Acc, std::size_t L, std::size_t H, class Row, class Kernel, class Bases,
           std::size_t B, std::size_t S>
 DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
@@ -10501,19 +10504,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_block(
   constexpr std::size_t C = size <= 8 ? 4 : size <= 32 ? 2 : 1;
   std::size_t i = 0;
   if constexpr (C > 1) {
-    if (s == 1 && n * sizeof(Acc) >= row_major_bytes) {
-      // A long acc row: row by row, so the block's input is read as one stream.
-      const std::size_t whole = n / (C * L) * (C * L);
-      for (std::size_t j = 0; j < count; ++j)
-        for (i = 0; i < whole; i += C * L)
-          for_each_index<C>([&]<std::size_t Chain>(index_constant<Chain>) DIMGRAPH_ALWAYS_INLINE {
-            std::array<part, parts> t;
-            for (std::size_t p = 0; p < parts; ++p) t[p] = load_lanes<H>(o + i + Chain * L + p * H);
-            combine_into<Op, Acc, E, L, H>(t, k.template packet<L>(rows[j], i + Chain * L));
-            finish_vector<Acc, L, H>(o + i + Chain * L, t);
-          });
-      i = whole;
-    } else if (s == 1)
+    if (s == 1)
       for (; i + C * L <= n; i += C * L) {
         std::array<std::array<part, parts>, C> t;
         for (std::size_t c = 0; c < C; ++c)
@@ -10610,8 +10601,8 @@ template <class... Rs, class X>
 // one element (reduce_across); otherwise the rows that combine into the same acc row are
 // taken in blocks of up to block_rows, and each vector of the acc row is reduced over a block
 // in registers (reduce_block: the input is read once, acc once per block); an acc row of
-// row_major_bytes or more is instead reduced row by row, as one stream when the rows follow
-// each other (reduce_stream).
+// row_major_bytes or more whose rows follow each other is instead reduced row by row, as one
+// stream (reduce_stream).
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
@@ -10764,7 +10755,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // Vertical into a long row (see row_major_bytes), the rows one after another in
           // every operand: row by row, as one stream (reduce_stream). A float sum goes through
           // the float row of partial sums, added into o every partial_blocks * block_rows rows.
-          if constexpr (Unit && kernel::instructions <= pieces_up_to)
+          if constexpr (Unit && kernel::instructions <= periodic_up_to)
             if (n * sizeof(std::conditional_t<staged, float, Acc>) >= row_major_bytes &&
                 step[0] == 1 && rows_follow_each_other<table_t::slots>(group, step, n)) {
               const row_t r(bases, first, step);

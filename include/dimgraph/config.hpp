@@ -112,10 +112,14 @@
 // Unrolls the loop that follows completely (its count is a small constant): the loops over a
 // register tile's rows and columns. GCC at -O2 leaves them rolled, which keeps the tile's
 // accumulators in memory (a load and a store per multiply-add).
+// DIMGRAPH_UNROLL_4: unrolls the loop that follows four times (independent vector steps, a
+// run-time count): Clang leaves such a loop rolled, one vector per iteration.
 #if defined(__GNUC__) || defined(__clang__)
 #define DIMGRAPH_UNROLL _Pragma("GCC unroll 16")
+#define DIMGRAPH_UNROLL_4 _Pragma("GCC unroll 4")
 #else
 #define DIMGRAPH_UNROLL
+#define DIMGRAPH_UNROLL_4
 #endif
 
 // The matrix-product kernels' attribute (eval/gemm.hpp, gemm_direct.hpp). eval/matmul.hpp

@@ -51,8 +51,8 @@ template <class... Rs, class X>
 // one element (reduce_across); otherwise the rows that combine into the same acc row are
 // taken in blocks of up to block_rows, and each vector of the acc row is reduced over a block
 // in registers (reduce_block: the input is read once, acc once per block); an acc row of
-// row_major_bytes or more is instead reduced row by row, as one stream when the rows follow
-// each other (reduce_stream).
+// row_major_bytes or more whose rows follow each other is instead reduced row by row, as one
+// stream (reduce_stream).
 //
 // Float sums accumulate in double, so that long sums stay exact or nearly (2^25 ones sum to
 // 2^25). Adding each element in double would double a vertical reduction's memory traffic,
@@ -205,7 +205,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           // Vertical into a long row (see row_major_bytes), the rows one after another in
           // every operand: row by row, as one stream (reduce_stream). A float sum goes through
           // the float row of partial sums, added into o every partial_blocks * block_rows rows.
-          if constexpr (Unit && kernel::instructions <= pieces_up_to)
+          if constexpr (Unit && kernel::instructions <= periodic_up_to)
             if (n * sizeof(std::conditional_t<staged, float, Acc>) >= row_major_bytes &&
                 step[0] == 1 && rows_follow_each_other<table_t::slots>(group, step, n)) {
               const row_t r(bases, first, step);
