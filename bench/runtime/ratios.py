@@ -3,7 +3,7 @@
 
 Runs each binary given (dimgraph_bench_elementwise, _math, _reduce, _chain, _lstm) with
   --benchmark_format=json --benchmark_repetitions=N --benchmark_report_aggregates_only=true
-(N = 5 unless --repetitions) and, unless --no-interleave,
+(N = 5 unless --repetitions), --runs times (1 unless given), and, unless --no-interleave,
 --benchmark_enable_random_interleaving=true (the repetitions of all sides run in a random
 order, so that a change in machine load during the run touches every side alike). A binary
 names its benchmarks "<workload>/<side>"; the sides are dimgraph, hand (the hand-written
@@ -25,9 +25,14 @@ time over the hand loop's, and dimgraph's time over theirs (with every Eigen for
 a workload that has several; for a side on 2 threads, "<name>_2t", dimgraph_2t's time when
 there is one).
 
+With --runs R > 1, each median is the smallest of the R runs' medians ("min of medians": on
+a noisy machine, where the medians of the same binary differ by 10-20% between runs, the
+least disturbed run of each side), and each spread the largest of the R runs' spreads.
+
     python3 bench/runtime/ratios.py build/bench-gcc-O2/bench/dimgraph_bench_elementwise \\
         build/bench-gcc-O2/bench/dimgraph_bench_math --title "g++ -O2"
     python3 bench/runtime/ratios.py <binary> --time cpu_time -- --benchmark_min_time=1
+    taskset -c 1 python3 bench/runtime/ratios.py <binary> --runs 3 -- --benchmark_filter='W4a/'
 
 Exits with a binary's status when it fails (1 when a signal ends it), and with 1 when a
 workload lacks its dimgraph or hand median, or when no workload has any.
@@ -139,6 +144,9 @@ def main():
     parser.add_argument("--repetitions", type=int, default=5,
                         help="repetitions of every benchmark (default: 5; at least 5 for the "
                         "reported medians)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="run every binary this many times and keep each side's smallest "
+                        "median (default: 1)")
     parser.add_argument("--no-interleave", action="store_true",
                         help="run the repetitions of each benchmark back to back")
     argv = sys.argv[1:]
@@ -149,13 +157,20 @@ def main():
     times = {}
     spreads = {}
     context = {}
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
     for binary in args.binaries:
-        report = run_benchmarks(binary, args.repetitions, not args.no_interleave, args.extra)
-        for workload, sides in aggregates(report, args.time, "median").items():
-            times.setdefault(workload, {}).update(sides)
-        for workload, sides in aggregates(report, args.time, "cv").items():
-            spreads.setdefault(workload, {}).update(sides)
-        context = context or report.get("context", {})
+        for _ in range(args.runs):
+            report = run_benchmarks(binary, args.repetitions, not args.no_interleave, args.extra)
+            for workload, sides in aggregates(report, args.time, "median").items():
+                kept = times.setdefault(workload, {})
+                for side, value in sides.items():
+                    kept[side] = min(value, kept.get(side, value))
+            for workload, sides in aggregates(report, args.time, "cv").items():
+                kept = spreads.setdefault(workload, {})
+                for side, value in sides.items():
+                    kept[side] = max(value, kept.get(side, value))
+            context = context or report.get("context", {})
 
     if not times:
         print("ratios.py: no workload has medians (filtered out?)", file=sys.stderr)
@@ -187,7 +202,8 @@ def main():
     if args.title:
         print(f"### {args.title}")
     load = " ".join(f"{x:.2f}" for x in context.get("load_avg", []))
-    print(f"{args.time}, medians of {args.repetitions} "
+    runs = f"the smallest of {args.runs} runs' " if args.runs > 1 else ""
+    print(f"{args.time}, {runs}medians of {args.repetitions} "
           f"{'' if args.no_interleave else 'interleaved '}repetitions; "
           f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz, "
           f"load average {load or '?'}")
