@@ -99,6 +99,13 @@ inline constexpr std::size_t partial_blocks = 16;
 // The float row of partial sums (thread_scratch).
 struct partial_row_scratch {};
 
+// This thread's float row of n partial sums, zeroed.
+inline float* zeroed_partial_row(std::size_t n) {
+  float* partial = thread_scratch<float, partial_row_scratch>(n);
+  std::fill_n(partial, n, 0.0f);
+  return partial;
+}
+
 // o[j s] += partial[j] in double, and partial[j] = 0, for j < n.
 DIMGRAPH_NOINLINE inline void add_partial_row(double* o, std::ptrdiff_t s, float* partial,
                                               std::size_t n) {
@@ -210,8 +217,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
                 step[0] == 1 && rows_follow_each_other<table_t::slots>(group, step, n)) {
               const row_t r(bases, first, step);
               if constexpr (staged) {
-                float* partial = thread_scratch<float, partial_row_scratch>(n);
-                std::fill_n(partial, n, 0.0f);
+                float* partial = zeroed_partial_row(n);
                 constexpr std::size_t chunk = partial_blocks * block_rows;
                 for (std::size_t j = 0; j < per_group; j += chunk) {
                   reduce_stream<Op, float, L, L>(k, r, j, std::min(chunk, per_group - j), n,
@@ -231,8 +237,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void accumulate_strided(
           std::size_t count = 0, blocks = 0;
           float* partial = nullptr;
           if constexpr (staged) {
-            partial = thread_scratch<float, partial_row_scratch>(n);
-            std::fill_n(partial, n, 0.0f);
+            partial = zeroed_partial_row(n);
           }
           const auto run_block = [&]() DIMGRAPH_ALWAYS_INLINE {
             if constexpr (staged) {
