@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <random>
 
 namespace dg = dimgraph;
@@ -118,4 +119,26 @@ TEST_CASE("long rows: a sliced input and an expression reduce as the hand loop d
     bad += std::size_t{all(i) != h};
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("long rows: NaN and infinities down the middle dim follow IEEE and PyTorch") {
+  const std::size_t nt = 300, n = 600;
+  auto x = make<float>(1, nt, n, 11);
+  const float inf = std::numeric_limits<float>::infinity();
+  x(0, 7, 3) = std::numeric_limits<float>::quiet_NaN();  // column 3: NaN everywhere
+  x(0, 290, 599) = inf;                                  // column 599 (the last piece): +inf
+  x(0, 10, 100) = inf;                                   // column 100: inf - inf = NaN sum
+  x(0, 280, 100) = -inf;
+  const dg::tensor<float, B, Len> s = dg::sum<Time>(x), hi = dg::max<Time>(x),
+                                  lo = dg::min<Time>(x);
+  CHECK(std::isnan(s(0, 3)));
+  CHECK(std::isnan(hi(0, 3)));
+  CHECK(std::isnan(lo(0, 3)));
+  CHECK(s(0, 599) == inf);
+  CHECK(hi(0, 599) == inf);
+  CHECK(std::isnan(s(0, 100)));
+  CHECK(hi(0, 100) == inf);
+  CHECK(lo(0, 100) == -inf);
+  CHECK(std::isfinite(s(0, 4)));
+  CHECK(std::isfinite(hi(0, 598)));
 }
