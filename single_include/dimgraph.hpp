@@ -7062,11 +7062,14 @@ DIMGRAPH_ALWAYS_INLINE inline V abs(V a) {
   else return from_unsigned<V>(a < T(0) ? -as_unsigned(a) : as_unsigned(a));
 }
 
-// max(x, 0); relu(NaN) is NaN.
+// max(x, 0) as x < 0 ? 0 : x: relu(NaN) is NaN, relu(-0) is -0 (PyTorch's clamp_min(x, 0)).
+// Floating lanes take x86's max instruction, which compares the same way (0 > x ? 0 : x): one
+// instruction, where a compare and a select took two (three without SSE4.1).
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline V relu(V a) {
   using T = simd::value_t<V>;
-  return a < T(0) ? V{} : a;
+  if constexpr (std::is_floating_point_v<T>) return simd::math::at_least(a, T(0));
+  else return a < T(0) ? V{} : a;
 }
 
 // floor and ceil (identity on integers); NaN, infinities and signed zeros kept.

@@ -156,6 +156,36 @@ TEST_CASE("numerics: element-wise max, min and relu propagate NaN from either si
   CHECK(r.data()[3] == 0.0f);
 }
 
+TEST_CASE("numerics: relu keeps the sign of zero and NaN in vector lanes and the rest") {
+  // PyTorch's relu is clamp_min(x, 0): x < 0 ? 0 : x, so relu(-0) is -0 and relu(NaN) is NaN.
+  // 43 elements: whole vectors at every width, then a partial piece.
+  const float specials[] = {-0.0f,  0.0f,    nan_f,  -nan_f, inf_f,
+                            -inf_f, -1e-45f, 1e-45f, -3.5f,  2.25f};
+  dg::tensor<float, N> x(dg::extent<N>(43));
+  dg::tensor<double, N> xd(dg::extent<N>(43));
+  for (std::size_t i = 0; i < 43; ++i) {
+    x.data()[i] = specials[(i * 7) % std::size(specials)];
+    xd.data()[i] = static_cast<double>(x.data()[i]);
+  }
+  const dg::tensor<float, N> r = dg::relu(x);
+  const dg::tensor<double, N> rd = dg::relu(xd);
+  for (std::size_t i = 0; i < 43; ++i) {
+    const float v = x.data()[i];
+    const float want = v < 0.0f ? 0.0f : v;
+    CAPTURE(i);
+    CAPTURE(v);
+    if (std::isnan(v)) {
+      CHECK(std::isnan(r.data()[i]));
+      CHECK(std::isnan(rd.data()[i]));
+    } else {
+      CHECK(r.data()[i] == want);
+      CHECK(std::signbit(r.data()[i]) == std::signbit(want));
+      CHECK(rd.data()[i] == static_cast<double>(want));
+      CHECK(std::signbit(rd.data()[i]) == std::signbit(want));
+    }
+  }
+}
+
 TEST_CASE("numerics: logsumexp of integers computes in float, infinite rows as PyTorch") {
   const dg::tensor<float> i8 = dg::logsumexp<N>(vec<std::int8_t>({-128, 127}));
   // log(exp(-128) + exp(127)) = 127 + log1p(exp(-255))
