@@ -170,8 +170,8 @@ DIMGRAPH_BENCH_NOINLINE void w3_hand(float* __restrict out, const float* __restr
 // take all the inputs; the chosen one runs and its result is evaluated into a fresh static
 // tensor, 32 bytes inline and 32-byte aligned). The hand side returns a struct of 8 floats
 // aligned to the vector width, as are its inputs.
-DIMGRAPH_BENCH_NOINLINE small w5_dimgraph(bool cond, const small& x, const small& z,
-                                          const small& w) {
+DIMGRAPH_BENCH_NOINLINE_ALIGNED small w5_dimgraph(bool cond, const small& x, const small& z,
+                                                  const small& w) {
   auto r = dg::if_(
       cond, [](const auto& x_, const auto& z_, const auto&) { return x_ + z_; },
       [](const auto& x_, const auto&, const auto& w_) { return x_ + w_; })(x, z, w);
@@ -181,8 +181,8 @@ DIMGRAPH_BENCH_NOINLINE small w5_dimgraph(bool cond, const small& x, const small
 struct alignas(32) floats8 {
   float v[8];
 };
-DIMGRAPH_BENCH_NOINLINE floats8 w5_hand(bool cond, const floats8& x, const floats8& z,
-                                        const floats8& w) {
+DIMGRAPH_BENCH_NOINLINE_ALIGNED floats8 w5_hand(bool cond, const floats8& x, const floats8& z,
+                                                const floats8& w) {
   floats8 r;
   if (cond) {
     for (int i = 0; i < 8; ++i) r.v[i] = x.v[i] + z.v[i];
@@ -222,8 +222,8 @@ DIMGRAPH_BENCH_NOINLINE void w3_eigen(float* out, const float* x, const float* y
         eigen_const_rows(x + b * nt * nf, f, t) +
         Eigen::Map<const Eigen::ArrayXXf, 0, Eigen::OuterStride<>>(y + b * nf, f, t, y_rows);
 }
-DIMGRAPH_BENCH_NOINLINE eigen_small w5_eigen(bool cond, const eigen_small& x, const eigen_small& z,
-                                             const eigen_small& w) {
+DIMGRAPH_BENCH_NOINLINE_ALIGNED eigen_small w5_eigen(bool cond, const eigen_small& x,
+                                                     const eigen_small& z, const eigen_small& w) {
   eigen_small r;
   if (cond) r = x + z;
   else r = x + w;

@@ -24,6 +24,11 @@
 // promotes a static function's by-reference tensors to vector registers loaded by the caller
 // for some sides and not others.)
 #define DIMGRAPH_BENCH_NOINLINE __attribute__((noinline, used))
+// For kernels of a few instructions timed one call at a time (W5): every side starts on a
+// 64-byte boundary. The sides compile to the same dozen instructions, and where the linker
+// happens to put them (across a 32- or 64-byte fetch block or not) otherwise moved the ratio
+// by up to 1.3x between builds of one source.
+#define DIMGRAPH_BENCH_NOINLINE_ALIGNED __attribute__((noinline, used, aligned(64)))
 
 namespace bench {
 
