@@ -1,6 +1,7 @@
 // The SIMD math functions' tools: float layout, exact splits and sums, polynomials, wider lanes.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
@@ -140,17 +141,25 @@ DIMGRAPH_ALWAYS_INLINE inline V horner(V x, value_t<V> c0, C... c) {
   else return horner_pairs<V>(x, x * x, c0, c...);
 }
 
-// The nearest integer to x (|x| < 2^(mantissa - 1)) as a float lane and as an integer lane.
+// The nearest integer k to x (|x| < 2^(mantissa - 1)) as a float lane, as an integer lane,
+// and as k << mantissa, the field that adds k to a float's exponent. (The sum's low bits are
+// magic's, all zero, plus k: shifted left they are k's own, so the field is one shift, no
+// subtraction.)
 template <class V>
 struct rounded {
   V value;
   int_t<V> integer;
+  int_t<V> exponent_field;
 };
 template <class V>
 DIMGRAPH_ALWAYS_INLINE inline rounded<V> round_to_int(V x) {
-  constexpr auto magic = layout<value_t<V>>::round_magic;
+  using L = layout<value_t<V>>;
+  constexpr auto magic = L::round_magic;
+  static_assert(typename L::bits_type(std::bit_cast<typename L::bits_type>(magic) << L::mantissa) ==
+                0);
   const V t = x + magic;
-  return {t - magic, bits<int_t<V>>(t) - bits<int_t<V>>(fill<V>(magic))};
+  return {t - magic, bits<int_t<V>>(t) - bits<int_t<V>>(fill<V>(magic)),
+          bits<int_t<V>>(t) << L::mantissa};
 }
 
 // 2^k for integer lanes k in the normal exponent range.
@@ -160,11 +169,11 @@ DIMGRAPH_ALWAYS_INLINE inline V pow2i(int_t<V> k) {
   return bits<V>((k + L::bias) << L::mantissa);
 }
 
-// x * 2^k for integer lanes k, given as float lanes kf and integer lanes ki of the same
-// values, with x * 2^k a normal number: one instruction with AVX-512 (scalef), else k added to
-// x's exponent field. (Exact either way, so the bits are the same.)
+// x * 2^k for integer lanes k, given as float lanes kf and as k << mantissa (kfield, see
+// rounded), with x * 2^k a normal number: one instruction with AVX-512 (scalef), else kfield
+// added to x's bits. (Exact either way, so the bits are the same.)
 template <class V>
-DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> ki) {
+DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> kfield) {
 #if defined(__AVX512F__) && (defined(__GNUC__) || defined(__clang__))
   if constexpr (sizeof(V) == 64) {
     // (The mask is unsigned in Clang's builtin, signed in GCC's: all lanes either way.)
@@ -178,8 +187,7 @@ DIMGRAPH_ALWAYS_INLINE inline V times_pow2(V x, [[maybe_unused]] V kf, int_t<V> 
     else return __builtin_ia32_scalefpd512_mask(x, kf, V{}, 0xff, 4);
   }
 #endif
-  using L = layout<value_t<V>>;
-  return bits<V>(bits<int_t<V>>(x) + (ki << L::mantissa));
+  return bits<V>(bits<int_t<V>>(x) + kfield);
 }
 
 // a + b as a rounded sum and its exact rounding error (Knuth's two-sum: additions only).

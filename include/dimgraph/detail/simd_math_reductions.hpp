@@ -43,7 +43,7 @@ DIMGRAPH_ALWAYS_INLINE inline V exp_sum_normal(V hi, V lo) {
   V r = (hi - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
   if constexpr (Lo) r = r + lo;
   const V e = T(1) + (r + r * r * expm1_poly(r));
-  return times_pow2(e, k.value, k.integer);
+  return times_pow2(e, k.value, k.exponent_field);
 }
 
 // exp(hi + lo) for |lo| much smaller than ulp(hi); hi is clamped to where exp is 0 or inf.
@@ -75,6 +75,7 @@ struct expm1_split {
   V p;
   V kf;  // k as float lanes
   int_t<V> k;
+  int_t<V> kfield;  // k << mantissa
 };
 template <int Scale = 1, bool Paired = false, class V>
 DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V a) {
@@ -84,7 +85,7 @@ DIMGRAPH_ALWAYS_INLINE inline expm1_split<V> expm1_reduce(V a) {
   V x = a;
   if constexpr (Scale == 2) x = a + a;
   const V r = (x - k.value * ln2_hi<T>)-k.value * ln2_lo<T>;
-  return {r + r * r * expm1_poly<Paired>(r), k.value, k.integer};
+  return {r + r * r * expm1_poly<Paired>(r), k.value, k.integer, k.exponent_field};
 }
 
 // expm1(x) without the sign of zero: 2^k expm1(r) + (2^k - 1), k capped at the largest finite
