@@ -3,6 +3,7 @@
 
     python3 tools/fit_rational.py tanh 6 3 81.5     tanh_rational's P (degree 6 in x^2), Q (3)
     python3 tools/fit_rational.py erf 6 4 15.5      erf_rational's
+    python3 tools/fit_rational.py phi 6 4 31        gelu_rational's: Phi(x) - 1/2, x = sqrt2 z
 
 g(s) = f(sqrt s) / sqrt s is fitted as P(s) / Q(s) with Q(0) = 1 and P(0) = g(0) fixed, so
 that tiny x give x g(0) exactly. Minimax of relative error by Lawson's iteration on a
@@ -21,6 +22,8 @@ mp.mp.dps = 60
 FUNCTIONS = {
     "tanh": (lambda s: mp.tanh(mp.sqrt(s)) / mp.sqrt(s), mp.mpf(1)),
     "erf": (lambda s: mp.erf(mp.sqrt(s)) / mp.sqrt(s), 2 / mp.sqrt(mp.pi)),
+    # The normal distribution's Phi(x) - 1/2 = erf(x / sqrt2) / 2.
+    "phi": (lambda s: mp.erf(mp.sqrt(s / 2)) / (2 * mp.sqrt(s)), 1 / mp.sqrt(2 * mp.pi)),
 }
 
 
