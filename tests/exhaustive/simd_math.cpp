@@ -25,12 +25,10 @@ double ulp_error(float r, double y) {
   return std::fabs(double(r) - y) / std::ldexp(1.0, e - 24 > -149 ? e - 24 : -149);
 }
 
-template <class F, class R>
-bool run(const char* name, F f, R ref) {
+// visit(x, f(x)) for every float x, f applied a vector at a time.
+template <class F, class Visit>
+void each_float(F f, Visit visit) {
   constexpr std::size_t L = simd::lanes_for(4);
-  double worst = 0;
-  float worst_at = 0;
-  std::uint64_t wrong_special = 0;
   float in[L], out[L];
   for (std::uint64_t b = 0; b < (std::uint64_t(1) << 32); b += L) {
     for (std::size_t l = 0; l < L; ++l) {
@@ -38,17 +36,24 @@ bool run(const char* name, F f, R ref) {
       std::memcpy(&in[l], &bits, 4);
     }
     simd::store<L>(out, f(simd::load<L>(in)));
-    for (std::size_t l = 0; l < L; ++l) {
-      const double e = ulp_error(out[l], ref(double(in[l])));
-      if (e < 0) {
-        if (wrong_special++ == 0)
-          std::printf("  %s(%a) = %a, expected %a\n", name, double(in[l]), double(out[l]),
-                      ref(double(in[l])));
-      } else if (e > worst) {
-        worst = e, worst_at = in[l];
-      }
-    }
+    for (std::size_t l = 0; l < L; ++l) visit(in[l], out[l]);
   }
+}
+
+template <class F, class R>
+bool run(const char* name, F f, R ref) {
+  double worst = 0;
+  float worst_at = 0;
+  std::uint64_t wrong_special = 0;
+  each_float(f, [&](float x, float r) {
+    const double e = ulp_error(r, ref(double(x)));
+    if (e < 0) {
+      if (wrong_special++ == 0)
+        std::printf("  %s(%a) = %a, expected %a\n", name, double(x), double(r), ref(double(x)));
+    } else if (e > worst) {
+      worst = e, worst_at = x;
+    }
+  });
   std::printf("%-10s max %.4f ulp at x = %a (%.9g); special-value mismatches: %llu\n", name, worst,
               double(worst_at), double(worst_at), static_cast<unsigned long long>(wrong_special));
   std::fflush(stdout);
@@ -58,37 +63,30 @@ bool run(const char* name, F f, R ref) {
 // gelu_rational over every float against x / 2 erfc(-x / sqrt2) in double; a positive result
 // for a negative x, or a wrong special value, counts as a mismatch.
 bool run_gelu() {
-  constexpr std::size_t L = simd::lanes_for(4);
   double worst[3] = {0, 0, 0};
   float worst_at[3] = {0, 0, 0};
   std::uint64_t wrong = 0;
-  float in[L], out[L];
   const auto note = [&](int k, double e, float x) {
     if (e > worst[k]) worst[k] = e, worst_at[k] = x;
   };
-  for (std::uint64_t b = 0; b < (std::uint64_t(1) << 32); b += L) {
-    for (std::size_t l = 0; l < L; ++l) {
-      const auto bits = static_cast<std::uint32_t>(b + l);
-      std::memcpy(&in[l], &bits, 4);
-    }
-    simd::store<L>(out, simd::math::gelu_rational(simd::load<L>(in)));
-    for (std::size_t l = 0; l < L; ++l) {
-      const double x = in[l], r = out[l];
-      if (std::isnan(x) || std::isinf(x)) {
-        wrong += std::isnan(x) ? !std::isnan(r) : x > 0 ? r != x : !(r == 0 && std::signbit(r));
-        continue;
-      }
-      const double y = x / 2 * std::erfc(-x / std::sqrt(2.0));
-      if (x < 0 && r > 0) ++wrong;
-      if (x >= -1) {
-        const double e = ulp_error(out[l], y);
-        if (e < 0) ++wrong;
-        else note(x >= 0 ? 0 : 1, e, in[l]);
-      } else {
-        note(2, std::fabs(r - y) / (std::fabs(x) * 0x1p-22), in[l]);
-      }
-    }
-  }
+  each_float(
+      [](auto v) { return simd::math::gelu_rational(v); },
+      [&](float xf, float rf) {
+        const double x = xf, r = rf;
+        if (std::isnan(x) || std::isinf(x)) {
+          wrong += std::isnan(x) ? !std::isnan(r) : x > 0 ? r != x : !(r == 0 && std::signbit(r));
+          return;
+        }
+        const double y = x / 2 * std::erfc(-x / std::sqrt(2.0));
+        if (x < 0 && r > 0) ++wrong;
+        if (x >= -1) {
+          const double e = ulp_error(rf, y);
+          if (e < 0) ++wrong;
+          else note(x >= 0 ? 0 : 1, e, xf);
+        } else {
+          note(2, std::fabs(r - y) / (std::fabs(x) * 0x1p-22), xf);
+        }
+      });
   std::printf(
       "gelu       max %.4f ulp for x >= 0 at %a, %.4f ulp on [-1, 0) at %a, %.4f of "
       "2^-22 |x| below at %a; mismatches: %llu\n",

@@ -151,8 +151,7 @@ DIMGRAPH_NOINLINE DIMGRAPH_FLATTEN void reduce_stream(const Kernel& k, const Row
   };
   std::size_t at = first * n;
   const std::size_t end = (first + count) * n;
-  if constexpr (G > 1)
-    for (; count >= G; count -= G, at += G * n) rows(index_constant<G>{}, at);
+  for (; count >= G; count -= G, at += G * n) rows(index_constant<G>{}, at);
   for (; at != end; at += n) rows(index_constant<1>{}, at);
 }
 
